@@ -1,0 +1,147 @@
+"""What plugins declare.
+
+Every ``register_*`` hook returns instances of these frozen dataclasses. The core validates
+them and turns each into a Pyramid configuration action with a discriminator, so two plugins
+that claim the same rel, path or name fail at start-up with both names in the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class MigrationSource:
+    """An Alembic branch shipped inside a plugin distribution.
+
+    ``location`` is ``"package:relative/dir"`` or an absolute directory holding revision files.
+    The branch's first revision should ``depends_on`` the core head (``seqcore``).
+    """
+
+    branch_label: str
+    location: str
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """A hypermedia link shown on every resource of type ``context`` (or a subclass).
+
+    ``href(request, resource)`` returns the absolute URL, or ``None`` to leave the link out.
+    ``when(request, resource)``, if given, must be true for the link to appear; use it for
+    state-dependent rels (``analysis`` only on completed submissions).
+    """
+
+    context: type
+    rel: str
+    href: Callable[[Any, Any], str | None]
+    when: Callable[[Any, Any], bool] | None = None
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    """A traversal child hung under a core context: ``parent[name]`` is ``factory(parent)``.
+
+    The child inherits its parent's ACL through ``__parent__``, so it is as private as the
+    sample or project it belongs to without any extra security code.
+    """
+
+    parent: type
+    name: str
+    factory: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class View:
+    """One HTTP method of an :class:`Endpoint`.
+
+    ``permission`` is a :class:`seqcore.security.permissions.Permission` checked against the
+    context's ACL; ``None`` means any authenticated caller.
+    """
+
+    callable: Callable[[Any], Any]
+    permission: str | None = None
+    renderer: str | None = "seqcore_json"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A REST endpoint: a URL pattern bound to a traversal path and views by HTTP method.
+
+    ``path`` is the public URL pattern (``/api/samples/{sid}/assemblies``); ``traverse`` is
+    the traversal path that finds the context (defaults to ``path``). Aliases of one resource
+    are separate endpoints with different ``path`` and the same ``traverse``.
+    Methods not listed answer 405 with an ``Allow`` header; HEAD follows GET.
+    """
+
+    name: str
+    path: str
+    views: Mapping[str, View]
+    traverse: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """A kind of sequencing object (single-end, pairs, FAST5, ...).
+
+    ``path_segment`` is the URL segment under a sample (``pairs``), ``collection_rel`` the
+    sample link to the collection, ``media_types`` the download types its files answer.
+    """
+
+    name: str
+    path_segment: str
+    collection_rel: str
+    media_types: tuple[str, ...] = ()
+    model: type | None = None
+
+
+@dataclass(frozen=True)
+class AnalysisType:
+    """An analysis a plugin can run; the core derives its submission filter path and rel."""
+
+    name: str
+    label: str
+    workflow_id: str
+    version: str = "1"
+    inputs: tuple[str, ...] = ("pairs",)
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OutputRel:
+    """A named output of an analysis type, shown as ``outputFile/<key>`` once completed."""
+
+    analysis_type: str
+    rel: str
+    key: str
+    file_name: str
+    media_type: str = "text/plain"
+
+
+@dataclass(frozen=True)
+class Executor:
+    """Something that runs analysis pipelines (a local process pool, a Celery cluster)."""
+
+    name: str
+    factory: Callable[[Mapping[str, str]], Any]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A configuration key a plugin reads, documented and given a default."""
+
+    name: str
+    default: Any
+    doc: str
+    type_: Callable[[str], Any] = str
+
+
+@dataclass(frozen=True)
+class Permission:
+    """A permission a plugin checks, so all permissions can be listed and documented."""
+
+    name: str
+    description: str

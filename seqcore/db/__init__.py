@@ -1,0 +1,11 @@
+"""Database access: the declarative base, engines, and the per-request session.
+
+Every request gets ``request.db``, a session joined to the request's transaction by
+zope.sqlalchemy, so pyramid_tm commits it when the view succeeds and rolls it back on any
+error: a failed request leaves no half-written rows.
+"""
+
+from seqcore.db.base import Base, utcnow
+from seqcore.db.session import get_engine, get_session_factory, includeme, session_for
+
+__all__ = ["Base", "get_engine", "get_session_factory", "includeme", "session_for", "utcnow"]

@@ -1,0 +1,258 @@
+"""The contract between seqcore and its plugins.
+
+Hooks are called with keyword arguments only; an implementation may accept any subset of a
+hook's arguments (pluggy's opt-in arguments), so a hook can gain arguments without breaking
+plugins. Names follow three patterns:
+
+* ``register_*`` run once while the application is configured and return declarations
+  (frozen dataclasses from :mod:`seqcore.contrib`); returning ``None`` declares nothing.
+* ``select_*`` / ``resolve_*`` are ``firstresult``: the first non-``None`` answer wins.
+* past-tense names are notifications; they must not raise.
+
+Each hook is documented in ``docs/plugin_hooks.md`` with its exact signature; a meta-test
+checks that every hook here appears there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from seqcore import hookspec
+
+if TYPE_CHECKING:
+    import pluggy
+    from pyramid.config import Configurator
+    from pyramid.request import Request
+
+    from seqcore.contrib import (
+        AnalysisType,
+        ChildSpec,
+        Endpoint,
+        Executor,
+        FileKind,
+        LinkSpec,
+        MigrationSource,
+        OutputRel,
+        Permission,
+        Setting,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Bootstrap
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec(historic=True)
+def addhooks(plugin_manager: pluggy.PluginManager) -> None:
+    """Add hookspecs of a plugin's own, for other plugins to implement.
+
+    Historic: also reaches plugins registered after the call.
+
+    :param plugin_manager: the application's plugin manager; call ``add_hookspecs`` on it.
+
+    .. versionadded:: 26.11
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# Registration: called once while ``seqcore.config.configure`` builds the application
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec
+def register_settings() -> Iterable[Setting] | None:
+    """Declare the configuration keys the plugin reads, with defaults and documentation.
+
+    Defaults are applied before any other registration hook runs.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_models() -> Iterable[type] | None:
+    """Return SQLAlchemy mapped classes; they must subclass :class:`seqcore.db.Base`.
+
+    Table names should start with the plugin's name. Importing the models is what makes
+    them known to the mapper; the tables themselves are created by the plugin's migrations.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_migrations() -> Iterable[MigrationSource] | None:
+    """Return the Alembic branches the plugin ships (usually one).
+
+    ``seqcore db upgrade`` applies the heads of the core and of every registered branch.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_permissions() -> Iterable[Permission] | None:
+    """Declare permissions the plugin checks so that they are listed and documented.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_resource_children() -> Iterable[ChildSpec] | None:
+    """Hang traversal children under core contexts (``SampleResource['assemblies']``).
+
+    Children inherit the parent's ACL; a plugin adds no security code of its own.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_links() -> Iterable[LinkSpec] | None:
+    """Return links to show on resources of a given context type.
+
+    Two plugins registering the same rel on the same context type fail at start-up.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_rest_endpoints() -> Iterable[Endpoint] | None:
+    """Return REST endpoints (URL pattern, traversal path and views by HTTP method).
+
+    Two plugins claiming the same endpoint name or URL pattern fail at start-up.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_file_kinds() -> Iterable[FileKind] | None:
+    """Return kinds of sequencing object (single-end, pairs, FAST5, assemblies, ...).
+
+    The core derives the sample's ``sample/sequenceFiles/<kind>`` link and download
+    negotiation from each kind.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_analysis_types() -> Iterable[AnalysisType] | None:
+    """Return analysis types; the core derives ``analysisSubmissions/<name>`` and the
+    ``/api/analysisSubmissions/analysisType/<name>`` filter from each.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_output_rels() -> Iterable[OutputRel] | None:
+    """Return outputs of analysis types, shown as ``outputFile/<key>`` once completed.
+
+    Separate from :func:`register_analysis_types` so a third party can add an output to an
+    analysis type it did not write.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_executors() -> Iterable[Executor] | None:
+    """Return executors that can run analysis pipelines (local pool, Celery, ...).
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_graphql_types() -> Iterable[type] | None:
+    """Return graphene types to add to the GraphQL schema.
+
+    Types reachable through ``node(id:)`` must implement seqcore's node interface. Two
+    plugins contributing the same type name fail at start-up.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_graphql_query_fields() -> Iterable[type] | None:
+    """Return graphene ``ObjectType`` mixins whose fields are merged into ``Query``.
+
+    A field name claimed twice fails at start-up.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def configure_app(config: Configurator) -> None:
+    """Escape hatch: do anything else Pyramid allows (subscribers, services, tweens).
+
+    Called after every declaration has been registered and before the configuration is
+    committed.
+
+    :param config: the application's Configurator.
+
+    .. versionadded:: 26.11
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# Runtime
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def select_executor(analysis_type: AnalysisType, settings: Mapping[str, Any]) -> Any | None:
+    """Choose the executor that runs submissions of ``analysis_type``.
+
+    Return ``None`` to let another plugin decide. Stops at first non-None result.
+
+    :param analysis_type: the registered analysis type being submitted.
+    :param settings: application settings (read-only).
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec(firstresult=True)
+def resolve_download(request: Request, context: Any, media_type: str) -> Any | None:
+    """Return a response streaming ``context`` as ``media_type``, or ``None`` if not yours.
+
+    Stops at first non-None result.
+
+    :param request: the current request.
+    :param context: the traversal context being downloaded.
+    :param media_type: the media type the client accepted.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def submission_state_changed(
+    submission: Any, old_state: str, new_state: str, request: Request | None
+) -> None:
+    """Notification: an analysis submission moved from ``old_state`` to ``new_state``.
+
+    Must not raise. Runs inside the worker's transaction, so rows added are committed with
+    the state change.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def file_uploaded(sequencing_object: Any, kind: str, request: Request | None) -> None:
+    """Notification: a sequencing object finished processing (checksum, QC).
+
+    Must not raise. Used to launch automated analyses.
+
+    .. versionadded:: 26.11
+    """

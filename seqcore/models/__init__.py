@@ -1,0 +1,16 @@
+"""The core's mapped classes. Importing this package registers them with the mapper."""
+
+from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
+from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.models.user import SystemRole, User
+
+__all__ = [
+    "OAuthAuthorizationCode",
+    "OAuthClient",
+    "OAuthToken",
+    "Project",
+    "ProjectMember",
+    "ProjectRole",
+    "SystemRole",
+    "User",
+]

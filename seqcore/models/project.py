@@ -1,0 +1,53 @@
+"""Projects and who belongs to them."""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from seqcore.db import Base, utcnow
+from seqcore.models.user import User
+
+
+class ProjectRole(enum.StrEnum):
+    USER = "PROJECT_USER"
+    OWNER = "PROJECT_OWNER"
+
+
+class Project(Base):
+    __tablename__ = "project"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(255))
+    description: Mapped[str | None] = mapped_column(Text)
+    remote_url: Mapped[str | None] = mapped_column(String(1024))
+    organism: Mapped[str | None] = mapped_column(String(255))
+    genome_size: Mapped[int | None] = mapped_column(Integer)
+    minimum_coverage: Mapped[int | None] = mapped_column(Integer)
+    maximum_coverage: Mapped[int | None] = mapped_column(Integer)
+    sync_frequency: Mapped[str | None] = mapped_column(String(32))
+    created: Mapped[datetime] = mapped_column(default=utcnow)
+    modified: Mapped[datetime | None] = mapped_column(default=None)
+
+    members: Mapped[list[ProjectMember]] = relationship(
+        back_populates="project", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class ProjectMember(Base):
+    __tablename__ = "project_member"
+    __table_args__ = (UniqueConstraint("project_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("project.id", ondelete="CASCADE"),
+                                            index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    role: Mapped[str] = mapped_column(String(32), default=ProjectRole.USER.value)
+    metadata_role: Mapped[str] = mapped_column(String(16), default="LEVEL_1")
+    created: Mapped[datetime] = mapped_column(default=utcnow)
+
+    project: Mapped[Project] = relationship(back_populates="members")
+    user: Mapped[User] = relationship()

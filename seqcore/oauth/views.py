@@ -1,0 +1,182 @@
+"""``/api/oauth/token``, ``/api/oauth/revoke`` and the authorization-code consent page."""
+
+from __future__ import annotations
+
+import html
+import json
+import secrets
+from urllib.parse import urlencode
+
+from oauthlib.oauth2 import FatalClientError, OAuth2Error, Server
+from pyramid.config import Configurator
+from pyramid.request import Request
+from pyramid.response import Response
+from sqlalchemy import select
+
+from seqcore.contrib import Endpoint, View
+from seqcore.models.user import User
+from seqcore.oauth.validator import Validator
+from seqcore.rest.errors import ApiError
+from seqcore.security.passwords import verify_password
+
+FORM_TYPE = "application/x-www-form-urlencoded"
+
+
+def _token(request: object) -> str:
+    return secrets.token_urlsafe(32)
+
+
+def oauth_server(request: Request) -> Server:
+    return Server(
+        Validator(request.db),
+        token_expires_in=lambda oauth_request: oauth_request.client.access_token_seconds,
+        token_generator=_token,
+        refresh_token_generator=_token,
+    )
+
+
+def _form_body(request: Request) -> str:
+    if (request.content_type or "").lower() != FORM_TYPE:
+        raise ApiError(415, body={
+            "error": "invalid_request",
+            "error_description": f"The token endpoint takes {FORM_TYPE} bodies.",
+        })
+    return request.body.decode("utf-8", errors="replace")
+
+
+def _wire_token_body(body: str) -> str:
+    """The token response as IRIDA clients parse it: ``token_type`` in lower case, and no
+    JSON ``true``/``false``/``null`` (the uploader reads it with ``ast.literal_eval``)."""
+    data = json.loads(body)
+    if "token_type" in data:
+        data["token_type"] = str(data["token_type"]).lower()
+    data = {k: v for k, v in data.items() if v is not None and not isinstance(v, bool)}
+    return json.dumps(data)
+
+
+def token(request: Request) -> Response:
+    headers, body, status = oauth_server(request).create_token_response(
+        request.url, http_method="POST", body=_form_body(request),
+        headers=dict(request.headers),
+    )
+    if status == 200:
+        body = _wire_token_body(body)
+    response = Response(body=body, status=status, content_type="application/json",
+                        charset="utf-8")
+    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def revoke(request: Request) -> Response:
+    headers, body, status = oauth_server(request).create_revocation_response(
+        request.url, http_method="POST", body=_form_body(request),
+        headers=dict(request.headers),
+    )
+    response = Response(body=body or "{}", status=status, content_type="application/json",
+                        charset="utf-8")
+    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
+    return response
+
+
+CONSENT_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Authorize {client} - seqcore</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main>
+<h1>Authorize {client}</h1>
+<p>The application <strong>{client}</strong> asks for access to your seqcore account with the
+scopes: <strong>{scopes}</strong>.</p>
+{error}
+<form method="post" action="{action}">
+{hidden}
+<p><label for="username">Username</label><br>
+<input id="username" name="username" autocomplete="username" required></p>
+<p><label for="password">Password</label><br>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+</p>
+<p><button type="submit" name="decision" value="approve">Authorize</button>
+<button type="submit" name="decision" value="deny" formnovalidate>Deny</button></p>
+</form></main></body></html>
+"""
+
+OAUTH_PARAMS = ("response_type", "client_id", "redirect_uri", "scope", "state")
+
+
+def _consent_page(request: Request, params: dict[str, str], scopes: list[str],
+                  error: str = "", status: int = 200) -> Response:
+    hidden = "\n".join(
+        f'<input type="hidden" name="{k}" value="{html.escape(v)}">'
+        for k, v in params.items() if k in OAUTH_PARAMS and v is not None
+    )
+    page = CONSENT_PAGE.format(
+        client=html.escape(params.get("client_id", "")), scopes=html.escape(" ".join(scopes)),
+        action=html.escape(request.path_url), hidden=hidden,
+        error=f'<p role="alert">{html.escape(error)}</p>' if error else "",
+    )
+    return Response(page, status=status, content_type="text/html", charset="utf-8")
+
+
+def _oauth_error_page(err: OAuth2Error) -> Response:
+    return Response(f"<!doctype html><title>Authorization error</title><h1>Authorization "
+                    f"error</h1><p>{html.escape(err.description or err.error)}</p>",
+                    status=400, content_type="text/html", charset="utf-8")
+
+
+def authorize_get(request: Request) -> Response:
+    server = oauth_server(request)
+    try:
+        scopes, _ = server.validate_authorization_request(
+            request.url, http_method="GET", body=None, headers=dict(request.headers))
+    except FatalClientError as err:
+        return _oauth_error_page(err)
+    except OAuth2Error as err:
+        return Response(status=302, location=err.in_uri(err.redirect_uri))
+    return _consent_page(request, dict(request.GET), scopes)
+
+
+def authorize_post(request: Request) -> Response:
+    params = {k: request.POST.get(k) for k in OAUTH_PARAMS if request.POST.get(k) is not None}
+    uri = request.path_url + "?" + urlencode(params)
+    server = oauth_server(request)
+    try:
+        scopes, _ = server.validate_authorization_request(
+            uri, http_method="GET", body=None, headers={})
+    except FatalClientError as err:
+        return _oauth_error_page(err)
+    except OAuth2Error as err:
+        return Response(status=302, location=err.in_uri(err.redirect_uri))
+    if request.POST.get("decision") != "approve":
+        redirect = params.get("redirect_uri") or server.request_validator.get_default_redirect_uri(
+            params.get("client_id"), None)
+        query = {"error": "access_denied"}
+        if params.get("state"):
+            query["state"] = params["state"]
+        separator = "&" if "?" in redirect else "?"
+        return Response(status=302, location=f"{redirect}{separator}{urlencode(query)}")
+    user = request.db.scalar(select(User).where(User.username == request.POST.get("username")))
+    if user is None or not user.enabled or not verify_password(
+            user.password_hash, request.POST.get("password", "")):
+        return _consent_page(request, params, scopes,
+                             error="The username or password is not correct.", status=400)
+    headers, _, status = server.create_authorization_response(
+        uri, http_method="GET", body=None, headers={}, scopes=scopes,
+        credentials={"user": user},
+    )
+    return Response(status=status, headers=headers)
+
+
+ENDPOINTS = [
+    Endpoint("oauth.token", "/api/oauth/token", {"POST": View(token, renderer=None)}, traverse="/api",
+             description="OAuth2 token endpoint (password, authorization_code, refresh_token)."),
+    Endpoint("oauth.revoke", "/api/oauth/revoke", {"POST": View(revoke, renderer=None)}, traverse="/api",
+             description="OAuth2 token revocation (RFC 7009)."),
+    Endpoint("oauth.authorize", "/api/oauth/authorize", {
+        "GET": View(authorize_get, renderer=None),
+        "POST": View(authorize_post, renderer=None),
+    }, traverse="/api", description="Authorization-code flow: the consent page."),
+]
+
+
+def includeme(config: Configurator) -> None:
+    for endpoint in ENDPOINTS:
+        config.add_endpoint(endpoint)

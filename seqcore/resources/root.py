@@ -1,0 +1,54 @@
+"""The root of the tree and the ``/api`` node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyramid.authorization import Allow, Authenticated
+from pyramid.request import Request
+
+from seqcore.resources.base import Context
+from seqcore.security.permissions import Permission
+from seqcore.security.principals import ADMIN_ACE
+
+
+class Root(Context):
+    """The site root; only ``api`` lives under it (web pages use URL dispatch)."""
+
+    def __init__(self, request: Request) -> None:
+        super().__init__(request, "", None)
+
+    def child(self, key: str) -> Any:
+        if key == "api":
+            return ApiRoot(self.request, "api", self)
+        raise KeyError(key)
+
+
+class ApiRoot(Context):
+    """``/api``: administrators may do anything anywhere below; everyone else is granted
+    permissions by the contexts further down."""
+
+    __acl__ = [ADMIN_ACE, (Allow, Authenticated, Permission.API_READ)]
+    read_permission = Permission.API_READ
+
+    def child(self, key: str) -> Any:
+        from seqcore.resources.projects import ProjectsCollection
+        from seqcore.resources.users import UsersCollection
+
+        children = {
+            "users": UsersCollection,
+            "projects": ProjectsCollection,
+            "version": VersionResource,
+            "plugins": PluginsResource,
+        }
+        if key in children:
+            return children[key](self.request, key, self)
+        raise KeyError(key)
+
+
+class VersionResource(Context):
+    pass
+
+
+class PluginsResource(Context):
+    """The loaded plugins and their versions (administrators only)."""

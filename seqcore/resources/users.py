@@ -1,0 +1,66 @@
+"""Accounts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyramid.authorization import Allow
+from sqlalchemy import select
+
+from seqcore.models.user import User
+from seqcore.resources.base import Context
+from seqcore.security.permissions import Permission
+from seqcore.security.principals import MANAGER, USER, user_principal
+
+
+class UsersCollection(Context):
+    __acl__ = [
+        (Allow, USER, (Permission.USER_LIST, Permission.USER_READ)),
+        (Allow, MANAGER, Permission.USER_CREATE),
+    ]
+    read_permission = Permission.API_READ
+
+    def child(self, key: str) -> Any:
+        if key == "current":
+            identity = self.request.identity
+            if identity is None:
+                raise KeyError(key)
+            user = self.db.get(User, identity.user_id)
+            return CurrentUser(self.request, str(user.id), self, user)
+        if key.isdigit():
+            user = self.db.get(User, int(key))
+        else:
+            user = self.db.scalar(select(User).where(User.username == key))
+        if user is None:
+            raise KeyError(key)
+        return UserResource(self.request, str(user.id), self, user)
+
+
+class UserResource(Context):
+    read_permission = Permission.USER_READ
+
+    def __init__(self, request: Any, name: str, parent: Context, user: User) -> None:
+        super().__init__(request, name, parent)
+        self.user = user
+
+    @property
+    def __acl__(self) -> list:
+        return [
+            (Allow, user_principal(self.user.id),
+             (Permission.USER_READ, Permission.USER_UPDATE, Permission.USER_PROJECTS)),
+        ]
+
+    def child(self, key: str) -> Any:
+        if key == "projects":
+            return UserProjects(self.request, key, self)
+        raise KeyError(key)
+
+
+class CurrentUser(UserResource):
+    """``/api/users/current``: the caller, linked by numeric id."""
+
+
+class UserProjects(Context):
+    """``/api/users/{key}/projects``: the projects that account can read."""
+
+    read_permission = Permission.USER_PROJECTS

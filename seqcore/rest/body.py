@@ -1,0 +1,96 @@
+"""Reading JSON request bodies: content type, size, syntax, unknown fields, validation.
+
+Every failure is a 4xx raised as :class:`~seqcore.rest.errors.ApiError` before anything is
+written, with the messages IRIDA clients show their users.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, ValidationError
+from pyramid.request import Request
+
+from seqcore.rest.errors import ApiError, validation_error
+
+JSON_TYPES = ("application/json",)
+
+
+def read_json(request: Request) -> dict[str, Any]:
+    """The body as a JSON object, or a clear 400/413/415."""
+    content_type = (request.content_type or "").lower()
+    if content_type not in JSON_TYPES and not content_type.endswith("+json"):
+        raise ApiError(415, body={
+            "message": "The content type you provided is not supported by this resource.",
+            "supported-media-types": list(JSON_TYPES),
+        })
+    limit = int(request.registry.settings["seqcore.max_body_bytes"])
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, message=f"The request body is larger than {limit} bytes.")
+    raw = request.body_file.read(limit + 1)
+    if len(raw) > limit:
+        raise ApiError(413, message=f"The request body is larger than {limit} bytes.")
+    try:
+        data = json.loads(raw.decode(request.charset or "utf-8"))
+    except UnicodeDecodeError:
+        raise ApiError(400, message="Your request could not be parsed: it is not UTF-8.") from None
+    except json.JSONDecodeError as err:
+        if "Expecting property name enclosed in double quotes" in err.msg:
+            message = ("Your request could not be parsed. Field names must be surrounded by "
+                       "double quotes (see: http://www.json.org/).")
+        else:
+            message = ("Your request could not be parsed for an unknown reason. The message we "
+                       "got from the JSON parsing library follows, maybe that will help debug "
+                       f"your JSON: [{err}]")
+        raise ApiError(400, message=message) from None
+    if not isinstance(data, dict):
+        raise ApiError(400, message="Your request could not be parsed: the body must be a "
+                                    "JSON object.")
+    return data
+
+
+def load(request: Request, schema: Schema, data: dict[str, Any] | None = None, *,
+         partial: bool = False, allow_unknown: bool = False) -> dict[str, Any]:
+    """Validate ``data`` (the request's JSON body by default) against ``schema``.
+
+    Unknown fields are a 400 listing the acceptable ones, unless ``allow_unknown`` (a lenient
+    client creating something), in which case they are dropped. All field errors come back
+    at once as ``{"<field>": ["<message>", ...]}``.
+    """
+    if data is None:
+        data = read_json(request)
+    accepted = sorted(name for name, field in schema.fields.items() if not field.dump_only)
+    unknown = sorted(set(data) - set(accepted))
+    if unknown and not allow_unknown:
+        if request.method == "PATCH":
+            message = "Cannot update resource with supplied properties."
+        else:
+            message = "Your request could not be parsed. Unrecognized property in JSON request."
+        raise ApiError(400, body={
+            "message": f"{message} Unknown: {', '.join(unknown)}.",
+            "acceptable-properties": accepted,
+        })
+    try:
+        return schema.load(data, partial=partial, unknown=EXCLUDE)
+    except ValidationError as err:
+        raise validation_error(_flatten(err.messages)) from None
+
+
+def _flatten(messages: Any) -> dict[str, list[str]]:
+    if isinstance(messages, list):
+        return {"": [str(m) for m in messages]}
+    out: dict[str, list[str]] = {}
+    for key, value in messages.items():
+        if isinstance(value, dict):
+            for sub, msgs in _flatten(value).items():
+                out[f"{key}.{sub}" if sub else key] = msgs
+        else:
+            out[key] = [str(m) for m in (value if isinstance(value, list) else [value])]
+    return out
+
+
+def lenient_create(request: Request) -> bool:
+    """Unknown fields on POST are dropped for clients registered as lenient."""
+    identity = request.identity
+    return bool(request.method == "POST" and identity is not None and identity.lenient)

@@ -1,0 +1,40 @@
+"""The response envelope: ``{"resource": {...fields, "links": [...]}}``.
+
+Collections are ``{"resource": {"resources": [...], "links": [...]}}`` and returned whole
+unless the client asks for a page. Each entry carries its own links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pyramid.request import Request
+
+from seqcore.links import links_for
+
+
+def entry(request: Request, context: Any, fields: Mapping[str, Any],
+          self_href: str | None = None, identifier: Any = None) -> dict[str, Any]:
+    """One resource's fields followed by its links and ``identifier``."""
+    body = dict(fields)
+    body["links"] = links_for(request, context, self_href=self_href)
+    if identifier is not None:
+        body["identifier"] = str(identifier)
+    return body
+
+
+def single(request: Request, context: Any, fields: Mapping[str, Any],
+           self_href: str | None = None, identifier: Any = None) -> dict[str, Any]:
+    return {"resource": entry(request, context, fields, self_href, identifier)}
+
+
+def collection(request: Request, context: Any, entries: Iterable[dict[str, Any]],
+               self_href: str | None = None) -> dict[str, Any]:
+    return {"resource": {"resources": list(entries),
+                         "links": links_for(request, context, self_href=self_href)}}
+
+
+def links_only(links: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """Responses of PATCH and DELETE: where to go next."""
+    return {"resource": {"links": [{"rel": rel, "href": href} for rel, href in links]}}

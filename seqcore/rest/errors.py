@@ -1,0 +1,133 @@
+"""Error responses: JSON bodies for every ``/api`` error, never an HTML page or a 500 for bad
+input.
+
+Body shapes: validation ``{"<field>": ["<message>", ...]}``; everything else
+``{"message": "..."}`` (plus ``acceptable-properties`` for unknown fields).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from pyramid.config import Configurator
+from pyramid.httpexceptions import (
+    HTTPException,
+    HTTPForbidden,
+    HTTPMethodNotAllowed,
+    HTTPNotFound,
+)
+from pyramid.request import Request
+from pyramid.response import Response
+
+log = logging.getLogger(__name__)
+
+STATUS_MESSAGES = {
+    400: "The request could not be understood.",
+    403: "You are not allowed to do this.",
+    404: "The resource was not found.",
+    405: "Request method not supported.",
+    406: "None of the media types in the Accept header can be produced.",
+    409: "The request conflicts with the current state of the resource.",
+    413: "The request body is too large.",
+    415: "The content type you provided is not supported by this resource.",
+    500: "Internal server error.",
+}
+
+
+class ApiError(HTTPException):
+    """An HTTP error with a JSON body; raise it anywhere inside a request.
+
+    Raising (rather than returning) lets pyramid_tm see an exception and roll back whatever
+    the request wrote before it failed.
+    """
+
+    def __init__(self, status: int, body: Mapping[str, Any] | None = None,
+                 message: str | None = None, headers: Mapping[str, str] | None = None) -> None:
+        payload = dict(body) if body is not None else {
+            "message": message or STATUS_MESSAGES.get(status, "Error.")
+        }
+        super().__init__()
+        self.status = status
+        self.content_type = "application/json"
+        self.charset = "utf-8"
+        self.body = json.dumps(payload).encode("utf-8")
+        self.payload = payload
+        if headers:
+            self.headers.update(headers)
+
+    def prepare(self, environ: dict) -> None:  # keep our JSON body, not a generated page
+        return
+
+
+def json_error(status: int, message: str | None = None,
+               headers: Mapping[str, str] | None = None, **extra: Any) -> Response:
+    body = {"message": message or STATUS_MESSAGES.get(status, "Error."), **extra}
+    response = Response(status=status, json_body=body)
+    if headers:
+        response.headers.update(headers)
+    return response
+
+
+def validation_error(errors: Mapping[str, list[str]]) -> ApiError:
+    return ApiError(400, body={k: list(v) for k, v in errors.items()})
+
+
+def _is_api(request: Request) -> bool:
+    return request.path_info == "/api" or request.path_info.startswith("/api/")
+
+
+def api_error_view(exc: ApiError, request: Request) -> Response:
+    return exc
+
+
+def not_found_view(exc: HTTPNotFound, request: Request) -> Response:
+    if not _is_api(request):
+        return exc
+    return json_error(404, "The resource was not found.")
+
+
+def forbidden_view(exc: HTTPForbidden, request: Request) -> Response:
+    """403 only for what the caller may see; a thing the caller cannot read is 404."""
+    if not _is_api(request):
+        return exc
+    from seqcore.resources.base import readable
+
+    context = getattr(exc, "context", None) or request.context
+    if context is not None and not readable(request, context):
+        return json_error(404, "The resource was not found.")
+    return json_error(403, "You are not allowed to do this.")
+
+
+def method_not_allowed_view(exc: HTTPMethodNotAllowed, request: Request) -> Response:
+    response = json_error(405, f"Request method '{request.method}' not supported.")
+    allow = exc.headers.get("Allow") or getattr(exc, "allow", None)
+    if allow:
+        response.headers["Allow"] = allow if isinstance(allow, str) else ", ".join(allow)
+    return response
+
+
+def http_exception_view(exc: HTTPException, request: Request) -> Response:
+    if not _is_api(request) or exc.status_code < 400:
+        return exc
+    response = json_error(exc.status_code, STATUS_MESSAGES.get(exc.status_code, exc.title))
+    for key in ("Allow", "WWW-Authenticate", "Location"):
+        if key in exc.headers:
+            response.headers[key] = exc.headers[key]
+    return response
+
+
+def server_error_view(exc: Exception, request: Request) -> Response:
+    log.exception("Unhandled error on %s %s", request.method, request.path_info)
+    return json_error(500, STATUS_MESSAGES[500])
+
+
+def includeme(config: Configurator) -> None:
+    config.add_exception_view(api_error_view, context=ApiError)
+    config.add_exception_view(not_found_view, context=HTTPNotFound)
+    config.add_exception_view(forbidden_view, context=HTTPForbidden)
+    config.add_exception_view(method_not_allowed_view, context=HTTPMethodNotAllowed)
+    config.add_exception_view(http_exception_view, context=HTTPException)
+    config.add_exception_view(server_error_view, context=Exception)

@@ -1,0 +1,102 @@
+"""Validation schemas for request bodies, with the messages IRIDA clients expect."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from seqcore.models.project import ProjectRole
+from seqcore.models.user import SystemRole
+
+PROJECT_FORBIDDEN = '?()[]/\\=+<>:;",*^|&'
+NAME_RULE = ("Names must NOT include the space character and the following: "
+             "? ( ) [ ] / \\ = + < > : ; \" ' , * ^ | & .")
+
+
+def forbidden_characters(forbidden: str, whitespace: bool = False):  # noqa: ANN201
+    """A validator giving one message per offending character, in order of appearance."""
+
+    def check(value: str) -> None:
+        problems = []
+        seen = set()
+        for char in value:
+            if char in seen:
+                continue
+            if whitespace and char.isspace():
+                seen.add(char)
+                problems.append(f"The name you have supplied contains a space character. "
+                                f"{NAME_RULE}")
+            elif char in forbidden:
+                seen.add(char)
+                problems.append(f"The name you have supplied contains a '{char}' character. "
+                                f"{NAME_RULE}")
+        if problems:
+            raise ValidationError(problems)
+
+    return check
+
+
+def _required(message: str) -> dict[str, str]:
+    return {"required": message, "null": message}
+
+
+def _text(**kw: object) -> fields.String:
+    return fields.String(**kw)
+
+
+class UserSchema(Schema):
+    username = _text(required=True, error_messages=_required("You must provide a username."),
+                     validate=validate.Length(min=3, max=255,
+                                              error="Username must be at least 3 characters long."))
+    email = fields.Email(
+        required=True, error_messages={**_required("You must provide an e-mail address."),
+                                       "invalid": "You must provide a valid e-mail address."},
+        validate=validate.Length(min=5, max=255,
+                                 error="E-mail must be at least 5 characters long."))
+    password = _text(required=True, load_only=True,
+                     error_messages=_required("You must provide a password."))
+    firstName = _text(required=True, error_messages=_required("You must provide a first name."),
+                      validate=validate.Length(min=2, max=255,
+                                               error="First name must be at least 2 characters long."))
+    lastName = _text(required=True, error_messages=_required("You must provide a last name."),
+                     validate=validate.Length(min=2, max=255,
+                                              error="Last name must be at least 2 characters long."))
+    phoneNumber = _text(required=True,
+                        error_messages=_required("You must provide a phone number."),
+                        validate=validate.Length(
+                            min=4, max=255, error="Phone number must be at least 4 characters long."))
+    systemRole = _text(validate=validate.OneOf([r.value for r in SystemRole],
+                                               error="You must provide a valid system role: "
+                                                     "{choices}."))
+    enabled = fields.Boolean()
+    locale = _text(validate=validate.Length(min=2, max=16))
+
+
+class ProjectSchema(Schema):
+    name = _text(required=True, error_messages=_required("You must provide a project name."),
+                 validate=[validate.Length(min=5, error="Project name must be at least 5 "
+                                                        "characters long."),
+                           validate.Length(max=255, error="Project name must be at most 255 "
+                                                          "characters long."),
+                           forbidden_characters(PROJECT_FORBIDDEN)])
+    projectDescription = _text(allow_none=True)
+    remoteURL = fields.Url(allow_none=True, require_tld=False,
+                           error_messages={"invalid": "The remote URL must be a valid URL."})
+    organism = _text(allow_none=True, validate=validate.Length(max=255))
+    genomeSize = fields.Integer(allow_none=True, strict=True, validate=validate.Range(
+        min=1, error="Genome size must be at least 1."))
+    minimumCoverage = fields.Integer(allow_none=True, strict=True, validate=validate.Range(
+        min=1, error="Minimum coverage must be at least 1."))
+    maximumCoverage = fields.Integer(allow_none=True, strict=True, validate=validate.Range(
+        min=1, error="Maximum coverage must be at least 1."))
+    syncFrequency = _text(allow_none=True, validate=validate.OneOf(
+        ["NEVER", "DAILY", "WEEKLY", "MONTHLY", "SEMIMONTHLY", "QUARTERLY"]))
+
+
+class MembershipSchema(Schema):
+    userId = _text(required=True, error_messages=_required("You must provide a userId "
+                                                           "(the username to add)."))
+    role = _text(load_default=ProjectRole.USER.value, validate=validate.OneOf(
+        [r.value for r in ProjectRole], error="The role must be one of {choices}."))
+    metadataRole = _text(load_default=None, allow_none=True, validate=validate.OneOf(
+        ["LEVEL_1", "LEVEL_2", "LEVEL_3", "LEVEL_4"],
+        error="The metadata role must be one of {choices}."))

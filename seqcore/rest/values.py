@@ -1,0 +1,12 @@
+"""How values look on the wire."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+
+def epoch_ms(value: datetime | None) -> int | None:
+    """Integer epoch milliseconds (whole seconds, so always ending in 000), or ``None``."""
+    if value is None:
+        return None
+    return int(value.timestamp()) * 1000

@@ -1,0 +1,10 @@
+"""The core's REST endpoints, declared as :class:`seqcore.contrib.Endpoint` objects and
+registered through the same hook plugins use."""
+
+from seqcore.contrib import Endpoint
+
+
+def core_endpoints() -> list[Endpoint]:
+    from seqcore.rest.views import projects, root, users
+
+    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS]

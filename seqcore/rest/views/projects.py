@@ -1,0 +1,244 @@
+"""``/api/projects``: projects and their members."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyramid.request import Request
+from sqlalchemy import Select, func, select
+
+from seqcore.contrib import Endpoint, View
+from seqcore.db import utcnow
+from seqcore.links import url_for
+from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.models.user import SystemRole, User
+from seqcore.rest.body import lenient_create, load
+from seqcore.rest.envelope import collection, entry, links_only
+from seqcore.rest.errors import ApiError, validation_error
+from seqcore.rest.schemas import MembershipSchema, ProjectSchema
+from seqcore.rest.values import epoch_ms
+from seqcore.security.permissions import Permission
+
+FIELDS = {
+    "name": "name", "projectDescription": "description", "remoteURL": "remote_url",
+    "organism": "organism", "genomeSize": "genome_size", "minimumCoverage": "minimum_coverage",
+    "maximumCoverage": "maximum_coverage", "syncFrequency": "sync_frequency",
+}
+
+
+def project_fields(project: Project) -> dict[str, Any]:
+    fields = {"name": project.name, "createdDate": epoch_ms(project.created),
+              "modifiedDate": epoch_ms(project.modified)}
+    for key, attr in FIELDS.items():
+        if key != "name":
+            fields[key] = getattr(project, attr)
+    fields["label"] = project.name
+    return fields
+
+
+def project_entry(request: Request, context: Any) -> dict[str, Any]:
+    return entry(request, context, project_fields(context.project), identifier=context.project.id)
+
+
+def readable_projects_query(user_id: int, role: SystemRole) -> Select:
+    """Projects ``user_id`` can read: all of them for administrators and sequencer accounts,
+    otherwise those it is a member of. One statement, whatever the count."""
+    query = select(Project).order_by(Project.id)
+    if role in (SystemRole.ADMIN, SystemRole.SEQUENCER):
+        return query
+    return query.where(Project.id.in_(
+        select(ProjectMember.project_id).where(ProjectMember.user_id == user_id)
+    ))
+
+
+def list_projects(request: Request) -> dict:
+    identity = request.identity
+    context = request.context
+    projects = request.db.scalars(readable_projects_query(identity.user_id, identity.role))
+    return collection(request, context,
+                      (project_entry(request, context.resource_for(p)) for p in projects))
+
+
+def _check_coverage(values: dict[str, Any]) -> None:
+    low, high = values.get("minimum_coverage"), values.get("maximum_coverage")
+    if low is not None and high is not None and low > high:
+        raise validation_error({"maximumCoverage": [
+            "Maximum coverage must not be less than minimum coverage."]})
+
+
+def create_project(request: Request) -> dict:
+    data = load(request, ProjectSchema(), allow_unknown=lenient_create(request))
+    values = {FIELDS[k]: v for k, v in data.items()}
+    _check_coverage(values)
+    project = Project(**values)
+    project.members.append(ProjectMember(user_id=request.identity.user_id,
+                                         role=ProjectRole.OWNER.value, metadata_role="LEVEL_4"))
+    request.db.add(project)
+    request.db.flush()
+    context = request.context.resource_for(project)
+    request.response.status = 201
+    request.response.location = url_for(request, context)
+    return {"resource": project_entry(request, context)}
+
+
+def get_project(request: Request) -> dict:
+    return {"resource": project_entry(request, request.context)}
+
+
+def update_project(request: Request) -> dict:
+    project: Project = request.context.project
+    data = load(request, ProjectSchema(), partial=True)
+    values = {FIELDS[k]: v for k, v in data.items()}
+    merged = {"minimum_coverage": project.minimum_coverage,
+              "maximum_coverage": project.maximum_coverage, **values}
+    _check_coverage(merged)
+    for attr, value in values.items():
+        setattr(project, attr, value)
+    project.modified = utcnow()
+    request.db.flush()
+    return links_only([("self", url_for(request, request.context)),
+                       ("collection", url_for(request, request.context.__parent__))])
+
+
+def delete_project(request: Request) -> dict:
+    request.db.delete(request.context.project)
+    request.db.flush()
+    return links_only([("collection", url_for(request, request.context.__parent__))])
+
+
+# -- members ---------------------------------------------------------------------------------
+
+
+def member_entry(request: Request, project_ctx: Any, user: User) -> dict[str, Any]:
+    from seqcore.rest.views.users import user_fields
+
+    context = member_context(request, project_ctx, user)
+    return entry(request, context, user_fields(user), identifier=user.id)
+
+
+def member_context(request: Request, project_ctx: Any, user: User) -> Any:
+    from seqcore.resources.projects import ProjectMemberEntry
+
+    return ProjectMemberEntry.for_user(request, project_ctx, user)
+
+
+def list_members(request: Request) -> dict:
+    project_ctx = request.context.__parent__
+    rows = request.db.execute(
+        select(User).join(ProjectMember, ProjectMember.user_id == User.id)
+        .where(ProjectMember.project_id == project_ctx.project.id).order_by(User.id)
+    ).scalars()
+    return collection(request, request.context,
+                      (member_entry(request, project_ctx, user) for user in rows))
+
+
+def relationship_body(request: Request, project_ctx: Any, member: ProjectMember,
+                      user: User) -> dict[str, Any]:
+    """The project-user relationship: subject (project), object (user) and the roles."""
+    from seqcore.rest.views.users import user_entry
+
+    project = project_ctx.project
+    user_ctx = member_context(request, project_ctx, user)
+    inner = {
+        "subject": project_entry(request, project_ctx),
+        "object": user_entry(request, user_ctx),
+        "timestamp": epoch_ms(member.created),
+        "createdDate": epoch_ms(member.created),
+        "projectRole": member.role,
+        "metadataRole": member.metadata_role,
+        "label": project.name,
+        "identifier": str(member.id),
+    }
+    relationship = url_for(request, project_ctx, "users", user.username)
+    return {"resource": {
+        "label": project.name,
+        "resource": inner,
+        "identifier": str(user.id),
+        "links": [
+            {"rel": "self", "href": url_for(request, user_ctx)},
+            {"rel": "relationship", "href": relationship},
+            {"rel": "project/users", "href": url_for(request, project_ctx, "users")},
+            {"rel": "project", "href": url_for(request, project_ctx)},
+        ],
+    }}
+
+
+def add_member(request: Request) -> dict:
+    project_ctx = request.context.__parent__
+    data = load(request, MembershipSchema())
+    user = request.db.scalar(select(User).where(User.username == data["userId"]))
+    if user is None:
+        raise validation_error({"userId": [f"There is no user with username "
+                                           f"'{data['userId']}'."]})
+    exists = request.db.scalar(select(ProjectMember.id).where(
+        ProjectMember.project_id == project_ctx.project.id, ProjectMember.user_id == user.id))
+    if exists is not None:
+        raise ApiError(409, message=f"An entity already exists with that identifier: "
+                                    f"{user.username} is already a member of project "
+                                    f"{project_ctx.project.id}")
+    role = data["role"]
+    metadata_role = data["metadataRole"] or ("LEVEL_4" if role == ProjectRole.OWNER else
+                                             "LEVEL_1")
+    member = ProjectMember(project_id=project_ctx.project.id, user_id=user.id, role=role,
+                           metadata_role=metadata_role)
+    request.db.add(member)
+    request.db.flush()
+    request.response.status = 201
+    request.response.location = url_for(request, project_ctx, "users", user.username)
+    return relationship_body(request, project_ctx, member, user)
+
+
+def get_member(request: Request) -> dict:
+    context = request.context
+    return relationship_body(request, context.__parent__.__parent__, context.member, context.user)
+
+
+def remove_member(request: Request) -> dict:
+    context = request.context
+    project_ctx = context.__parent__.__parent__
+    if context.member.role == ProjectRole.OWNER:
+        owners = request.db.scalar(select(func.count()).select_from(ProjectMember).where(
+            ProjectMember.project_id == project_ctx.project.id,
+            ProjectMember.role == ProjectRole.OWNER.value))
+        if owners <= 1:
+            raise ApiError(400, message="A project must keep at least one owner: add another "
+                                        "owner before removing this one.")
+    request.db.delete(context.member)
+    request.db.flush()
+    return links_only([("project/users", url_for(request, project_ctx, "users")),
+                       ("project", url_for(request, project_ctx))])
+
+
+# -- placeholders filled by later capabilities ------------------------------------------------
+
+
+def empty_collection(request: Request) -> dict:
+    """Collections whose members arrive with plugins or later capabilities."""
+    return collection(request, request.context, [])
+
+
+ENDPOINTS = [
+    Endpoint("api.projects", "/api/projects", {
+        "GET": View(list_projects, Permission.API_READ),
+        "POST": View(create_project, Permission.PROJECT_CREATE),
+    }, description="Projects the caller can read; POST creates one owned by the caller."),
+    Endpoint("api.project", "/api/projects/{pid}", {
+        "GET": View(get_project, Permission.PROJECT_READ),
+        "PATCH": View(update_project, Permission.PROJECT_WRITE),
+        "DELETE": View(delete_project, Permission.PROJECT_WRITE),
+    }, description="One project."),
+    Endpoint("api.project.users", "/api/projects/{pid}/users", {
+        "GET": View(list_members, Permission.PROJECT_READ),
+        "POST": View(add_member, Permission.PROJECT_WRITE),
+    }, description="A project's members; POST adds one."),
+    Endpoint("api.project.user", "/api/projects/{pid}/users/{username}", {
+        "GET": View(get_member, Permission.PROJECT_READ),
+        "DELETE": View(remove_member, Permission.PROJECT_WRITE),
+    }, description="One membership."),
+    Endpoint("api.project.samples", "/api/projects/{pid}/samples", {
+        "GET": View(empty_collection, Permission.PROJECT_READ),
+    }, description="A project's samples."),
+    Endpoint("api.project.analyses", "/api/projects/{pid}/analyses", {
+        "GET": View(empty_collection, Permission.PROJECT_READ),
+    }, description="Analysis submissions shared with the project."),
+]

@@ -1,0 +1,155 @@
+"""``/api/users``: accounts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyramid.request import Request
+from sqlalchemy import func, select
+
+from seqcore.contrib import Endpoint, View
+from seqcore.db import utcnow
+from seqcore.links import url_for
+from seqcore.models.user import SystemRole, User
+from seqcore.rest.body import lenient_create, load
+from seqcore.rest.envelope import collection, entry, links_only
+from seqcore.rest.errors import ApiError, validation_error
+from seqcore.rest.schemas import UserSchema
+from seqcore.rest.values import epoch_ms
+from seqcore.rest.views.projects import project_entry, readable_projects_query
+from seqcore.security.passwords import hash_password, password_problems
+from seqcore.security.permissions import Permission
+
+DUPLICATE = ("An entity already exists with that identifier: Could not create user as a "
+             "duplicate field exists: {field}")
+
+
+def user_fields(user: User) -> dict[str, Any]:
+    return {
+        "username": user.username,
+        "email": user.email,
+        "firstName": user.first_name,
+        "lastName": user.last_name,
+        "phoneNumber": user.phone_number,
+        "enabled": user.enabled,
+        "systemRole": user.system_role,
+        "userType": user.user_type,
+        "createdDate": epoch_ms(user.created),
+        "modifiedDate": epoch_ms(user.modified),
+        "locale": user.locale,
+        "label": user.label,
+    }
+
+
+def user_entry(request: Request, context: Any) -> dict[str, Any]:
+    return entry(request, context, user_fields(context.user), identifier=context.user.id)
+
+
+def _hash(request: Request, password: str) -> str:
+    settings = request.registry.settings
+    return hash_password(password, int(settings["seqcore.password_hash.time_cost"]),
+                         int(settings["seqcore.password_hash.memory_cost"]))
+
+
+def check_unique(request: Request, username: str | None, email: str | None,
+                 exclude_id: int | None = None) -> None:
+    """409 naming the duplicated field, checked before writing so nothing is half-done."""
+    for field, column, value in (("username", User.username, username),
+                                 ("email", User.email, email)):
+        if value is None:
+            continue
+        query = select(User.id).where(func.lower(column) == value.lower())
+        if exclude_id is not None:
+            query = query.where(User.id != exclude_id)
+        if request.db.scalar(query) is not None:
+            raise ApiError(409, message=DUPLICATE.format(field=field))
+
+
+def list_users(request: Request) -> dict:
+    users = request.db.scalars(select(User).order_by(User.id))
+    context = request.context
+    from seqcore.resources.users import UserResource
+
+    return collection(request, context, (
+        user_entry(request, UserResource(request, str(u.id), context, u)) for u in users
+    ))
+
+
+def create_user(request: Request) -> dict:
+    data = load(request, UserSchema(), allow_unknown=lenient_create(request))
+    problems = password_problems(data["password"])
+    if problems:
+        raise validation_error({"password": problems})
+    role = SystemRole(data.get("systemRole", SystemRole.USER.value))
+    identity = request.identity
+    if not identity.is_admin and role is not SystemRole.USER:
+        raise ApiError(403, message="Managers may only create accounts with ROLE_USER.")
+    check_unique(request, data["username"], data["email"])
+    user = User(
+        username=data["username"], email=data["email"], password_hash=_hash(request,
+                                                                             data["password"]),
+        first_name=data["firstName"], last_name=data["lastName"],
+        phone_number=data["phoneNumber"], system_role=role.value,
+        enabled=data.get("enabled", True), locale=data.get("locale", "en"),
+    )
+    request.db.add(user)
+    request.db.flush()
+    context = request.context[str(user.id)]
+    request.response.status = 201
+    request.response.location = url_for(request, context)
+    return {"resource": user_entry(request, context)}
+
+
+def get_user(request: Request) -> dict:
+    return {"resource": user_entry(request, request.context)}
+
+
+def update_user(request: Request) -> dict:
+    user: User = request.context.user
+    data = load(request, UserSchema(), partial=True)
+    if "systemRole" in data and not request.identity.is_admin:
+        raise ApiError(403, message="Only administrators may change a system role.")
+    if "enabled" in data and not request.identity.is_admin:
+        raise ApiError(403, message="Only administrators may enable or disable accounts.")
+    if "password" in data:
+        problems = password_problems(data["password"])
+        if problems:
+            raise validation_error({"password": problems})
+    check_unique(request, data.get("username"), data.get("email"), exclude_id=user.id)
+    mapping = {"username": "username", "email": "email", "firstName": "first_name",
+               "lastName": "last_name", "phoneNumber": "phone_number",
+               "systemRole": "system_role", "enabled": "enabled", "locale": "locale"}
+    for key, attr in mapping.items():
+        if key in data:
+            setattr(user, attr, data[key])
+    if "password" in data:
+        user.password_hash = _hash(request, data["password"])
+    user.modified = utcnow()
+    request.db.flush()
+    return links_only([("self", url_for(request, request.context)),
+                       ("collection", url_for(request, request.context.__parent__))])
+
+
+def user_projects(request: Request) -> dict:
+    """The projects the account can read (the caller must be that account or an admin)."""
+    user: User = request.context.__parent__.user
+    projects_root = request.root["api"]["projects"]
+    query = readable_projects_query(user.id, user.role)
+    entries = (project_entry(request, projects_root.resource_for(p))
+               for p in request.db.scalars(query))
+    return collection(request, request.context, entries)
+
+
+ENDPOINTS = [
+    Endpoint("api.users", "/api/users", {
+        "GET": View(list_users, Permission.USER_LIST),
+        "POST": View(create_user, Permission.USER_CREATE),
+    }, description="Accounts."),
+    Endpoint("api.user", "/api/users/{key}", {
+        "GET": View(get_user, Permission.USER_READ),
+        "PATCH": View(update_user, Permission.USER_UPDATE),
+    }, description="One account, by numeric id, username, or 'current'."),
+    Endpoint("api.user.projects", "/api/users/{key}/projects", {
+        "GET": View(user_projects, Permission.USER_PROJECTS),
+    }, description="The projects an account can read."),
+]

@@ -1,0 +1,22 @@
+"""Authentication and authorization.
+
+Flow (``docs/security.md`` has the long form):
+
+1. :mod:`seqcore.security.tweens` answers 401 for any ``/api`` request without valid
+   credentials before traversal can answer 404, and 403 when the token's scope does not
+   cover the HTTP verb (``read`` for GET/HEAD, ``write`` for everything else).
+2. :class:`~seqcore.security.policy.SecurityPolicy` turns the bearer token into a detached
+   :class:`~seqcore.security.identity.Identity` and answers ``permits`` from the context's
+   ACL, with principals for the user and every system role the user's role implies.
+3. Views declare a :class:`~seqcore.security.permissions.Permission`; a denied permission on
+   something the caller cannot even read becomes 404, so existence does not leak.
+"""
+
+from pyramid.config import Configurator
+
+
+def includeme(config: Configurator) -> None:
+    from seqcore.security.policy import SecurityPolicy
+
+    config.set_security_policy(SecurityPolicy())
+    config.include("seqcore.security.tweens")

@@ -1,0 +1,30 @@
+"""Every permission the core checks, named ``resource:action``.
+
+Views and ACLs use these members, never string literals, so a typo is an AttributeError at
+import time rather than a silently denied (or granted) request.
+"""
+
+import enum
+
+
+class Permission(enum.StrEnum):
+    API_READ = "api:read"
+    """Read the API root and version: any authenticated caller."""
+    PLUGINS_READ = "plugins:read"
+    """List loaded plugins and versions: administrators."""
+    USER_LIST = "user:list"
+    """List all accounts: ROLE_USER and above (not sequencer accounts)."""
+    USER_READ = "user:read"
+    """Read one account: ROLE_USER and above, and the account itself."""
+    USER_CREATE = "user:create"
+    """Create accounts: administrators; managers may create ROLE_USER accounts."""
+    USER_UPDATE = "user:update"
+    """Change an account: administrators and the account itself (not its role)."""
+    USER_PROJECTS = "user:projects"
+    """List the projects an account can read: the account itself and administrators."""
+    PROJECT_CREATE = "project:create"
+    """Create projects: ROLE_USER and above (not sequencer accounts)."""
+    PROJECT_READ = "project:read"
+    """Read a project and what it holds: members, sequencer accounts, administrators."""
+    PROJECT_WRITE = "project:write"
+    """Change or delete a project and its membership: owners and administrators."""

@@ -1,0 +1,70 @@
+"""Typed settings: the ini file first, then ``SEQCORE_*`` environment variables.
+
+Secrets belong in the environment in production (``SEQCORE_SQLALCHEMY_URL`` overrides
+``sqlalchemy.url``); every key has a documented default here so that the embedded
+development setup needs nothing but ``development.ini``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def as_bool(value: Any) -> bool:
+    """Read ini-style booleans (``true``, ``yes``, ``on``, ``1``)."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class CoreSetting:
+    name: str
+    default: Any
+    type_: Callable[[Any], Any]
+    doc: str
+
+
+CORE_SETTINGS: tuple[CoreSetting, ...] = (
+    CoreSetting("sqlalchemy.url", "sqlite:///var/seqcore.sqlite", str,
+                "Database URL. SQLite (the default) or PostgreSQL (postgresql+psycopg://...)."),
+    CoreSetting("seqcore.storage.path", "var/storage", str,
+                "Directory where uploaded and generated files are stored."),
+    CoreSetting("seqcore.plugins.disabled", "", str,
+                "Plugin names (entry-point names) never to load, separated by spaces."),
+    CoreSetting("seqcore.plugins.enabled", "", str,
+                "If set, only these entry-point plugins load (an allow-list)."),
+    CoreSetting("seqcore.max_body_bytes", 1_048_576, int,
+                "Largest JSON request body accepted; larger bodies get 413."),
+    CoreSetting("seqcore.oauth.access_token_seconds", 43200, int,
+                "Default access-token lifetime for clients registered without one."),
+    CoreSetting("seqcore.oauth.refresh_token_seconds", 2592000, int,
+                "Default refresh-token lifetime for clients registered without one."),
+    CoreSetting("seqcore.password_hash.time_cost", 3, int,
+                "argon2 time cost for password hashes (lower only in tests)."),
+    CoreSetting("seqcore.password_hash.memory_cost", 65536, int,
+                "argon2 memory cost in KiB for password hashes (lower only in tests)."),
+)
+
+
+def env_name(key: str) -> str:
+    """``sqlalchemy.url`` → ``SEQCORE_SQLALCHEMY_URL``; ``seqcore.storage.path`` →
+    ``SEQCORE_STORAGE_PATH``."""
+    key = key.removeprefix("seqcore.")
+    return "SEQCORE_" + key.replace(".", "_").upper()
+
+
+def resolve_settings(
+    settings: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Merge defaults, ini values and environment overrides, converting core keys."""
+    environ = os.environ if environ is None else environ
+    merged: dict[str, Any] = dict(settings)
+    for setting in CORE_SETTINGS:
+        value = merged.get(setting.name, setting.default)
+        value = environ.get(env_name(setting.name), value)
+        merged[setting.name] = setting.type_(value)
+    return merged
