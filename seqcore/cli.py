@@ -1,0 +1,316 @@
+"""The ``seqcore`` command: database, accounts, OAuth2 clients and the development server."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import string
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+import transaction
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+DEFAULT_INI = "development.ini"
+
+
+class Env:
+    """Settings and plugin manager for one CLI invocation, loaded lazily from the ini."""
+
+    def __init__(self, ini: str) -> None:
+        self.ini = ini
+        self._settings: dict[str, Any] | None = None
+        self._pm: Any = None
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        if self._settings is None:
+            from pyramid.paster import get_appsettings
+
+            from seqcore.settings import resolve_settings
+
+            raw = dict(get_appsettings(self.ini)) if os.path.exists(self.ini) else {}
+            self._settings = resolve_settings(raw)
+        return self._settings
+
+    @property
+    def pm(self) -> Any:
+        if self._pm is None:
+            from seqcore.plugins import build_plugin_manager
+
+            self._pm = build_plugin_manager(self.settings)
+        return self._pm
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session committed when the block succeeds, rolled back otherwise."""
+        from seqcore.db import get_engine, get_session_factory, session_for
+
+        engine = get_engine(self.settings["sqlalchemy.url"])
+        manager = transaction.TransactionManager(explicit=True)
+        try:
+            with manager:
+                yield session_for(get_session_factory(engine), manager)
+        finally:
+            engine.dispose()
+
+
+pass_env = click.make_pass_decorator(Env)
+
+
+@click.group()
+@click.option("-c", "--config", "ini", default=DEFAULT_INI, show_default=True,
+              envvar="SEQCORE_CONFIG", help="The ini file with the [app:main] settings.")
+@click.pass_context
+def main(ctx: click.Context, ini: str) -> None:
+    """Manage a seqcore deployment."""
+    ctx.obj = Env(ini)
+
+
+# -- database ---------------------------------------------------------------------------------
+
+
+@main.group()
+def db() -> None:
+    """Database schema (Alembic, core and plugin branches)."""
+
+
+@db.command("upgrade")
+@click.argument("target", default="heads")
+@pass_env
+def db_upgrade(env: Env, target: str) -> None:
+    """Apply migrations of the core and every installed plugin up to TARGET."""
+    from seqcore.db.migrations import upgrade
+
+    _ensure_sqlite_dir(env.settings["sqlalchemy.url"])
+    upgrade(env.settings, env.pm, target=target)
+    click.echo(f"database upgraded to {target}")
+
+
+@db.command("heads")
+@pass_env
+def db_heads(env: Env) -> None:
+    """Show the head revision of each branch."""
+    from seqcore.db.migrations import heads
+
+    for head in heads(env.settings, env.pm):
+        click.echo(head)
+
+
+def _ensure_sqlite_dir(url: str) -> None:
+    if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
+        directory = os.path.dirname(url.removeprefix("sqlite:///"))
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+
+
+# -- users ------------------------------------------------------------------------------------
+
+
+def create_user(db: Session, settings: dict[str, Any], **fields: Any) -> Any:
+    from seqcore.models.user import User
+    from seqcore.security.passwords import hash_password, password_problems
+
+    problems = password_problems(fields["password"])
+    if problems:
+        raise click.BadParameter(" ".join(problems), param_hint="--password")
+    exists = db.scalar(select(User.id).where(
+        (User.username == fields["username"]) | (User.email == fields["email"])))
+    if exists is not None:
+        raise click.BadParameter("a user with that username or e-mail already exists")
+    user = User(
+        username=fields["username"], email=fields["email"],
+        password_hash=hash_password(fields["password"],
+                                    int(settings["seqcore.password_hash.time_cost"]),
+                                    int(settings["seqcore.password_hash.memory_cost"])),
+        first_name=fields["first_name"], last_name=fields["last_name"],
+        phone_number=fields.get("phone_number"), system_role=fields["role"],
+    )
+    db.add(user)
+    db.flush()
+    return user
+
+
+@main.group()
+def users() -> None:
+    """Accounts."""
+
+
+@users.command("create")
+@click.option("--username", required=True)
+@click.option("--email", required=True)
+@click.option("--password", required=True, prompt=True, hide_input=True,
+              confirmation_prompt=True)
+@click.option("--first-name", required=True)
+@click.option("--last-name", required=True)
+@click.option("--phone-number", default=None)
+@click.option("--role", default="ROLE_USER", show_default=True, type=click.Choice(
+    ["ROLE_ADMIN", "ROLE_USER", "ROLE_MANAGER", "ROLE_SEQUENCER", "ROLE_TECHNICIAN"]))
+@pass_env
+def users_create(env: Env, **fields: Any) -> None:
+    """Create an account."""
+    with env.session() as db:
+        user = create_user(db, env.settings, **fields)
+        click.echo(f"created user {user.username} (id {user.id}, {user.system_role})")
+
+
+# -- OAuth2 clients ---------------------------------------------------------------------------
+
+GRANTS = ["password", "authorization_code", "refresh_token", "client_credentials"]
+
+
+def new_client_secret() -> str:
+    alphabet = string.ascii_letters + string.digits
+    return "".join(secrets.choice(alphabet) for _ in range(42))
+
+
+def create_client(db: Session, client_id: str, grant_types: list[str], scopes: list[str],
+                  token_seconds: int, refresh_seconds: int | None, redirect_uris: list[str],
+                  lenient: bool) -> tuple[Any, str]:
+    from seqcore.models.oauth import OAuthClient, digest
+
+    if not client_id or any(c.isspace() for c in client_id):
+        raise click.BadParameter("Client details cannot contain spaces.",
+                                 param_hint="--client-id")
+    if db.scalar(select(OAuthClient.id).where(OAuthClient.client_id == client_id)):
+        raise click.BadParameter(f"a client {client_id!r} already exists",
+                                 param_hint="--client-id")
+    if "authorization_code" in grant_types and not redirect_uris:
+        raise click.BadParameter("the authorization_code grant needs --redirect-uri")
+    secret = new_client_secret()
+    client = OAuthClient(
+        client_id=client_id, secret_hash=digest(secret), grant_types=" ".join(grant_types),
+        scopes=" ".join(scopes), redirect_uris=" ".join(redirect_uris),
+        access_token_seconds=token_seconds, refresh_token_seconds=refresh_seconds,
+        lenient=lenient,
+    )
+    db.add(client)
+    db.flush()
+    return client, secret
+
+
+@main.group()
+def clients() -> None:
+    """OAuth2 clients."""
+
+
+@clients.command("create")
+@click.option("--client-id", required=True)
+@click.option("--grant-type", "grant_types", multiple=True, type=click.Choice(GRANTS),
+              default=("password", "refresh_token"), show_default=True)
+@click.option("--scope", "scopes", multiple=True, type=click.Choice(["read", "write"]),
+              default=("read", "write"), show_default=True)
+@click.option("--token-seconds", type=click.IntRange(60), default=43200, show_default=True)
+@click.option("--refresh-seconds", type=click.IntRange(60), default=2592000, show_default=True)
+@click.option("--redirect-uri", "redirect_uris", multiple=True)
+@click.option("--lenient/--strict", default=False, show_default=True,
+              help="Lenient clients may send unknown fields when creating resources.")
+@pass_env
+def clients_create(env: Env, client_id: str, grant_types: tuple[str, ...],
+                   scopes: tuple[str, ...], token_seconds: int, refresh_seconds: int,
+                   redirect_uris: tuple[str, ...], lenient: bool) -> None:
+    """Register a client; its secret is printed once and stored only as a hash."""
+    with env.session() as db:
+        _, secret = create_client(db, client_id, list(grant_types), list(scopes),
+                                  token_seconds, refresh_seconds, list(redirect_uris), lenient)
+    click.echo(f"client_id: {client_id}\nclient_secret: {secret}")
+
+
+@clients.command("list")
+@pass_env
+def clients_list(env: Env) -> None:
+    """List registered clients."""
+    from seqcore.models.oauth import OAuthClient
+
+    with env.session() as db:
+        for c in db.scalars(select(OAuthClient).order_by(OAuthClient.id)):
+            state = "revoked" if c.revoked else "active"
+            click.echo(f"{c.client_id}\t{state}\tgrants={c.grant_types}\tscopes={c.scopes}\t"
+                       f"token={c.access_token_seconds}s\tlenient={c.lenient}")
+
+
+@clients.command("revoke")
+@click.argument("client_id")
+@pass_env
+def clients_revoke(env: Env, client_id: str) -> None:
+    """Revoke a client: its tokens stop working at once."""
+    from seqcore.models.oauth import OAuthClient
+
+    with env.session() as db:
+        client = db.scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
+        if client is None:
+            raise click.BadParameter(f"no client {client_id!r}")
+        client.revoked = True
+    click.echo(f"revoked {client_id}")
+
+
+# -- development server -----------------------------------------------------------------------
+
+
+def bootstrap(db: Session, settings: dict[str, Any]) -> dict[str, str] | None:
+    """Create a development administrator and OAuth client, only if no administrator exists.
+
+    Returns the credentials to print, or ``None`` when there was nothing to do.
+    """
+    from seqcore.models.user import SystemRole, User
+
+    if db.scalar(select(User.id).where(User.system_role == SystemRole.ADMIN.value)):
+        return None
+    password = "Dev-" + secrets.token_urlsafe(12) + "1a!"
+    create_user(db, settings, username="admin", email="admin@localhost.localdomain",
+                password=password, first_name="Development", last_name="Administrator",
+                phone_number="0000", role=SystemRole.ADMIN.value)
+    client_id = "seqcore-dev"
+    from seqcore.models.oauth import OAuthClient
+
+    existing = db.scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
+    if existing is not None:
+        client_id = f"seqcore-dev-{secrets.token_hex(3)}"
+    _, secret = create_client(db, client_id, ["password", "refresh_token"], ["read", "write"],
+                              43200, 2592000, [], lenient=True)
+    return {"username": "admin", "password": password, "client_id": client_id,
+            "client_secret": secret}
+
+
+@main.command("serve")
+@click.option("--host", default=None, help="Override the ini's [server:main] host.")
+@click.option("--port", default=None, type=int, help="Override the ini's port.")
+@pass_env
+def serve(env: Env, host: str | None, port: int | None) -> None:
+    """Migrate, create development credentials if needed, and serve the ini's app."""
+    from pyramid.paster import get_app, setup_logging
+
+    from seqcore.db.migrations import upgrade
+
+    if os.path.exists(env.ini):
+        setup_logging(env.ini)
+    _ensure_sqlite_dir(env.settings["sqlalchemy.url"])
+    upgrade(env.settings, env.pm)
+    with env.session() as db:
+        creds = bootstrap(db, env.settings)
+    if creds:
+        click.echo("Development credentials (shown once):")
+        for key, value in creds.items():
+            click.echo(f"  {key}: {value}")
+    app = get_app(env.ini, "main")
+    import configparser
+
+    import waitress
+
+    parser = configparser.ConfigParser()
+    parser.read(env.ini)
+    server = parser["server:main"] if parser.has_section("server:main") else {}
+    listen_host = host or server.get("host", "127.0.0.1")
+    listen_port = port or int(server.get("port", "6543"))
+    click.echo(f"serving on http://{listen_host}:{listen_port}/api")
+    sys.stdout.flush()
+    waitress.serve(app, host=listen_host, port=listen_port,
+                   threads=int(server.get("threads", "4")))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

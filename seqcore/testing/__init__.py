@@ -1,0 +1,37 @@
+"""seqcore's test kit, a pytest plugin (``pytest11`` entry point ``seqcore``).
+
+Plugin authors get the same fixtures the core's own tests use:
+
+* ``seqcore_plugins`` / ``seqcore_settings``: override to choose plugins and settings;
+* ``engine``: a migrated database (SQLite file, or PostgreSQL when
+  ``SEQCORE_TEST_DATABASE_URL`` is set), emptied after every test;
+* ``app`` / ``testapp``: the WSGI app built by :func:`seqcore.config.configure`, and WebTest;
+* ``factories``: users, OAuth clients, tokens and projects committed straight to the database;
+* ``sql_counter``: counts SQL statements, for asserting a request's cost does not grow.
+"""
+
+from seqcore.testing.fixtures import (
+    app,
+    app_config,
+    database_url,
+    db,
+    engine,
+    factories,
+    seqcore_plugins,
+    seqcore_settings,
+    sql_counter,
+    testapp,
+)
+
+__all__ = [
+    "app",
+    "app_config",
+    "database_url",
+    "db",
+    "engine",
+    "factories",
+    "seqcore_plugins",
+    "seqcore_settings",
+    "sql_counter",
+    "testapp",
+]

@@ -1,0 +1,112 @@
+"""The fixtures of :mod:`seqcore.testing`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from seqcore.testing.database import empty_all_tables, make_engine, test_database_url
+from seqcore.testing.factories import Factories
+
+
+@pytest.fixture(scope="session")
+def seqcore_plugins() -> list[object]:
+    """Plugins to load besides the core. Override in a plugin's conftest.py."""
+    return []
+
+
+@pytest.fixture(scope="session")
+def seqcore_settings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Application settings for tests: cheap password hashing, a temporary storage dir."""
+    return {
+        "seqcore.storage.path": str(tmp_path_factory.mktemp("storage")),
+        "seqcore.password_hash.time_cost": 1,
+        "seqcore.password_hash.memory_cost": 64,
+    }
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return test_database_url(tmp_path_factory.mktemp("db"), worker)
+
+
+@pytest.fixture(scope="session")
+def app_config(seqcore_settings: dict[str, Any], seqcore_plugins: list[object],
+               database_url: str) -> Any:
+    """The configured (not yet committed) application, and its migrated database."""
+    from seqcore.config import configure
+    from seqcore.db.migrations import upgrade
+
+    engine = make_engine(database_url)
+    settings = {**seqcore_settings, "sqlalchemy.url": database_url, "seqcore.engine": engine}
+    config = configure(settings, plugins=seqcore_plugins)
+    upgrade(config.get_settings(), config.registry.pm, engine=engine)
+    return config
+
+
+@pytest.fixture(scope="session")
+def app(app_config: Any) -> Any:
+    return app_config.make_wsgi_app()
+
+
+@pytest.fixture
+def engine(app: Any, app_config: Any) -> Iterator[Engine]:
+    """The test database's engine; every table is emptied after the test."""
+    engine = app_config.registry["seqcore.db_engine"]
+    yield engine
+    empty_all_tables(engine)
+
+
+@pytest.fixture
+def testapp(app: Any, engine: Engine) -> Any:
+    """WebTest around the real application (real database, real security)."""
+    from webtest import TestApp
+
+    return TestApp(app, extra_environ={"HTTP_HOST": "localhost"})
+
+
+@pytest.fixture
+def factories(app_config: Any, engine: Engine) -> Factories:
+    return Factories(app_config.registry["seqcore.db_session_factory"],
+                     app_config.get_settings())
+
+
+@pytest.fixture
+def db(app_config: Any, engine: Engine) -> Iterator[Any]:
+    """A plain session for reading what requests wrote."""
+    session = app_config.registry["seqcore.db_session_factory"]()
+    yield session
+    session.close()
+
+
+class SQLCounter:
+    """Counts statements the engine executes while active."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.count = 0
+        self.statements: list[str] = []
+
+    def _on_execute(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        self.count += 1
+        self.statements.append(statement)
+
+    def __enter__(self) -> SQLCounter:
+        self.count = 0
+        self.statements = []
+        event.listen(self.engine, "before_cursor_execute", self._on_execute)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._on_execute)
+
+
+@pytest.fixture
+def sql_counter(engine: Engine) -> SQLCounter:
+    return SQLCounter(engine)
