@@ -36,7 +36,8 @@ def read_json(request: Request) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ApiError(400, message="Your request could not be parsed: it is not UTF-8.") from None
     except json.JSONDecodeError as err:
-        if "Expecting property name enclosed in double quotes" in err.msg:
+        at = err.doc[err.pos:err.pos + 1]
+        if "Expecting property name enclosed in double quotes" in err.msg and at not in "}":
             message = ("Your request could not be parsed. Field names must be surrounded by "
                        "double quotes (see: http://www.json.org/).")
         else:
