@@ -1,0 +1,11 @@
+"""FastQC-compatible quality control of FASTQ uploads.
+
+``FastQCCompatibleEngine().run(path)`` returns a :class:`QCReport` whose numbers equal
+FastQC's; :class:`QCEngine` is the interface another engine (e.g. from a plugin) must
+implement. The web layer registers the engine; nothing here depends on Pyramid.
+"""
+
+from .engine import FastQCCompatibleEngine, QCEngine
+from .report import QCError, QCReport
+
+__all__ = ["FastQCCompatibleEngine", "QCEngine", "QCError", "QCReport"]

@@ -1,0 +1,505 @@
+"""The QC engine interface and the default, FastQC-compatible implementation.
+
+Every upload is QC'd, so the default engine is built for throughput: one streaming pass,
+gzip decoded by ISA-L (``isal``), the stream cut into chunks of whole records by
+``dnaio.read_chunks`` and every chunk counted with a few numpy passes
+(:mod:`seqcore.qc.counting`). Large files are counted by worker processes fed through
+shared memory while the main process decompresses; memory stays flat because only a fixed
+number of chunk slots is ever in flight. Files the fast path cannot read (blank lines,
+CRLF, colorspace, ...) are re-read by the tolerant reader in :mod:`seqcore.qc.tolerant`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import pathlib
+import queue
+import zlib
+from collections.abc import Iterator, Mapping
+from multiprocessing.shared_memory import SharedMemory
+from typing import Any, BinaryIO, Protocol, runtime_checkable
+
+import dnaio
+import numpy as np
+from isal import igzip, igzip_threaded
+
+from .counting import QUAL_HIGH, QUAL_LOW, ChunkError, IrregularChunk, Tally, count_chunk
+from .fastqc_rules import (
+    COLORSPACE,
+    CONVENTIONAL,
+    OVERREPRESENTED_MIN_PERCENT,
+    OVERREPRESENTED_TRACKING_LIMIT,
+    encoding_for,
+    possible_source,
+)
+from .report import BaseQuality, OverrepresentedSequence, QCError, QCReport
+from .tolerant import is_colorspace, normalised_chunks
+
+MiB = 1024 * 1024
+_GZIP_MAGIC = b"\x1f\x8b"
+_OTHER_COMPRESSION = {
+    b"BZh": "bzip2",
+    b"\xfd7zXZ\x00": "xz",
+    b"\x28\xb5\x2f\xfd": "zstd",
+    b"PK\x03\x04": "zip",
+}
+# A chunk may be grown up to this size to fit one (very long) record.
+_MAX_CHUNK = 1024 * MiB
+_SLOTS_PER_WORKER = 2
+_POLL_SECONDS = 0.5
+
+
+@runtime_checkable
+class QCEngine(Protocol):
+    """Computes the QC record of a FASTQ file (plain or gzipped).
+
+    Plugins may register another implementation; it must raise :class:`QCError` (with a
+    human-readable ``reason``) for input that cannot be QC'd, and nothing else.
+    """
+
+    def run(self, path: pathlib.Path) -> QCReport:
+        """QC the file at ``path``."""
+        ...
+
+
+class _KeyTracker:
+    """FastQC's overrepresented-sequence dictionary, fed chunk by chunk in file order.
+
+    Only the first 100,000 distinct sequences are admitted; admitted ones keep counting.
+    Because chunk counters list their keys in first-seen order, admitting them in that
+    order reproduces exactly which sequences FastQC tracks.
+    """
+
+    def __init__(self) -> None:
+        self.counts: dict[bytes, int] = {}
+        self.frozen = False
+
+    def add(self, chunk: Mapping[bytes, int]) -> bool:
+        """Merge one chunk's keys; return True if this made the dictionary full."""
+        counts = self.counts
+        if self.frozen:
+            for key, count in chunk.items():
+                if key in counts:
+                    counts[key] += count
+            return False
+        for key, count in chunk.items():
+            if key in counts:
+                counts[key] += count
+            elif not self.frozen:
+                counts[key] = count
+                if len(counts) == OVERREPRESENTED_TRACKING_LIMIT:
+                    self.frozen = True
+        return self.frozen
+
+
+class _Restart(Exception):
+    """Abandon the fast pass; re-read the file with the tolerant reader."""
+
+
+class FastQCCompatibleEngine:
+    """Default engine: FastQC 0.11.9's numbers, computed in one streaming pass.
+
+    ``processes`` worker processes (default: the number of CPUs, at most 4) count the
+    chunks of files of at least ``parallel_threshold`` bytes on disk; smaller files are
+    counted in-process so they do not pay for process start-up. ``processes=1`` never
+    starts workers; ``parallel_threshold=0`` makes every file use them (tests compare
+    both paths). ``chunk_size`` is the size of the record chunks handed to numpy.
+    """
+
+    def __init__(
+        self,
+        *,
+        processes: int | None = None,
+        parallel_threshold: int = 32 * MiB,
+        chunk_size: int = 4 * MiB,
+        start_method: str | None = None,
+    ) -> None:
+        if processes is None:
+            processes = max(1, min(4, os.cpu_count() or 1))
+        if processes < 1:
+            raise ValueError("processes must be at least 1")
+        if chunk_size < 1024:
+            raise ValueError("chunk_size must be at least 1 KiB")
+        self.processes = processes
+        self.parallel_threshold = parallel_threshold
+        self.chunk_size = chunk_size
+        if start_method is None:
+            methods = multiprocessing.get_all_start_methods()
+            start_method = "forkserver" if "forkserver" in methods else "spawn"
+        self.start_method = start_method
+
+    def run(self, path: pathlib.Path) -> QCReport:
+        """QC ``path``; raises :class:`QCError` for anything that is not valid FASTQ."""
+        path = pathlib.Path(path)
+        try:
+            return self._run(path)
+        except QCError:
+            raise
+        except (OSError, EOFError, zlib.error) as error:
+            raise QCError(f"could not read {path.name}: {error}") from error
+        except MemoryError as error:
+            raise QCError(f"{path.name} needs more memory than is available") from error
+
+    def _run(self, path: pathlib.Path) -> QCReport:
+        if not path.is_file():
+            raise QCError(f"{path.name} does not exist or is not a regular file")
+        gzipped = _is_gzip(path)
+        head = _read_head(path, gzipped)
+        if not head.strip(b"\r\n"):
+            raise QCError(f"{path.name} is empty: it contains no FASTQ records")
+        if head[:1] != b"@" or _first_read_is_colorspace(head):
+            return self._tolerant(path, gzipped)
+        parallel = self.processes > 1 and path.stat().st_size >= self.parallel_threshold
+        chunk_size = self.chunk_size
+        while True:
+            try:
+                if parallel:
+                    return self._parallel(path, gzipped, chunk_size)
+                return self._serial(path, gzipped, chunk_size)
+            except _Restart:
+                return self._tolerant(path, gzipped)
+            except OverflowError as error:
+                # dnaio could not fit a single record into a chunk: retry with bigger ones.
+                if chunk_size >= _MAX_CHUNK:
+                    raise QCError(
+                        f"{path.name} has a record longer than {_MAX_CHUNK // MiB} MiB"
+                    ) from error
+                chunk_size = min(chunk_size * 8, _MAX_CHUNK)
+
+    # -- the three ways through a file --------------------------------------------------
+
+    def _serial(self, path: pathlib.Path, gzipped: bool, chunk_size: int) -> QCReport:
+        tally = Tally()
+        tracker = _KeyTracker()
+        with _open(path, gzipped, threaded=False) as stream:
+            for chunk in _chunks(stream, chunk_size):
+                first_record = tally.reads + 1
+                try:
+                    keys = count_chunk(np.frombuffer(chunk, dtype=np.uint8), tally)
+                except ChunkError as error:
+                    raise error.to_qc_error(first_record) from None
+                except IrregularChunk:
+                    raise _Restart from None
+                tracker.add(keys)
+        return _build_report(tally, tracker, CONVENTIONAL)
+
+    def _tolerant(self, path: pathlib.Path, gzipped: bool) -> QCReport:
+        tally = Tally()
+        tracker = _KeyTracker()
+        colorspace = False
+        with _open(path, gzipped, threaded=False) as stream:
+            for chunk, first_record, chunk_colorspace in normalised_chunks(stream, self.chunk_size):
+                colorspace = chunk_colorspace
+                try:
+                    keys = count_chunk(np.frombuffer(chunk, dtype=np.uint8), tally)
+                except ChunkError as error:
+                    raise error.to_qc_error(first_record) from None
+                except IrregularChunk as error:  # cannot happen: chunks are normalised
+                    raise QCError(f"unreadable record near record {first_record}") from error
+                tracker.add(keys)
+        return _build_report(tally, tracker, COLORSPACE if colorspace else CONVENTIONAL)
+
+    def _parallel(self, path: pathlib.Path, gzipped: bool, chunk_size: int) -> QCReport:
+        with _WorkerPool(self.processes, chunk_size, self.start_method) as pool:
+            tally, tracker = pool.count(path, gzipped)
+        return _build_report(tally, tracker, CONVENTIONAL)
+
+
+class _WorkerPool:
+    """Worker processes that count chunks placed in shared-memory slots.
+
+    Chunk ``n`` goes to worker ``n % workers`` and to that worker's slot
+    ``(n // workers) % slots``; results are collected in chunk order from the per-worker
+    result queues, so the overrepresented-sequence keys are merged in file order and a
+    slot is reused only after its previous chunk's result came back. Leaving the
+    ``with`` block always stops the workers and frees the shared memory, also on errors.
+    """
+
+    def __init__(self, workers: int, chunk_size: int, start_method: str) -> None:
+        self.workers = workers
+        self.chunk_size = chunk_size
+        self.slots = workers * _SLOTS_PER_WORKER
+        self.context = multiprocessing.get_context(start_method)
+        self.memory: SharedMemory | None = None
+        self.tasks: list[Any] = []
+        self.results: list[Any] = []
+        self.processes: list[Any] = []
+
+    def __enter__(self) -> _WorkerPool:
+        try:
+            self.memory = SharedMemory(create=True, size=self.slots * self.chunk_size)
+            for _ in range(self.workers):
+                tasks = self.context.Queue()
+                results = self.context.Queue()
+                process = self.context.Process(
+                    target=_worker_main,
+                    args=(self.memory.name, self.chunk_size, tasks, results),
+                    daemon=True,
+                )
+                process.start()
+                self.tasks.append(tasks)
+                self.results.append(results)
+                self.processes.append(process)
+        except BaseException:
+            self._shutdown()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._shutdown()
+
+    def count(self, path: pathlib.Path, gzipped: bool) -> tuple[Tally, _KeyTracker]:
+        assert self.memory is not None
+        tally = Tally()
+        tracker = _KeyTracker()
+        reads_before = 0
+        dispatched = 0
+        collected = 0
+
+        def collect() -> None:
+            nonlocal collected, reads_before
+            message = self._receive(collected % self.workers)
+            kind = message[0]
+            if kind == "irregular":
+                raise _Restart
+            if kind == "chunk-error":
+                raise ChunkError(message[1], message[2]).to_qc_error(reads_before + 1)
+            if kind == "error":
+                raise QCError(f"QC worker failed: {message[1]}")
+            _, reads, keys = message
+            reads_before += reads
+            if tracker.add(keys):
+                frozen = frozenset(tracker.counts)
+                for tasks in self.tasks:
+                    tasks.put(("freeze", frozen))
+            collected += 1
+
+        with _open(path, gzipped, threaded=True) as stream:
+            for chunk in _chunks(stream, self.chunk_size):
+                while collected <= dispatched - self.slots:
+                    collect()
+                worker = dispatched % self.workers
+                slot = worker * _SLOTS_PER_WORKER + (dispatched // self.workers) % _SLOTS_PER_WORKER
+                offset = slot * self.chunk_size
+                self.memory.buf[offset : offset + len(chunk)] = chunk
+                self.tasks[worker].put(("chunk", slot, len(chunk)))
+                dispatched += 1
+        while collected < dispatched:
+            collect()
+        for tasks in self.tasks:
+            tasks.put(None)
+        for worker in range(self.workers):
+            message = self._receive(worker)
+            if message[0] != "done":
+                raise QCError(f"QC worker failed: {message[1]}")
+            tally.merge(message[1])
+        return tally, tracker
+
+    def _receive(self, worker: int) -> tuple[Any, ...]:
+        while True:
+            try:
+                return self.results[worker].get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                process = self.processes[worker]
+                if not process.is_alive():
+                    raise QCError(
+                        f"QC worker process stopped unexpectedly (exit code {process.exitcode})"
+                    ) from None
+
+    def _shutdown(self) -> None:
+        for tasks, process in zip(self.tasks, self.processes, strict=False):
+            if process.is_alive():
+                with contextlib.suppress(Exception):
+                    tasks.put_nowait(None)
+        for process in self.processes:
+            process.join(timeout=2)
+            if process.is_alive():
+                process.terminate()
+                process.join(timeout=2)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        for q in (*self.tasks, *self.results):
+            q.close()
+            q.cancel_join_thread()
+        if self.memory is not None:
+            self.memory.close()
+            with contextlib.suppress(FileNotFoundError):
+                self.memory.unlink()
+            self.memory = None
+
+
+def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) -> None:
+    """Worker loop: count the chunks it is given, send keys back, the tally at the end."""
+    memory = SharedMemory(name=memory_name)
+    tally = Tally()
+    frozen: frozenset[bytes] | None = None
+    try:
+        while True:
+            task = tasks.get()
+            if task is None:
+                break
+            if task[0] == "freeze":
+                frozen = task[1]
+                continue
+            _, slot, size = task
+            reads_before = tally.reads
+            try:
+                data = np.frombuffer(
+                    memory.buf, dtype=np.uint8, count=size, offset=slot * chunk_size
+                )
+                try:
+                    keys = count_chunk(data, tally)
+                finally:
+                    del data
+            except IrregularChunk:
+                results.put(("irregular",))
+                continue
+            except ChunkError as error:
+                results.put(("chunk-error", error.index, error.message))
+                continue
+            except Exception as error:  # reported to the main process, which raises QCError
+                results.put(("error", repr(error)))
+                continue
+            if frozen is not None:
+                keys = {key: count for key, count in keys.items() if key in frozen}
+            results.put(("chunk", tally.reads - reads_before, dict(keys)))
+        results.put(("done", tally))
+    finally:
+        memory.close()
+
+
+# -- input ------------------------------------------------------------------------------
+
+
+def _is_gzip(path: pathlib.Path) -> bool:
+    with path.open("rb") as handle:
+        magic = handle.read(6)
+    if magic.startswith(_GZIP_MAGIC):
+        return True
+    for prefix, name in _OTHER_COMPRESSION.items():
+        if magic.startswith(prefix):
+            raise QCError(f"{path.name} is {name}-compressed; upload plain or gzipped FASTQ")
+    return False
+
+
+@contextlib.contextmanager
+def _open(path: pathlib.Path, gzipped: bool, threaded: bool) -> Iterator[BinaryIO]:
+    if not gzipped:
+        stream: Any = path.open("rb", buffering=MiB)
+    elif threaded:
+        # Decompresses in a background thread (ISA-L releases the GIL), so the main
+        # process can hand out chunks while the next block is being inflated.
+        stream = igzip_threaded.open(path, "rb", threads=1)
+    else:
+        stream = igzip.open(path, "rb")
+    try:
+        yield stream
+    finally:
+        stream.close()
+
+
+def _read_head(path: pathlib.Path, gzipped: bool, size: int = 64 * 1024) -> bytes:
+    with _open(path, gzipped, threaded=False) as stream:
+        return stream.read(size)
+
+
+def _first_read_is_colorspace(head: bytes) -> bool:
+    lines = head.split(b"\n", 2)
+    return len(lines) > 1 and is_colorspace(lines[1].rstrip(b"\r").decode("latin-1"))
+
+
+def _chunks(stream: BinaryIO, chunk_size: int) -> Iterator[memoryview]:
+    try:
+        yield from dnaio.read_chunks(stream, chunk_size)
+    except dnaio.UnknownFileFormat:
+        raise _Restart from None
+
+
+# -- report -----------------------------------------------------------------------------
+
+
+def _build_report(tally: Tally, tracker: _KeyTracker, file_type: str) -> QCReport:
+    if tally.reads == 0:
+        raise QCError("the file contains no FASTQ records")
+    lengths = np.flatnonzero(tally.lengths)
+    min_length, max_length = int(lengths[0]), int(lengths[-1])
+    total_bases = int(np.dot(np.arange(tally.lengths.size, dtype=np.int64), tally.lengths))
+
+    seen_chars = np.flatnonzero(tally.quality.sum(axis=0))
+    if seen_chars.size == 0:
+        raise QCError("every read is empty: there are no bases to QC")
+    encoding, offset = encoding_for(QUAL_LOW + int(seen_chars[0]))
+
+    counts = tally.bases
+    a, c, g, t = (int(counts[ord(b)] + counts[ord(b.lower())]) for b in "ACGT")
+    gc_content = (g + c) * 100 // (a + c + g + t) if a + c + g + t else 0
+
+    scores = np.arange(QUAL_LOW, QUAL_HIGH + 1, dtype=np.int64) - offset
+    per_base = [
+        _position_quality(position, row, scores)
+        for position, row in enumerate(tally.quality, start=1)
+    ]
+    per_sequence = {
+        int(raw) - offset: int(tally.mean_quality[raw])
+        for raw in np.flatnonzero(tally.mean_quality)
+    }
+
+    total = tally.reads
+    overrepresented = [
+        (key, count, (count / total) * 100)
+        for key, count in tracker.counts.items()
+        if (count / total) * 100 > OVERREPRESENTED_MIN_PERCENT
+    ]
+    overrepresented.sort(key=lambda item: (-item[1], item[0]))
+    return QCReport(
+        file_type=file_type,
+        encoding=encoding,
+        total_sequences=total,
+        filtered_sequences=0,
+        total_bases=total_bases,
+        min_length=min_length,
+        max_length=max_length,
+        gc_content=gc_content,
+        overrepresented_sequences=[
+            OverrepresentedSequence(
+                sequence=key.decode("latin-1"),
+                count=count,
+                percentage=percentage,
+                possible_source=possible_source(key.decode("latin-1")),
+            )
+            for key, count, percentage in overrepresented
+        ],
+        per_base_quality=per_base,
+        per_sequence_quality=per_sequence,
+    )
+
+
+def _position_quality(position: int, row: np.ndarray, scores: np.ndarray) -> BaseQuality:
+    """FastQC's statistics of one position from its quality-character histogram.
+
+    The mean is an exact integer sum divided once, like FastQC's. A percentile p is the
+    first score whose cumulative count reaches ``count * p // 100`` (integer division),
+    and is only reported for positions seen in more than 100 reads.
+    """
+    count = int(row.sum())
+    mean = int(np.dot(row, scores)) / count if count else 0.0
+    if count <= 100:
+        return BaseQuality(position, count, mean, None, None, None, None, None)
+    cumulative = np.cumsum(row)
+
+    def percentile(p: int) -> float:
+        return float(scores[int(np.searchsorted(cumulative, count * p // 100, side="left"))])
+
+    return BaseQuality(
+        position,
+        count,
+        mean,
+        median=percentile(50),
+        lower_quartile=percentile(25),
+        upper_quartile=percentile(75),
+        percentile_10=percentile(10),
+        percentile_90=percentile(90),
+    )

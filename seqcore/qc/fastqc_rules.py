@@ -1,0 +1,219 @@
+"""FastQC's (0.11.9) rules that are not plain counting: encoding names and contaminants.
+
+Kept apart from the counting code so the rules can be read (and checked against FastQC's
+own output, see ``tests/qc``) without wading through the numpy machinery.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .report import QCError
+
+SANGER = "Sanger / Illumina 1.9"
+ILLUMINA_1_3 = "Illumina 1.3"
+ILLUMINA_1_5 = "Illumina 1.5"
+
+# A distinct sequence is only tracked for the overrepresented table if it was among the
+# first 100,000 distinct ones (later ones are ignored, tracked ones keep counting).
+OVERREPRESENTED_TRACKING_LIMIT = 100_000
+# Reads longer than this are cut to OVERREPRESENTED_PREFIX bases before counting.
+OVERREPRESENTED_LONG_READ = 75
+OVERREPRESENTED_PREFIX = 50
+# Reported when count / total * 100 exceeds this (FastQC's "overrepresented warn" limit).
+OVERREPRESENTED_MIN_PERCENT = 0.1
+
+CONVENTIONAL = "Conventional base calls"
+COLORSPACE = "Colorspace converted to bases"
+
+
+def encoding_for(lowest_char: int) -> tuple[str, int]:
+    """FastQC's encoding name and Phred offset for the lowest quality character seen.
+
+    FastQC guesses from the single lowest character: below ``@`` (64) it is Sanger /
+    Illumina 1.9 (offset 33); exactly ``A`` (65) is Illumina 1.3; anything else up to
+    ``~`` (126), including ``@`` itself and ``B``, is Illumina 1.5 (both offset 64).
+    """
+    if lowest_char < 33:
+        raise QCError(
+            f"quality character {lowest_char!r} (below '!') is not valid in any FASTQ "
+            "quality encoding"
+        )
+    if lowest_char < 64:
+        return SANGER, 33
+    if lowest_char == 65:
+        return ILLUMINA_1_3, 64
+    if lowest_char <= 126:
+        return ILLUMINA_1_5, 64
+    raise QCError(
+        f"quality character {lowest_char!r} (above '~') is not valid in any FASTQ quality encoding"
+    )
+
+
+@dataclass(frozen=True)
+class Contaminant:
+    """An entry of the contaminant list with its reverse complement precomputed."""
+
+    name: str
+    forward: str
+    reverse: str
+
+
+_COMPLEMENT = str.maketrans("ACGT", "TGCA")
+
+
+def parse_contaminants(text: str) -> list[Contaminant]:
+    """Parse a FastQC-format contaminant list (``name<TAB(s)>sequence`` lines).
+
+    Comment (``#``) and blank lines are skipped, and so is any line that does not split
+    into exactly two fields on runs of tabs, as FastQC does.
+    """
+    entries: list[Contaminant] = []
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        fields = re.split(r"\t+", line)
+        while fields and fields[-1] == "":
+            fields.pop()
+        if len(fields) != 2:
+            continue
+        sequence = fields[1].upper()
+        if set(sequence) - set("ACGT"):
+            raise ValueError(f"contaminant {fields[0]!r} has a non-ACGT base")
+        entries.append(Contaminant(fields[0], sequence, sequence.translate(_COMPLEMENT)[::-1]))
+    return entries
+
+
+@lru_cache(maxsize=1)
+def default_contaminants() -> tuple[Contaminant, ...]:
+    """The contaminant list FastQC ships (``seqcore/qc/data/contaminant_list.txt``)."""
+    text = resources.files(__package__).joinpath("data/contaminant_list.txt").read_text("ascii")
+    return tuple(parse_contaminants(text))
+
+
+@dataclass(frozen=True)
+class ContaminantHit:
+    """A contaminant match: FastQC prints it as ``name (97% over 36bp)``."""
+
+    name: str
+    length: int
+    percent_id: int
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.percent_id}% over {self.length}bp)"
+
+
+def find_contaminant_hit(
+    query: str, contaminants: tuple[Contaminant, ...] | None = None
+) -> ContaminantHit | None:
+    """FastQC's best contaminant hit for an overrepresented sequence, or ``None``.
+
+    Queries of 8-19 bases hit a contaminant they are an exact substring of (forward,
+    then reverse complement). Otherwise every overlap of query and contaminant (both
+    strands) is scanned for stretches of more than 20 bases with at most one mismatch;
+    the longest stretch wins, and on equal length the first contaminant in the list, the
+    forward strand and the leftmost overlap win. The percent identity is an integer,
+    truncated. ``None`` means FastQC's "No Hit".
+    """
+    if contaminants is None:
+        contaminants = default_contaminants()
+    query = query.upper()
+    best: ContaminantHit | None = None
+    for contaminant in contaminants:
+        hit = _match_contaminant(query, contaminant)
+        if hit is not None and (best is None or hit.length > best.length):
+            best = hit
+    return best
+
+
+def possible_source(query: str) -> str:
+    """FastQC's "Possible Source" text for an overrepresented sequence."""
+    hit = find_contaminant_hit(query)
+    return "No Hit" if hit is None else str(hit)
+
+
+def _match_contaminant(query: str, contaminant: Contaminant) -> ContaminantHit | None:
+    if 8 <= len(query) < 20 and (query in contaminant.forward or query in contaminant.reverse):
+        return ContaminantHit(contaminant.name, len(query), 100)
+    best: tuple[int, int] | None = None  # (length, percent id)
+    for strand in (contaminant.forward, contaminant.reverse):
+        # Overlaps place contaminant position i against query position i + offset.
+        for offset in _candidate_offsets(strand, query):
+            found = _best_stretch(strand, query, offset)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+    if best is None:
+        return None
+    return ContaminantHit(contaminant.name, best[0], best[1])
+
+
+def _candidate_offsets(strand: str, query: str) -> list[int]:
+    """Offsets whose overlap has 21 consecutive positions with at most one mismatch.
+
+    Only those can hold a stretch of more than 20 bases with at most one mismatch, so the
+    exact (slow, Python) scan of :func:`_best_stretch` is run on them alone. The test is
+    done for all offsets at once with numpy, which keeps the contaminant search in the
+    milliseconds even for files with many overrepresented sequences.
+    """
+    first, stop = 20 - len(strand), len(query) - 20
+    if stop <= first:
+        return []
+    width = len(strand)
+    target = np.frombuffer(strand.encode("ascii"), dtype=np.uint8)
+    padded = np.zeros(width + len(query) + width, dtype=np.uint8)
+    padded[width : width + len(query)] = np.frombuffer(
+        query.encode("latin-1", "replace"), dtype=np.uint8
+    )
+    windows = sliding_window_view(padded, width)[width + first : width + stop]
+    matches = np.zeros((windows.shape[0], width + 1), dtype=np.int32)
+    np.cumsum(windows == target, axis=1, out=matches[:, 1:])
+    if width < 21:
+        return []
+    runs = matches[:, 21:] - matches[:, :-21]
+    rows = np.flatnonzero((runs >= 20).any(axis=1))
+    return [first + int(r) for r in rows]
+
+
+def _best_stretch(strand: str, query: str, offset: int) -> tuple[int, int] | None:
+    """Longest stretch (> 20 bases, at most one mismatch) of one overlap.
+
+    The scan walks the overlap keeping ``start``/``end`` of the current stretch, where
+    ``end`` is the last matching position; a second mismatch closes the stretch and the
+    next one starts right after it. The identity of a closed stretch counts the one
+    mismatch it contains; a stretch still open at the end counts its mismatches so far.
+    These are FastQC's exact bookkeeping rules, including its off-by-one quirks.
+    """
+    best: tuple[int, int] | None = None
+    mismatches = 0
+    start = 0
+    end = 0
+    first = max(0, -offset)
+    last = min(len(strand), len(query) - offset)
+    if first > 0:
+        start = first
+    for i in range(first, last):
+        if strand[i] == query[i + offset]:
+            end = i
+            continue
+        mismatches += 1
+        if mismatches > 1:
+            length = 1 + end - start
+            if length > 20:
+                pid = ((length - (mismatches - 1)) * 100) // length
+                if best is None or best[0] < length or (best[0] == length and best[1] < pid):
+                    best = (length, pid)
+            start = i + 1
+            end = i + 1
+            mismatches = 0
+    length = 1 + end - start
+    if length > 20:
+        pid = ((length - mismatches) * 100) // length
+        if best is None or best[0] < length or (best[0] == length and best[1] < pid):
+            best = (length, pid)
+    return best
