@@ -1,0 +1,145 @@
+"""Every registered ``/api`` endpoint against every kind of caller, from one table.
+
+An endpoint added without a row here fails ``test_every_endpoint_has_a_rule``, so no route
+can ship without a declared access rule.
+"""
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import update
+
+from seqcore.db import utcnow
+from seqcore.models.oauth import OAuthToken
+from seqcore.models.project import ProjectRole
+from seqcore.models.user import SystemRole
+
+# Endpoints that authenticate by other means (OAuth2 itself).
+PUBLIC = {"oauth.token", "oauth.revoke", "oauth.authorize"}
+
+CALLERS = ("admin", "owner", "member", "outsider", "manager", "technician", "sequencer")
+
+NEW_USER = {"username": "matrixuser", "email": "matrix@example.org", "password": "Password1!",
+            "firstName": "Matrix", "lastName": "User", "phoneNumber": "5550199"}
+
+
+def expect(ok, default, **overrides):
+    """Status per caller: ``ok`` for those in ``overrides`` marked True, else ``default``."""
+    return {caller: overrides.get(caller, default) if overrides.get(caller) is not True else ok
+            for caller in CALLERS}
+
+
+def everyone(status):
+    return dict.fromkeys(CALLERS, status)
+
+
+READERS = dict(admin=True, owner=True, member=True, sequencer=True)
+WRITERS = dict(admin=True, owner=True)
+
+# (endpoint name, method) -> (path template, JSON body or None, statuses per caller)
+RULES = {
+    ("api.root", "GET"): ("/api", None, everyone(200)),
+    ("api.version", "GET"): ("/api/version", None, everyone(200)),
+    ("api.plugins", "GET"): ("/api/plugins", None, expect(200, 403, admin=True)),
+    ("api.users", "GET"): ("/api/users", None, {**everyone(200), "sequencer": 403}),
+    ("api.users", "POST"): ("/api/users", NEW_USER,
+                            expect(201, 403, admin=True, manager=True)),
+    ("api.user", "GET"): ("/api/users/{member_id}", None,
+                          {**everyone(200), "sequencer": 404}),
+    ("api.user", "PATCH"): ("/api/users/{member_id}", {"firstName": "Changed"},
+                            {**everyone(403), "admin": 200, "member": 200, "sequencer": 404}),
+    ("api.user.projects", "GET"): ("/api/users/{member_id}/projects", None,
+                                   expect(200, 404, admin=True, member=True)),
+    ("api.projects", "GET"): ("/api/projects", None, everyone(200)),
+    ("api.projects", "POST"): ("/api/projects", {"name": "Matrix project"},
+                               {**everyone(201), "sequencer": 403}),
+    ("api.project", "GET"): ("/api/projects/{pid}", None, expect(200, 404, **READERS)),
+    ("api.project", "PATCH"): ("/api/projects/{pid}", {"projectDescription": "x"},
+                               {**expect(200, 404, **WRITERS), "member": 403,
+                                "sequencer": 403}),
+    ("api.project", "DELETE"): ("/api/projects/{pid}", None,
+                                {**expect(200, 404, **WRITERS), "member": 403,
+                                 "sequencer": 403}),
+    ("api.project.users", "GET"): ("/api/projects/{pid}/users", None,
+                                   expect(200, 404, **READERS)),
+    ("api.project.users", "POST"): ("/api/projects/{pid}/users", {"userId": "outsider"},
+                                    {**expect(201, 404, **WRITERS), "member": 403,
+                                     "sequencer": 403}),
+    ("api.project.user", "GET"): ("/api/projects/{pid}/users/member", None,
+                                  expect(200, 404, **READERS)),
+    ("api.project.user", "DELETE"): ("/api/projects/{pid}/users/member", None,
+                                     {**expect(200, 404, **WRITERS), "member": 403,
+                                      "sequencer": 403}),
+    ("api.project.samples", "GET"): ("/api/projects/{pid}/samples", None,
+                                     expect(200, 404, **READERS)),
+    ("api.project.analyses", "GET"): ("/api/projects/{pid}/analyses", None,
+                                      expect(200, 404, **READERS)),
+}
+
+
+def registered(app_config):
+    endpoints = app_config.registry["seqcore.endpoints"]
+    return {(name, method) for name, endpoint in endpoints.items()
+            if name not in PUBLIC for method in endpoint.views}
+
+
+def test_every_endpoint_has_a_rule(app, app_config):
+    assert registered(app_config) == set(RULES)
+
+
+@pytest.fixture
+def world(factories):
+    users = {
+        "admin": factories.user(role=SystemRole.ADMIN, username="admin"),
+        "owner": factories.user(username="owner"),
+        "member": factories.user(username="member"),
+        "outsider": factories.user(username="outsider"),
+        "manager": factories.user(role=SystemRole.MANAGER, username="manager"),
+        "technician": factories.user(role=SystemRole.TECHNICIAN, username="technician"),
+        "sequencer": factories.user(role=SystemRole.SEQUENCER, username="sequencer"),
+    }
+    project = factories.project(owner=users["owner"], name="Matrix survey",
+                                members=[(users["member"], ProjectRole.USER)])
+    return users, {"pid": project.id, "member_id": users["member"].id}
+
+
+def call(testapp, method, path, body, headers):
+    if body is None:
+        return testapp.request(path, method=method, headers=headers, expect_errors=True)
+    return testapp.request(path, method=method, headers={**headers,
+                           "Content-Type": "application/json"},
+                           body=__import__("json").dumps(body).encode(), expect_errors=True)
+
+
+@pytest.mark.parametrize("caller", CALLERS)
+@pytest.mark.parametrize("rule", sorted(RULES), ids=lambda r: f"{r[1]} {r[0]}")
+def test_role(testapp, factories, world, rule, caller):
+    users, ids = world
+    path, body, statuses = RULES[rule]
+    res = call(testapp, rule[1], path.format(**ids), body, factories.headers(users[caller]))
+    assert res.status_int == statuses[caller], res.text
+
+
+@pytest.mark.parametrize("rule", sorted(RULES), ids=lambda r: f"{r[1]} {r[0]}")
+def test_without_or_with_bad_tokens(testapp, engine, factories, world, rule):
+    users, ids = world
+    path, body, statuses = RULES[rule]
+    url = path.format(**ids)
+    assert call(testapp, rule[1], url, body, {}).status_int == 401
+    assert call(testapp, rule[1], url, body,
+                {"Authorization": "Bearer not-a-token"}).status_int == 401
+    expired = factories.token(users["admin"])
+    with engine.begin() as conn:
+        conn.execute(update(OAuthToken).values(expires=utcnow() - timedelta(seconds=5)))
+    assert call(testapp, rule[1], url, body,
+                {"Authorization": f"Bearer {expired}"}).status_int == 401
+
+
+@pytest.mark.parametrize("rule", sorted(RULES), ids=lambda r: f"{r[1]} {r[0]}")
+def test_read_scope(testapp, factories, world, rule):
+    users, ids = world
+    path, body, statuses = RULES[rule]
+    headers = {"Authorization": f"Bearer {factories.token(users['admin'], scopes=['read'])}"}
+    res = call(testapp, rule[1], path.format(**ids), body, headers)
+    expected = statuses["admin"] if rule[1] in ("GET", "HEAD") else 403
+    assert res.status_int == expected, res.text

@@ -1,0 +1,119 @@
+"""The plugin host: contributions through hooks, conflicts, blocking, introspection."""
+
+import pytest
+from pyramid.exceptions import ConfigurationConflictError, ConfigurationError
+from webtest import TestApp
+
+from seqcore.config import configure
+from seqcore.models.project import Project
+from seqcore.models.user import SystemRole
+from tests.plugins import (
+    bad_declaration,
+    claims_path,
+    claims_rel_a,
+    claims_rel_b,
+    greeting,
+)
+
+
+@pytest.fixture
+def build(seqcore_settings, database_url, engine):
+    def build(plugins, **settings):
+        return configure({**seqcore_settings, "sqlalchemy.url": database_url,
+                          "seqcore.engine": engine, **settings}, plugins=plugins)
+    return build
+
+
+def test_plugin_contributes_route_and_link(build, factories):
+    app = TestApp(build([greeting]).make_wsgi_app())
+    headers = factories.headers(factories.user())
+    root = app.get("/api", headers=headers).json["resource"]
+    links = {link["rel"]: link["href"] for link in root["links"]}
+    assert links["greetings"] == "http://localhost/api/greetings"
+    body = app.get("/api/greetings", headers=headers).json["resource"]
+    assert body["greeting"] == "hello"
+    assert body["links"] == [{"rel": "self", "href": "http://localhost/api/greetings"}]
+    # The plugin's route obeys the same rules as the core's.
+    app.get("/api/greetings", status=401)
+    app.delete("/api/greetings", headers=headers, status=405)
+
+
+def test_a_failed_request_writes_nothing(build, factories, db):
+    app = TestApp(build([greeting]).make_wsgi_app())
+    headers = factories.headers(factories.user())
+    res = app.post("/api/greetings", headers=headers, status=400)
+    assert res.json == {"message": "rejected after writing"}
+    assert db.query(Project).count() == 0
+
+
+def test_two_plugins_claiming_one_rel_fail_naming_both(build):
+    with pytest.raises(ConfigurationConflictError) as err:
+        build([claims_rel_a, claims_rel_b]).make_wsgi_app()
+    message = str(err.value)
+    assert "tests.plugins.claims_rel_a" in message
+    assert "tests.plugins.claims_rel_b" in message
+    assert "shared/rel" in message
+
+
+def test_two_plugins_claiming_one_path_fail_naming_both(build):
+    with pytest.raises(ConfigurationConflictError) as err:
+        build([greeting, claims_path]).make_wsgi_app()
+    assert "tests.plugins.greeting" in str(err.value)
+    assert "tests.plugins.claims_path" in str(err.value)
+
+
+def test_plugin_cannot_claim_a_core_rel(build):
+    from seqcore import hookimpl
+    from seqcore.contrib import LinkSpec
+    from seqcore.links import api_href
+    from seqcore.resources.root import ApiRoot
+
+    class Hijacker:
+        __name__ = "hijacker"
+
+        @hookimpl
+        def register_links(self):
+            return [LinkSpec(ApiRoot, "projects", api_href("elsewhere"))]
+
+    with pytest.raises(ConfigurationConflictError) as err:
+        build([Hijacker()]).make_wsgi_app()
+    assert "hijacker" in str(err.value) and "seqcore.core_plugin" in str(err.value)
+
+
+def test_wrong_declarations_are_refused(build):
+    with pytest.raises(ConfigurationError, match="expected LinkSpec"):
+        build([bad_declaration])
+
+
+def test_disabled_plugins_do_not_load(build, factories):
+    config = build([greeting], **{"seqcore.plugins.disabled": "tests.plugins.greeting"})
+    app = TestApp(config.make_wsgi_app())
+    headers = factories.headers(factories.user())
+    app.get("/api/greetings", headers=headers, status=404)
+
+
+def test_zero_plugins_serves_the_core(build, factories):
+    app = TestApp(build([]).make_wsgi_app())
+    admin = factories.user(role=SystemRole.ADMIN)
+    headers = factories.headers(admin)
+    app.get("/api", headers=headers)
+    app.get("/api/users", headers=headers)
+    app.post_json("/api/projects", {"name": "Core only"}, headers=headers, status=201)
+    app.get("/api/projects", headers=headers)
+
+
+def test_entry_point_loading_with_no_plugins_installed(build, factories):
+    app = TestApp(build(None).make_wsgi_app())
+    app.get("/api", headers=factories.headers(factories.user()))
+
+
+def test_admin_lists_plugins_and_versions(build, factories):
+    from seqcore import __version__
+
+    app = TestApp(build([greeting]).make_wsgi_app())
+    admin = factories.headers(factories.user(role=SystemRole.ADMIN))
+    entries = app.get("/api/plugins", headers=admin).json["resource"]["resources"]
+    by_name = {e["name"]: e for e in entries}
+    assert by_name["seqcore.core_plugin"]["version"] == __version__
+    assert "register_rest_endpoints" in by_name["tests.plugins.greeting"]["hooks"]
+    app.get("/api/plugins", headers=factories.headers(factories.user()), status=403)

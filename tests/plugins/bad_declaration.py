@@ -1,0 +1,6 @@
+from seqcore import hookimpl
+
+
+@hookimpl
+def register_links():
+    return ["not a LinkSpec"]

@@ -1,0 +1,9 @@
+from seqcore import hookimpl
+from seqcore.contrib import LinkSpec
+from seqcore.links import api_href
+from seqcore.resources.root import ApiRoot
+
+
+@hookimpl
+def register_links():
+    return [LinkSpec(ApiRoot, "shared/rel", api_href("a"))]
