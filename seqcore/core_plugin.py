@@ -11,8 +11,8 @@ from seqcore.settings import CORE_SETTINGS
 def register_models() -> list[type]:
     from seqcore import models
 
-    return [getattr(models, name) for name in models.__all__ if isinstance(getattr(models, name), type)
-            and hasattr(getattr(models, name), "__tablename__")]
+    classes = (getattr(models, name) for name in models.__all__)
+    return [cls for cls in classes if isinstance(cls, type) and hasattr(cls, "__tablename__")]
 
 
 @hookimpl

@@ -166,10 +166,11 @@ def authorize_post(request: Request) -> Response:
 
 
 ENDPOINTS = [
-    Endpoint("oauth.token", "/api/oauth/token", {"POST": View(token, renderer=None)}, traverse="/api",
-             description="OAuth2 token endpoint (password, authorization_code, refresh_token)."),
-    Endpoint("oauth.revoke", "/api/oauth/revoke", {"POST": View(revoke, renderer=None)}, traverse="/api",
-             description="OAuth2 token revocation (RFC 7009)."),
+    Endpoint("oauth.token", "/api/oauth/token", {"POST": View(token, renderer=None)},
+             traverse="/api",
+             description="OAuth2 token endpoint: password, authorization_code, refresh_token."),
+    Endpoint("oauth.revoke", "/api/oauth/revoke", {"POST": View(revoke, renderer=None)},
+             traverse="/api", description="OAuth2 token revocation (RFC 7009)."),
     Endpoint("oauth.authorize", "/api/oauth/authorize", {
         "GET": View(authorize_get, renderer=None),
         "POST": View(authorize_post, renderer=None),

@@ -43,10 +43,15 @@ def _text(**kw: object) -> fields.String:
     return fields.String(**kw)
 
 
+def _at_least(length: int, short: str, required: str, **kw: object) -> fields.String:
+    """A required string of at least ``length`` characters, with both messages."""
+    return fields.String(required=True, error_messages=_required(required),
+                         validate=validate.Length(min=length, max=255, error=short), **kw)
+
+
 class UserSchema(Schema):
-    username = _text(required=True, error_messages=_required("You must provide a username."),
-                     validate=validate.Length(min=3, max=255,
-                                              error="Username must be at least 3 characters long."))
+    username = _at_least(3, "Username must be at least 3 characters long.",
+                         "You must provide a username.")
     email = fields.Email(
         required=True, error_messages={**_required("You must provide an e-mail address."),
                                        "invalid": "You must provide a valid e-mail address."},
@@ -54,16 +59,12 @@ class UserSchema(Schema):
                                  error="E-mail must be at least 5 characters long."))
     password = _text(required=True, load_only=True,
                      error_messages=_required("You must provide a password."))
-    firstName = _text(required=True, error_messages=_required("You must provide a first name."),
-                      validate=validate.Length(min=2, max=255,
-                                               error="First name must be at least 2 characters long."))
-    lastName = _text(required=True, error_messages=_required("You must provide a last name."),
-                     validate=validate.Length(min=2, max=255,
-                                              error="Last name must be at least 2 characters long."))
-    phoneNumber = _text(required=True,
-                        error_messages=_required("You must provide a phone number."),
-                        validate=validate.Length(
-                            min=4, max=255, error="Phone number must be at least 4 characters long."))
+    firstName = _at_least(2, "First name must be at least 2 characters long.",
+                          "You must provide a first name.")
+    lastName = _at_least(2, "Last name must be at least 2 characters long.",
+                         "You must provide a last name.")
+    phoneNumber = _at_least(4, "Phone number must be at least 4 characters long.",
+                            "You must provide a phone number.")
     systemRole = _text(validate=validate.OneOf([r.value for r in SystemRole],
                                                error="You must provide a valid system role: "
                                                      "{choices}."))

@@ -111,5 +111,7 @@ def includeme(config: Configurator) -> None:
     # Inside pyramid_tm (the token lookup uses request.db) and outside the exception view,
     # so nothing below can turn a missing token into a 404.
     config.add_tween(
-        "seqcore.security.tweens.api_auth_tween_factory", over=EXCVIEW, under="pyramid_tm.tm_tween_factory"
+        "seqcore.security.tweens.api_auth_tween_factory",
+        over=EXCVIEW,
+        under="pyramid_tm.tm_tween_factory",
     )

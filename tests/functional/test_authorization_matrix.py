@@ -123,7 +123,7 @@ def test_role(testapp, factories, world, rule, caller):
 @pytest.mark.parametrize("rule", sorted(RULES), ids=lambda r: f"{r[1]} {r[0]}")
 def test_without_or_with_bad_tokens(testapp, engine, factories, world, rule):
     users, ids = world
-    path, body, statuses = RULES[rule]
+    path, body, _ = RULES[rule]
     url = path.format(**ids)
     assert call(testapp, rule[1], url, body, {}).status_int == 401
     assert call(testapp, rule[1], url, body,

@@ -6,6 +6,7 @@ Create Date: 2026-11-22
 """
 
 import sqlalchemy as sa
+
 from alembic import op
 
 revision = "n0001"

@@ -1,0 +1,198 @@
+"""REST throughput through a real WSGI server on loopback.
+
+Starts waitress in a child process serving seqcore (SQLite, 1,000 projects) and, on the same
+server, a bare Pyramid view returning a similar JSON object. Prints requests per second for
+``GET /api/projects/{id}`` and ``GET /api/projects`` beside the bare view, their ratio, and
+the SQL statements each request ran (which must not grow with the collection).
+
+    .venv/bin/python bench/api.py [--projects 1000] [--seconds 5] [--threads 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# -- server side --------------------------------------------------------------------------------
+
+
+def serve(port: int, url: str) -> None:
+    import waitress
+    from pyramid.config import Configurator
+    from sqlalchemy import event
+
+    from seqcore.config import configure
+
+    config = configure({"sqlalchemy.url": url})
+    app = config.make_wsgi_app()
+    engine = config.registry["seqcore.db_engine"]
+    counter = threading.local()
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def count(*args: object) -> None:
+        counter.n = getattr(counter, "n", 0) + 1
+
+    bare_config = Configurator()
+    payload = {"resource": {"name": "Project 1", "createdDate": 0, "label": "Project 1",
+                            "links": [{"rel": "self", "href": "http://x/api/projects/1"}],
+                            "identifier": "1"}}
+    bare_config.add_route("bare", "/bare")
+    bare_config.add_view(lambda request: payload, route_name="bare", renderer="json")
+    bare = bare_config.make_wsgi_app()
+
+    def dispatch(environ: dict, start_response: object) -> object:
+        if environ["PATH_INFO"].startswith("/bare"):
+            return bare(environ, start_response)
+        counter.n = 0
+
+        def start(status: str, headers: list, exc_info: object = None) -> object:
+            headers.append(("X-SQL-Count", str(counter.n)))
+            return start_response(status, headers, exc_info)
+
+        return app(environ, start)
+
+    import logging
+
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    waitress.serve(dispatch, host="127.0.0.1", port=port, threads=4, _quiet=True)
+
+
+# -- client side --------------------------------------------------------------------------------
+
+
+def prepare(url: str, projects: int) -> str:
+    import transaction
+    from sqlalchemy import insert
+
+    from seqcore.config import configure
+    from seqcore.db import session_for
+    from seqcore.db.migrations import upgrade
+    from seqcore.models import OAuthClient, Project, ProjectMember, User
+    from seqcore.models.oauth import digest
+    from seqcore.oauth.tokens import issue_token
+
+    config = configure({"sqlalchemy.url": url})
+    upgrade(config.get_settings(), config.registry.pm)
+    factory = config.registry["seqcore.db_session_factory"]
+    with transaction.manager:
+        db = session_for(factory, transaction.manager)
+        user = User(username="bench", email="bench@example.org", password_hash="x",
+                    first_name="Bench", last_name="Mark", phone_number="0000")
+        client = OAuthClient(client_id="bench", secret_hash=digest("bench"))
+        db.add_all([user, client])
+        db.flush()
+        db.execute(insert(Project), [{"name": f"Project {i}", "description": "benchmark"}
+                                     for i in range(1, projects + 1)])
+        db.execute(insert(ProjectMember), [{"project_id": i, "user_id": user.id,
+                                            "role": "PROJECT_OWNER"}
+                                           for i in range(1, projects + 1)])
+        token = issue_token(db, client, user)
+    return token
+
+
+def hammer(port: int, path: str, headers: dict, seconds: float, threads: int
+           ) -> tuple[float, int, int]:
+    """Requests per second over ``seconds`` with keep-alive clients; SQL count; bytes."""
+    done = [0]
+    sql = [0]
+    size = [0]
+    stop = time.perf_counter() + seconds
+    lock = threading.Lock()
+
+    def worker() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        n = 0
+        while time.perf_counter() < stop:
+            conn.request("GET", path, headers=headers)
+            res = conn.getresponse()
+            body = res.read()
+            assert res.status == 200, (res.status, body[:200])
+            n += 1
+            with lock:
+                sql[0] = int(res.headers.get("X-SQL-Count", 0))
+                size[0] = len(body)
+        with lock:
+            done[0] += n
+        conn.close()
+
+    start = time.perf_counter()
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return done[0] / (time.perf_counter() - start), sql[0], size[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--projects", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--serve", nargs=2, metavar=("PORT", "URL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(int(args.serve[0]), args.serve[1])
+        return
+
+    tmp = tempfile.mkdtemp(prefix="seqcore-bench-")
+    url = f"sqlite:///{tmp}/bench.sqlite"
+    token = prepare(url, args.projects)
+    port = free_port()
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url],
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        headers = {"Authorization": f"Bearer {token}"}
+        hammer(port, "/bare", {}, 0.5, args.threads)  # warm up
+        hammer(port, "/api/projects/1", headers, 0.5, args.threads)
+        bare, _, _ = hammer(port, "/bare", {}, args.seconds, args.threads)
+        one, one_sql, one_size = hammer(port, "/api/projects/1", headers, args.seconds,
+                                        args.threads)
+        many, many_sql, many_size = hammer(port, "/api/projects", headers, args.seconds,
+                                           args.threads)
+        results = {
+            "projects": args.projects,
+            "bare_pyramid_rps": round(bare, 1),
+            "project_rps": round(one, 1),
+            "project_vs_bare": round(one / bare, 3),
+            "project_sql_statements": one_sql,
+            "project_bytes": one_size,
+            "collection_rps": round(many, 1),
+            "collection_vs_bare": round(many / bare, 4),
+            "collection_sql_statements": many_sql,
+            "collection_bytes": many_size,
+            "collection_entries_per_second": round(many * args.projects),
+        }
+        print(json.dumps(results, indent=2))
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()
