@@ -1,0 +1,14 @@
+# Thin wrappers around ./dev, which does the real work (and works without make installed).
+.PHONY: run test lint bench-api
+
+run:
+	./dev run
+
+test:
+	./dev test
+
+lint:
+	.venv/bin/ruff check seqcore tests bench plugins alembic
+
+bench-api:
+	.venv/bin/python bench/api.py
