@@ -131,103 +131,126 @@ def count_chunk(data: np.ndarray, tally: Tally) -> Counter[bytes]:
             f"but {int(qual_lengths[bad])} quality characters",
         )
 
-    reads = seq_starts.size
-    longest = int(seq_lengths.max())
-    tally.reads += reads
+    tally.reads += seq_starts.size
     tally.add_lengths(np.bincount(seq_lengths))
-    if longest == 0:
-        return Counter({b"": reads})
-    if int(seq_lengths.min()) == longest:
-        return _count_uniform(data, seq_starts, qual_starts, longest, tally)
-    return _count_mixed(data, seq_starts, qual_starts, seq_lengths, tally)
+    if int(seq_lengths.max()) == 0:
+        return Counter({b"": int(seq_starts.size)})
+    return _count_records(data, seq_starts, qual_starts, seq_lengths, tally)
 
 
-def _check_quality(quals: np.ndarray, lengths: np.ndarray | None = None) -> None:
-    low, high = int(quals.min()), int(quals.max())
-    if low >= QUAL_LOW and high <= QUAL_HIGH:
-        return
-    bad_value = low if low < QUAL_LOW else high
-    flat_index = int(np.flatnonzero(quals.reshape(-1) == bad_value)[0])
-    if lengths is None:
-        record = flat_index // quals.shape[1]
-    else:
-        record = int(np.searchsorted(np.cumsum(lengths), flat_index, side="right"))
-    raise ChunkError(
-        record,
-        f"record {{record}} has a quality character with byte value {bad_value}: FASTQ "
-        "quality characters must lie between '!' (33) and '~' (126)",
-    )
-
-
-def _count_uniform(
-    data: np.ndarray,
-    seq_starts: np.ndarray,
-    qual_starts: np.ndarray,
-    length: int,
-    tally: Tally,
-) -> Counter[bytes]:
-    """All reads of the chunk have the same length: work on (reads x length) matrices."""
-    columns = np.arange(length)
-    quals = data[qual_starts[:, None] + columns]
-    _check_quality(quals)
-    by_position = np.ascontiguousarray(quals.T)
-    hist = np.empty((length, QUAL_WIDTH), dtype=np.int64)
-    for position in range(length):
-        hist[position] = np.bincount(by_position[position], minlength=QUAL_HIGH + 1)[QUAL_LOW:]
-    tally.add_quality(hist)
-    sums = quals.sum(axis=1, dtype=np.int64)
-    tally.mean_quality += np.bincount(sums // length, minlength=128)[:128]
-
-    seqs = data[seq_starts[:, None] + columns]
-    tally.bases += _byte_counts(seqs)
-    width = OVERREPRESENTED_PREFIX if length > OVERREPRESENTED_LONG_READ else length
-    keys = np.ascontiguousarray(seqs[:, :width])
-    return _key_counter(keys, tally)
-
-
-def _count_mixed(
+def _count_records(
     data: np.ndarray,
     seq_starts: np.ndarray,
     qual_starts: np.ndarray,
     lengths: np.ndarray,
     tally: Tally,
 ) -> Counter[bytes]:
-    """Reads of different lengths: work on the concatenated bases / qualities."""
-    total = int(lengths.sum())
-    offsets = np.zeros(lengths.size, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=offsets[1:])
-    flat = np.arange(total, dtype=np.int64)
-    qual_index = flat + np.repeat(qual_starts - offsets, lengths)
-    quals = data[qual_index]
-    _check_quality(quals, lengths)
-    position = flat - np.repeat(offsets, lengths)
-    cells = position * QUAL_WIDTH + (quals.astype(np.int64) - QUAL_LOW)
+    """Count bases, qualities and keys of records whose lines start at the given offsets.
+
+    The work is done position by position: for position ``p`` the qualities (and bases)
+    of all reads longer than ``p`` are gathered with one ``take`` into a contiguous row,
+    which is then histogrammed. With the reads ordered by decreasing length those reads
+    are a prefix of the order, so mixed lengths cost no more than uniform ones. Gathering
+    rows keeps the index arrays in cache; building one (reads x length) index matrix
+    instead costs more than all the counting.
+    """
+    reads = lengths.size
     longest = int(lengths.max())
-    hist = np.bincount(cells, minlength=longest * QUAL_WIDTH).reshape(longest, QUAL_WIDTH)
+    uniform = int(lengths.min()) == longest
+    if uniform:
+        ordered_lengths = lengths
+        seq_index = seq_starts.copy()
+        qual_index = qual_starts.copy()
+        covering = np.full(longest, reads, dtype=np.int64)
+    else:
+        order = np.argsort(-lengths, kind="stable")
+        ordered_lengths = lengths[order]
+        seq_index = seq_starts[order]
+        qual_index = qual_starts[order]
+        # covering[p]: number of reads longer than p (a prefix of the order).
+        covering = np.searchsorted(-ordered_lengths, -np.arange(longest), side="left")
+
+    hist = np.empty((longest, QUAL_WIDTH), dtype=np.int64)
+    sums = np.zeros(reads, dtype=np.int64)
+    bases = np.empty(int(lengths.sum()), dtype=np.uint8)
+    filled = 0
+    for position in range(longest):
+        cover = int(covering[position])
+        row = data.take(qual_index[:cover])
+        counts = np.bincount(row, minlength=QUAL_HIGH + 1)
+        if counts.size > QUAL_HIGH + 1 or counts[:QUAL_LOW].any():
+            _bad_quality(row, counts, None if uniform else order, position)
+        hist[position] = counts[QUAL_LOW:]
+        sums[:cover] += row
+        data.take(seq_index[:cover], out=bases[filled : filled + cover])
+        filled += cover
+        qual_index += 1
+        seq_index += 1
     tally.add_quality(hist)
-
-    nonempty = lengths > 0
-    sums = np.add.reduceat(quals, offsets[nonempty], dtype=np.int64)
-    tally.mean_quality += np.bincount(sums // lengths[nonempty], minlength=128)[:128]
-
-    seqs = data[qual_index - np.repeat(qual_starts - seq_starts, lengths)]
-    tally.bases += _byte_counts(seqs)
+    nonempty = ordered_lengths > 0
+    means = sums[nonempty] // ordered_lengths[nonempty]
+    tally.mean_quality += np.bincount(means, minlength=128)[:128]
+    tally.bases += _letter_counts(bases)
 
     key_lengths = np.where(lengths > OVERREPRESENTED_LONG_READ, OVERREPRESENTED_PREFIX, lengths)
     width = int(key_lengths.max())
-    columns = np.arange(width)
-    index = np.minimum(seq_starts[:, None] + columns, data.size - 1)
-    keys = data[index]
-    keys[columns >= key_lengths[:, None]] = 0
+    if uniform:
+        # ``bases`` is position-major: its first ``width`` rows are the keys.
+        keys = np.ascontiguousarray(bases[: width * reads].reshape(width, reads).T)
+    else:
+        keys = _gather_keys(data, seq_starts, key_lengths, width)
     return _key_counter(keys, tally)
 
 
-def _byte_counts(values: np.ndarray) -> np.ndarray:
-    return np.bincount(values.reshape(-1), minlength=256)[:256].astype(np.int64)
+def _gather_keys(
+    data: np.ndarray, seq_starts: np.ndarray, key_lengths: np.ndarray, width: int
+) -> np.ndarray:
+    """(reads x width) matrix of key bytes in record order, zero-padded on the right."""
+    order = np.argsort(-key_lengths, kind="stable")
+    covering = np.searchsorted(-key_lengths[order], -np.arange(width), side="left")
+    by_position = np.zeros((width, key_lengths.size), dtype=np.uint8)
+    index = seq_starts[order]
+    for position in range(width):
+        cover = int(covering[position])
+        data.take(index[:cover], out=by_position[position, :cover])
+        index += 1
+    keys = np.empty((key_lengths.size, width), dtype=np.uint8)
+    keys[order] = by_position.T
+    return keys
+
+
+def _bad_quality(
+    row: np.ndarray, counts: np.ndarray, order: np.ndarray | None, position: int
+) -> None:
+    bad_value = int(np.flatnonzero(counts)[0]) if counts[:QUAL_LOW].any() else counts.size - 1
+    index = int(np.flatnonzero(row == bad_value)[0])
+    record = index if order is None else int(order[index])
+    raise ChunkError(
+        record,
+        f"record {{record}} has a quality character with byte value {bad_value} at "
+        f"position {position + 1}: FASTQ quality characters must lie between '!' (33) "
+        "and '~' (126)",
+    )
+
+
+_LETTERS = b"ACGTacgt"
+
+
+def _letter_counts(bases: np.ndarray) -> np.ndarray:
+    """Counts of the bytes FastQC's GC content and key folding need (others stay 0)."""
+    counts = np.zeros(256, dtype=np.int64)
+    for letter in _LETTERS:
+        counts[letter] = np.count_nonzero(bases == letter)
+    if np.count_nonzero(bases >= _LOWER_A):
+        # Flags that lowercase is present, so keys must be upper-cased.
+        counts[_LOWERCASE_FLAG] = 1
+    return counts
 
 
 _LOWER_A = ord("a")
 _LOWER_Z = ord("z")
+# Slot of Tally.bases (byte value 0 cannot be a base) set when lowercase was seen.
+_LOWERCASE_FLAG = 0
 
 
 def _key_counter(keys: np.ndarray, tally: Tally) -> Counter[bytes]:
@@ -237,7 +260,7 @@ def _key_counter(keys: np.ndarray, tally: Tally) -> Counter[bytes]:
     chunk has any, which the base counts tell). Zero bytes pad shorter keys; numpy's
     fixed-width bytes type drops them when converting to Python bytes.
     """
-    if tally.bases[_LOWER_A : _LOWER_Z + 1].any():
+    if tally.bases[_LOWERCASE_FLAG]:
         lower = (keys >= _LOWER_A) & (keys <= _LOWER_Z)
         if lower.any():
             keys = keys.copy()

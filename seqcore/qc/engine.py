@@ -80,9 +80,9 @@ class _KeyTracker:
         """Merge one chunk's keys; return True if this made the dictionary full."""
         counts = self.counts
         if self.frozen:
-            for key, count in chunk.items():
-                if key in counts:
-                    counts[key] += count
+            # Set intersection runs in C; most keys of a chunk are usually untracked.
+            for key in chunk.keys() & counts.keys():
+                counts[key] += chunk[key]
             return False
         for key, count in chunk.items():
             if key in counts:
@@ -276,15 +276,26 @@ class _WorkerPool:
                     tasks.put(("freeze", frozen))
             collected += 1
 
+        memory = self.memory.buf
+        carry = b""
         with _open(path, gzipped, threaded=True) as stream:
-            for chunk in _chunks(stream, self.chunk_size):
+            while True:
                 while collected <= dispatched - self.slots:
                     collect()
                 worker = dispatched % self.workers
                 slot = worker * _SLOTS_PER_WORKER + (dispatched // self.workers) % _SLOTS_PER_WORKER
                 offset = slot * self.chunk_size
-                self.memory.buf[offset : offset + len(chunk)] = chunk
-                self.tasks[worker].put(("chunk", slot, len(chunk)))
+                with memory[offset : offset + self.chunk_size] as view:
+                    view[: len(carry)] = carry
+                    filled = len(carry) + _read_into(stream, view[len(carry) :])
+                    # A short read means end of file: the rest is the last chunk.
+                    end = filled
+                    if filled == self.chunk_size:
+                        end = _last_record_end(view, filled)
+                    carry = bytes(view[end:filled])
+                if end == 0:
+                    break
+                self.tasks[worker].put(("chunk", slot, end))
                 dispatched += 1
         while collected < dispatched:
             collect()
@@ -364,7 +375,7 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
                 results.put(("error", repr(error)))
                 continue
             if frozen is not None:
-                keys = {key: count for key, count in keys.items() if key in frozen}
+                keys = {key: keys[key] for key in keys.keys() & frozen}
             results.put(("chunk", tally.reads - reads_before, dict(keys)))
         results.put(("done", tally))
     finally:
@@ -409,6 +420,70 @@ def _read_head(path: pathlib.Path, gzipped: bool, size: int = 64 * 1024) -> byte
 def _first_read_is_colorspace(head: bytes) -> bool:
     lines = head.split(b"\n", 2)
     return len(lines) > 1 and is_colorspace(lines[1].rstrip(b"\r").decode("latin-1"))
+
+
+def _read_into(stream: BinaryIO, view: memoryview) -> int:
+    """Fill ``view`` from ``stream`` as far as the data goes; return the bytes read."""
+    total = 0
+    while total < len(view):
+        with view[total:] as rest:
+            count = stream.readinto(rest)
+        if not count:
+            break
+        total += count
+    return total
+
+
+def _last_record_end(view: memoryview, size: int) -> int:
+    """Offset just past the last complete 4-line record in ``view[:size]``.
+
+    The buffer starts at a record. Only its tail is inspected: the last line starting
+    with '@' whose next-but-one line starts with '+' is a header (a quality line that
+    starts with '@' is followed, two lines on, by a sequence line). The record it starts
+    ends the chunk if it is complete, else the chunk ends before it. This is what
+    ``dnaio.read_chunks`` does by counting every newline of the buffer, which the main
+    process, also busy decompressing, cannot afford for large files. A chunk boundary
+    misplaced on irregular input is harmless: the worker then rejects the chunk as
+    irregular and the file is re-read tolerantly.
+    """
+    window = 64 * 1024
+    while True:
+        base = max(0, size - window)
+        tail = bytes(view[base:size])
+        end = _tail_record_end(tail, base == 0)
+        if end is not None:
+            return base + end
+        if base == 0:
+            raise OverflowError("FASTQ record does not fit into a chunk")
+        window *= 4
+
+
+def _tail_record_end(tail: bytes, at_start: bool) -> int | None:
+    search_end = len(tail)
+    while True:
+        found = tail.rfind(b"\n@", 0, search_end)
+        if found == -1:
+            if not at_start or tail[:1] != b"@":
+                return None
+            header = 0
+        else:
+            header = found + 1
+        lines = [header]
+        position = header
+        for _ in range(4):
+            newline = tail.find(b"\n", position)
+            if newline == -1:
+                break
+            position = newline + 1
+            lines.append(position)
+        if len(lines) > 2 and lines[2] < len(tail) and tail[lines[2] : lines[2] + 1] == b"+":
+            # A real header: its record ends the chunk if complete, else starts the carry.
+            if len(lines) == 5:
+                return lines[4]
+            return header if header > 0 or not at_start else None
+        if header == 0:
+            return None
+        search_end = found
 
 
 def _chunks(stream: BinaryIO, chunk_size: int) -> Iterator[memoryview]:
