@@ -52,6 +52,7 @@ def configure(settings: Mapping[str, Any] | None = None,
     config.include("seqcore.links")
     config.include("seqcore.resources")
     config.include("seqcore.rest")
+    config.include("seqcore.metadata")
     config.include("seqcore.oauth")
 
     # 4. Every declaration of the core and plugins, turned into conflict-checked actions.

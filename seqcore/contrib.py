@@ -145,3 +145,16 @@ class Permission:
 
     name: str
     description: str
+
+
+@dataclass(frozen=True)
+class MetadataType:
+    """A type of sample metadata value beyond ``text``.
+
+    ``validate(value)`` returns an error message for a value that is not of this type, or
+    ``None`` when it is. Values are always stored and served as strings.
+    """
+
+    name: str
+    description: str
+    validate: Callable[[str], str | None] = lambda value: None

@@ -15,7 +15,7 @@ import pluggy
 from pyramid.config import Configurator
 from pyramid.exceptions import ConfigurationError
 
-from seqcore.contrib import ChildSpec, Endpoint, LinkSpec
+from seqcore.contrib import ChildSpec, Endpoint, LinkSpec, MetadataType
 
 
 def declarations(pm: pluggy.PluginManager, hook_name: str) -> Iterable[tuple[str, Any]]:
@@ -64,5 +64,7 @@ def includeme(config: Configurator) -> None:
     _each(config, pm, "register_resource_children", ChildSpec,
           lambda c, spec: c.add_resource_child(spec))
     _each(config, pm, "register_links", LinkSpec, lambda c, spec: c.add_link(spec))
+    _each(config, pm, "register_metadata_types", MetadataType,
+          lambda c, metadata_type: c.add_metadata_type(metadata_type))
     _each(config, pm, "register_rest_endpoints", Endpoint,
           lambda c, endpoint: c.add_endpoint(endpoint))

@@ -32,3 +32,10 @@ def register_rest_endpoints() -> list:
     from seqcore.rest.views import core_endpoints
 
     return core_endpoints()
+
+
+@hookimpl
+def register_metadata_types() -> list:
+    from seqcore.metadata import TEXT
+
+    return [TEXT]

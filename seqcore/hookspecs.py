@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         Executor,
         FileKind,
         LinkSpec,
+        MetadataType,
         MigrationSource,
         OutputRel,
         Permission,
@@ -170,6 +171,16 @@ def register_executors() -> Iterable[Executor] | None:
 
 
 @hookspec
+def register_metadata_types() -> Iterable[MetadataType] | None:
+    """Return sample metadata types besides ``text`` (the default type of every entry).
+
+    A metadata write naming a type nobody registered is a 400.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
 def register_graphql_types() -> Iterable[type] | None:
     """Return graphene types to add to the GraphQL schema.
 
@@ -243,6 +254,21 @@ def submission_state_changed(
 
     Must not raise. Runs inside the worker's transaction, so rows added are committed with
     the state change.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def samples_deleting(sample_ids: list[int], request: Request | None) -> None:
+    """Notification: these samples are about to be deleted, with everything attached.
+
+    Runs inside the deleting transaction, before the rows go. A plugin that keeps files for
+    a sample collects their paths here and removes them after commit (for example with
+    ``transaction.get().addAfterCommitHook``), so a rolled-back delete loses no file.
+
+    :param sample_ids: the ids of the samples being deleted.
+    :param request: the current request, or ``None`` outside one.
 
     .. versionadded:: 26.11
     """

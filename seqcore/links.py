@@ -32,21 +32,60 @@ def resource_path(resource: Any) -> str:
 
 
 def url_for(request: Request, resource: Any, *elements: str) -> str:
-    """The absolute URL of ``resource`` (no trailing slash), plus optional path elements."""
-    path = resource_path(resource)
+    """The absolute URL of ``resource`` (no trailing slash), plus optional path elements.
+
+    A context reached through another one (a sample listed under a project) names its
+    canonical location in ``canonical``; URLs point there.
+    """
+    path = resource_path(getattr(resource, "canonical", resource))
     if elements:
         path = path.rstrip("/") + "/" + "/".join(str(e) for e in elements)
     return request.application_url + path
 
 
+def static(href: Href) -> Href:
+    """Mark an href function as depending only on where the resource is, not on its state.
+
+    Collections of thousands of entries render the links of one entry and substitute each
+    entry's id into them, instead of calling every href for every entry; that is only
+    correct for hrefs marked static (and links without a ``when`` guard).
+    """
+    href.static = True  # type: ignore[attr-defined]
+    return href
+
+
 def child_href(*elements: str) -> Href:
     """An href for a sub-path of the resource: ``child_href("samples")``."""
-    return lambda request, resource: url_for(request, resource, *elements)
+    return static(lambda request, resource: url_for(request, resource, *elements))
 
 
 def api_href(*elements: str) -> Href:
     """An href below ``/api`` regardless of the resource: ``api_href("users")``."""
-    return lambda request, resource: request.application_url + "/api/" + "/".join(elements)
+    return static(lambda request, resource: request.application_url + "/api/" +
+                  "/".join(elements))
+
+
+def links_template(request: Request, sentinel: Any, sentinel_id: str
+                   ) -> Callable[[str], list[dict]] | None:
+    """Links for many resources of one type at the cost of one.
+
+    ``sentinel`` is a resource of the type whose id is ``sentinel_id`` (a string that occurs
+    nowhere else in a URL). Returns a function from an id to that resource's links, or
+    ``None`` when some link depends on the resource's state (then call :func:`links_for`
+    per resource).
+    """
+    table: dict[type, list[LinkSpec]] = request.registry.get("seqcore.links", {})
+    for cls in type(sentinel).__mro__:
+        for spec in table.get(cls, ()):
+            if spec.when is not None or not getattr(spec.href, "static", False):
+                return None
+    template = links_for(request, sentinel)
+
+    def render(identifier: str) -> list[dict]:
+        return [{"rel": link["rel"], "href": link["href"].replace(sentinel_id, identifier)}
+                for link in template]
+
+    return render
 
 
 def add_link(config: Configurator, spec: LinkSpec, info: str | None = None) -> None:

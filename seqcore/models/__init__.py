@@ -2,15 +2,19 @@
 
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.user import SystemRole, User
 
 __all__ = [
+    "MetadataEntry",
     "OAuthAuthorizationCode",
     "OAuthClient",
     "OAuthToken",
     "Project",
     "ProjectMember",
     "ProjectRole",
+    "ProjectSample",
+    "Sample",
     "SystemRole",
     "User",
 ]

@@ -21,9 +21,9 @@ WRITE = Permission.PROJECT_WRITE
 def project_acl(members: list[tuple[int, str]]) -> list:
     """The ACL of a project from its ``(user_id, role)`` memberships: owners write, every
     member reads, sequencer accounts (the uploader) read every project."""
-    acl: list = [(Allow, SEQUENCER, READ)]
+    acl: list = [(Allow, SEQUENCER, (READ, Permission.SAMPLE_CREATE))]
     for user_id, role in members:
-        perms = (READ, WRITE) if role == ProjectRole.OWNER else (READ,)
+        perms = (READ, WRITE, Permission.SAMPLE_CREATE) if role == ProjectRole.OWNER else (READ,)
         acl.append((Allow, user_principal(user_id), perms))
     return acl
 
@@ -65,6 +65,8 @@ class ProjectResource(Context):
         if key == "users":
             return ProjectUsers(self.request, key, self)
         if key == "samples":
+            from seqcore.resources.samples import ProjectSamples
+
             return ProjectSamples(self.request, key, self)
         if key == "analyses":
             return ProjectAnalyses(self.request, key, self)
@@ -93,10 +95,6 @@ class ProjectMemberResource(Context):
         super().__init__(request, name, parent)
         self.member = member
         self.user = user
-
-
-class ProjectSamples(Context):
-    """``/api/projects/{id}/samples``."""
 
 
 class ProjectAnalyses(Context):

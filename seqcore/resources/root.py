@@ -33,11 +33,13 @@ class ApiRoot(Context):
 
     def child(self, key: str) -> Any:
         from seqcore.resources.projects import ProjectsCollection
+        from seqcore.resources.samples import SamplesCollection
         from seqcore.resources.users import UsersCollection
 
         children = {
             "users": UsersCollection,
             "projects": ProjectsCollection,
+            "samples": SamplesCollection,
             "version": VersionResource,
             "plugins": PluginsResource,
         }

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+import re
+
 from marshmallow import Schema, ValidationError, fields, validate
 
 from seqcore.models.project import ProjectRole
@@ -101,3 +104,65 @@ class MembershipSchema(Schema):
     metadataRole = _text(load_default=None, allow_none=True, validate=validate.OneOf(
         ["LEVEL_1", "LEVEL_2", "LEVEL_3", "LEVEL_4"],
         error="The metadata role must be one of {choices}."))
+
+
+SAMPLE_FORBIDDEN = PROJECT_FORBIDDEN + "'."
+GEO_PATTERN = re.compile(r"\w+(:\w+(:\w+)?)?")
+LATITUDE = re.compile(r"-?\d{1,2}(\.\d+)?")
+LONGITUDE = re.compile(r"-?\d{1,3}(\.\d+)?")
+
+
+def _too_short(what: str) -> validate.Length:
+    return validate.Length(min=3, error=f"The {what} that you provided is too short. The {what} "
+                                        "must have at least 3 characters.")
+
+
+def _coordinate(pattern: re.Pattern[str], limit: int, message: str):
+    def check(value: str) -> None:
+        if not pattern.fullmatch(value) or abs(float(value)) > limit:
+            raise ValidationError(message)
+
+    return check
+
+
+def _geographic(value: str) -> None:
+    if len(value) >= 3 and not GEO_PATTERN.fullmatch(value):
+        raise ValidationError("The geographic location name does not match the pattern "
+                              "{term}:{term}:{text}.")
+
+
+class IsoDate(fields.Field):
+    """``yyyy-MM-dd``, and a real calendar date."""
+
+    default_error_messages = {"invalid": "'collectionDate' must be in the format yyyy-MM-dd"}
+
+    def _deserialize(self, value: object, attr: str | None, data: object,
+                     **kwargs: object) -> datetime.date:
+        if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise self.make_error("invalid")
+        try:
+            return datetime.date.fromisoformat(value)
+        except ValueError:
+            raise self.make_error("invalid") from None
+
+
+class SampleSchema(Schema):
+    sampleName = _text(required=True, error_messages=_required("You must provide a sample name."),
+                       validate=[validate.Length(min=3, error="Sample name must be at least 3 "
+                                                              "characters long."),
+                                 validate.Length(max=255, error="Sample name must be at most "
+                                                                "255 characters long."),
+                                 forbidden_characters(SAMPLE_FORBIDDEN, whitespace=True)])
+    description = _text(allow_none=True)
+    organism = _text(allow_none=True, validate=_too_short("organism description"))
+    isolate = _text(allow_none=True, validate=_too_short("isolate name"))
+    strain = _text(allow_none=True, validate=_too_short("strain name"))
+    collectedBy = _text(allow_none=True, validate=_too_short("collected by name"))
+    collectionDate = IsoDate(allow_none=True)
+    geographicLocationName = _text(allow_none=True, validate=[
+        _too_short("geographic location name"), _geographic])
+    isolationSource = _text(allow_none=True)
+    latitude = _text(allow_none=True, validate=_coordinate(LATITUDE, 90,
+                                                           "Not a valid latitude coordinate."))
+    longitude = _text(allow_none=True, validate=_coordinate(LONGITUDE, 180,
+                                                            "Not a valid longitude coordinate."))

@@ -28,3 +28,11 @@ class Permission(enum.StrEnum):
     """Read a project and what it holds: members, sequencer accounts, administrators."""
     PROJECT_WRITE = "project:write"
     """Change or delete a project and its membership: owners and administrators."""
+    SAMPLE_CREATE = "sample:create"
+    """Create samples in a project: owners, sequencer accounts, administrators."""
+    SAMPLE_READ = "sample:read"
+    """Read a sample and its metadata: members of any project holding it, sequencer accounts,
+    administrators."""
+    SAMPLE_WRITE = "sample:write"
+    """Change a sample, its metadata and files: owners of a project that owns it, sequencer
+    accounts, administrators."""

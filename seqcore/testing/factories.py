@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from seqcore.db import session_for
 from seqcore.models.oauth import OAuthClient, digest
 from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.user import SystemRole, User
 from seqcore.oauth.tokens import issue_token
 from seqcore.security.passwords import hash_password
@@ -108,3 +109,19 @@ class Factories:
             project.members.append(ProjectMember(user_id=user.id, role=ProjectRole(role).value))
         self._commit([project])
         return project
+
+    def sample(self, project: Project | None = None, name: str | None = None,
+               owner: bool = True, metadata: dict[str, str] | None = None,
+               also_in: Iterable[Project] = (), **fields: Any) -> Sample:
+        """A sample in ``project`` (and shared, read-only, into ``also_in``)."""
+        sample = Sample(name=name or f"sample-{next(_counter)}", **fields)
+        if project is not None:
+            sample.projects.append(ProjectSample(project_id=project.id, sample_name=sample.name,
+                                                 owner=owner))
+        for other in also_in:
+            sample.projects.append(ProjectSample(project_id=other.id, sample_name=sample.name,
+                                                 owner=False))
+        for key, value in (metadata or {}).items():
+            sample.metadata_entries.append(MetadataEntry(field=key, value=value))
+        self._commit([sample])
+        return sample

@@ -72,6 +72,34 @@ RULES = {
                                       "sequencer": 403}),
     ("api.project.samples", "GET"): ("/api/projects/{pid}/samples", None,
                                      expect(200, 404, **READERS)),
+    ("api.project.samples", "POST"): ("/api/projects/{pid}/samples",
+                                      {"sampleName": "matrix-sample-2"},
+                                      {**expect(201, 404, **WRITERS, sequencer=True),
+                                       "member": 403}),
+    ("api.project.sample", "GET"): ("/api/projects/{pid}/samples/{sid}", None,
+                                    expect(200, 404, **READERS)),
+    ("api.project.sample", "DELETE"): ("/api/projects/{pid}/samples/{sid}", None,
+                                       {**expect(200, 404, **WRITERS), "member": 403,
+                                        "sequencer": 403}),
+    ("api.project.sample_by_name", "GET"): (
+        "/api/projects/{pid}/samples/bySampleName?sampleName=matrix-sample", None,
+        expect(302, 404, **READERS)),
+    ("api.project.samples.metadata", "GET"): ("/api/projects/{pid}/samples/metadata", None,
+                                              expect(200, 404, **READERS)),
+    ("api.sample", "GET"): ("/api/samples/{sid}", None, expect(200, 404, **READERS)),
+    ("api.sample", "PATCH"): ("/api/samples/{sid}", {"description": "changed"},
+                              {**expect(200, 404, **WRITERS, sequencer=True),
+                               "member": 403}),
+    ("api.sample.metadata", "GET"): ("/api/samples/{sid}/metadata", None,
+                                     expect(200, 404, **READERS)),
+    ("api.sample.metadata", "POST"): ("/api/samples/{sid}/metadata",
+                                      {"serovar": {"value": "Typhi", "type": "text"}},
+                                      {**expect(200, 404, **WRITERS, sequencer=True),
+                                       "member": 403}),
+    ("api.sample.metadata", "PUT"): ("/api/samples/{sid}/metadata",
+                                     {"serovar": {"value": "Typhi", "type": "text"}},
+                                     {**expect(200, 404, **WRITERS, sequencer=True),
+                                      "member": 403}),
     ("api.project.analyses", "GET"): ("/api/projects/{pid}/analyses", None,
                                       expect(200, 404, **READERS)),
 }
@@ -100,7 +128,8 @@ def world(factories):
     }
     project = factories.project(owner=users["owner"], name="Matrix survey",
                                 members=[(users["member"], ProjectRole.USER)])
-    return users, {"pid": project.id, "member_id": users["member"].id}
+    sample = factories.sample(project, name="matrix-sample")
+    return users, {"pid": project.id, "member_id": users["member"].id, "sid": sample.id}
 
 
 def call(testapp, method, path, body, headers):

@@ -5,6 +5,7 @@ from seqcore.contrib import Endpoint
 
 
 def core_endpoints() -> list[Endpoint]:
-    from seqcore.rest.views import projects, root, users
+    from seqcore.rest.views import metadata, projects, root, samples, users
 
-    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS]
+    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *samples.ENDPOINTS,
+            *metadata.ENDPOINTS]

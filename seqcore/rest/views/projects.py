@@ -101,6 +101,11 @@ def update_project(request: Request) -> dict:
 
 
 def delete_project(request: Request) -> dict:
+    """Delete the project, and the samples no other project holds."""
+    from seqcore.samples import delete_samples, orphans_after_removal
+
+    orphans = orphans_after_removal(request.db, request.context.project.id)
+    delete_samples(request.db, request.registry.pm, orphans, request)
     request.db.delete(request.context.project)
     request.db.flush()
     return links_only([("collection", url_for(request, request.context.__parent__))])
@@ -222,23 +227,20 @@ ENDPOINTS = [
         "GET": View(list_projects, Permission.API_READ),
         "POST": View(create_project, Permission.PROJECT_CREATE),
     }, description="Projects the caller can read; POST creates one owned by the caller."),
-    Endpoint("api.project", "/api/projects/{pid}", {
+    Endpoint("api.project", "/api/projects/{pid:\\d+}", {
         "GET": View(get_project, Permission.PROJECT_READ),
         "PATCH": View(update_project, Permission.PROJECT_WRITE),
         "DELETE": View(delete_project, Permission.PROJECT_WRITE),
     }, description="One project."),
-    Endpoint("api.project.users", "/api/projects/{pid}/users", {
+    Endpoint("api.project.users", "/api/projects/{pid:\\d+}/users", {
         "GET": View(list_members, Permission.PROJECT_READ),
         "POST": View(add_member, Permission.PROJECT_WRITE),
     }, description="A project's members; POST adds one."),
-    Endpoint("api.project.user", "/api/projects/{pid}/users/{username}", {
+    Endpoint("api.project.user", "/api/projects/{pid:\\d+}/users/{username}", {
         "GET": View(get_member, Permission.PROJECT_READ),
         "DELETE": View(remove_member, Permission.PROJECT_WRITE),
     }, description="One membership."),
-    Endpoint("api.project.samples", "/api/projects/{pid}/samples", {
-        "GET": View(empty_collection, Permission.PROJECT_READ),
-    }, description="A project's samples."),
-    Endpoint("api.project.analyses", "/api/projects/{pid}/analyses", {
+    Endpoint("api.project.analyses", "/api/projects/{pid:\\d+}/analyses", {
         "GET": View(empty_collection, Permission.PROJECT_READ),
     }, description="Analysis submissions shared with the project."),
 ]

@@ -1,0 +1,61 @@
+"""Collections written as rows arrive.
+
+The view checks permissions and builds the query inside the request's transaction; the rows
+are read afterwards, while the response is being written, on a connection of their own with a
+streaming cursor. Memory stays flat however large the collection, and the statement count is
+that of the query, whatever the row count.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from pyramid.request import Request
+from pyramid.response import Response
+from sqlalchemy import Select
+from sqlalchemy.engine import Connection
+
+BATCH = 500
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+
+
+def stream_collection(
+    request: Request,
+    links: list[dict] | Callable[[], list[dict]],
+    query: Select,
+    render: Callable[[Iterable[Any]], Iterator[dict]],
+    extra: dict[str, Any] | None = None,
+) -> Response:
+    """A ``{"resource": {"resources": [...], "links": [...]}}`` response streamed from
+    ``query``; ``render`` turns the row iterator into entries (it may group rows).
+
+    ``links`` may be a function, called once every entry is written (paging links depend on
+    whether more rows followed).
+    """
+    engine = request.registry["seqcore.db_engine"]
+    extra_json = "".join(f", {_encode(k)}: {_encode(v)}" for k, v in (extra or {}).items())
+
+    def body() -> Iterator[bytes]:
+        conn: Connection = engine.connect()
+        try:
+            rows = conn.execution_options(stream_results=True, yield_per=2000).execute(query)
+            yield b'{"resource": {"resources": ['
+            batch: list[str] = []
+            first = True
+            for entry in render(rows):
+                batch.append(_encode(entry))
+                if len(batch) >= BATCH:
+                    yield (("" if first else ", ") + ", ".join(batch)).encode()
+                    first = False
+                    batch = []
+            if batch:
+                yield (("" if first else ", ") + ", ".join(batch)).encode()
+            tail = _encode(links() if callable(links) else links)
+            yield f'], "links": {tail}{extra_json}}}}}'.encode()
+        finally:
+            conn.close()
+
+    return Response(app_iter=body(), content_type="application/json", charset="utf-8")

@@ -1,0 +1,121 @@
+"""Sample metadata: ``/api/samples/{id}/metadata`` and a project's whole metadata table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from itertools import groupby
+from typing import Any
+
+from pyramid.request import Request
+from sqlalchemy import delete, select
+
+from seqcore.contrib import Endpoint, View
+from seqcore.db import utcnow
+from seqcore.links import url_for
+from seqcore.metadata import parse_metadata
+from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from seqcore.rest.body import read_json
+from seqcore.rest.errors import validation_error
+from seqcore.rest.streaming import stream_collection
+from seqcore.security.permissions import Permission
+
+
+def metadata_body(request: Request, sample_id: int, sample_name: str,
+                  entries: Iterable[tuple[str, str, str]], prefix: str | None = None
+                  ) -> dict[str, Any]:
+    """``{"metadata": {field: {value, type}}, "links": [self, sample], ...}``."""
+    sample_url = prefix + str(sample_id) if prefix else url_for(
+        request, request.root["api"]["samples"], sample_id)
+    return {
+        "metadata": {field: {"value": value, "type": kind} for field, value, kind in entries},
+        "sampleName": sample_name,
+        "links": [{"rel": "self", "href": sample_url + "/metadata"},
+                  {"rel": "sample", "href": sample_url}],
+        "identifier": str(sample_id),
+    }
+
+
+def _entries(request: Request, sample_id: int) -> list[tuple[str, str, str]]:
+    rows = request.db.execute(
+        select(MetadataEntry.field, MetadataEntry.value, MetadataEntry.type)
+        .where(MetadataEntry.sample_id == sample_id).order_by(MetadataEntry.field))
+    return [tuple(r) for r in rows]
+
+
+def get_metadata(request: Request) -> dict:
+    sample: Sample = request.context.__parent__.sample
+    return {"resource": metadata_body(request, sample.id, sample.name,
+                                      _entries(request, sample.id))}
+
+
+def _write(request: Request, replace: bool) -> dict:
+    """Validate the whole body first, then write all of it or nothing."""
+    sample: Sample = request.context.__parent__.sample
+    types = request.registry.get("seqcore.metadata_types", {})
+    entries, deletions, problems = parse_metadata(read_json(request), types,
+                                                  allow_delete=not replace)
+    if problems:
+        raise validation_error(problems)
+    db = request.db
+    now = utcnow()
+    if replace:
+        db.execute(delete(MetadataEntry).where(MetadataEntry.sample_id == sample.id))
+        current: dict[str, MetadataEntry] = {}
+    else:
+        current = {e.field: e for e in db.scalars(
+            select(MetadataEntry).where(MetadataEntry.sample_id == sample.id))}
+        for field in deletions:
+            if field in current:
+                db.delete(current.pop(field))
+    for field, (value, kind) in entries.items():
+        existing = current.get(field)
+        if existing is None:
+            db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind))
+        elif (existing.value, existing.type) != (value, kind):
+            existing.value, existing.type, existing.modified = value, kind, now
+            existing.submission_id = None  # a person wrote it now, not an analysis
+    sample.modified = now
+    db.flush()
+    return get_metadata(request)
+
+
+def replace_metadata(request: Request) -> dict:
+    return _write(request, replace=True)
+
+
+def merge_metadata(request: Request) -> dict:
+    return _write(request, replace=False)
+
+
+def project_metadata(request: Request) -> Any:
+    """Every sample of the project with its metadata, one entry per sample, by sample id."""
+    project_samples = request.context.__parent__
+    project_id = project_samples.project.id
+    query = (select(Sample.id, Sample.name, MetadataEntry.field, MetadataEntry.value,
+                    MetadataEntry.type)
+             .join(ProjectSample, ProjectSample.sample_id == Sample.id)
+             .outerjoin(MetadataEntry, MetadataEntry.sample_id == Sample.id)
+             .where(ProjectSample.project_id == project_id)
+             .order_by(Sample.id, MetadataEntry.field))
+    prefix = url_for(request, request.root["api"]["samples"]) + "/"
+
+    def render(rows: Iterable[Any]) -> Iterator[dict]:
+        for (sample_id, name), group in groupby(rows, key=lambda r: (r[0], r[1])):
+            entries = [(r[2], r[3], r[4]) for r in group if r[2] is not None]
+            yield metadata_body(request, sample_id, name, entries, prefix)
+
+    links = [{"rel": "self", "href": url_for(request, request.context)}]
+    return stream_collection(request, links, query, render)
+
+
+ENDPOINTS = [
+    Endpoint("api.sample.metadata", "/api/samples/{sid:\\d+}/metadata", {
+        "GET": View(get_metadata, Permission.SAMPLE_READ),
+        "POST": View(replace_metadata, Permission.SAMPLE_WRITE),
+        "PUT": View(merge_metadata, Permission.SAMPLE_WRITE),
+    }, description="A sample's metadata: POST replaces all of it, PUT merges (an empty or "
+                   "null value removes that field)."),
+    Endpoint("api.project.samples.metadata", "/api/projects/{pid:\\d+}/samples/metadata", {
+        "GET": View(project_metadata, Permission.PROJECT_READ, renderer=None),
+    }, description="The metadata of every sample in the project (streamed)."),
+]

@@ -1,0 +1,354 @@
+"""Samples: created in projects, shared between them, read and changed at ``/api/samples``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pyramid.httpexceptions import HTTPFound
+from pyramid.request import Request
+from sqlalchemy import exists, func, select
+from sqlalchemy.exc import IntegrityError
+
+from seqcore.contrib import Endpoint, View
+from seqcore.db import utcnow
+from seqcore.links import links_for, links_template, url_for
+from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from seqcore.rest.body import lenient_create, load
+from seqcore.rest.envelope import entry, links_only
+from seqcore.rest.errors import ApiError, validation_error
+from seqcore.rest.schemas import SampleSchema
+from seqcore.rest.streaming import stream_collection
+from seqcore.rest.values import epoch_ms
+from seqcore.samples import delete_samples, name_taken, orphans_after_removal
+from seqcore.security.permissions import Permission
+
+IDCOLLECTION = "application/idcollection+json"
+SENTINEL = 918273645546372
+FIELDS = {
+    "sampleName": "name", "description": "description", "organism": "organism",
+    "isolate": "isolate", "strain": "strain", "collectedBy": "collected_by",
+    "collectionDate": "collection_date", "geographicLocationName": "geographic_location_name",
+    "isolationSource": "isolation_source", "latitude": "latitude", "longitude": "longitude",
+}
+MAX_PAGE = 10_000
+
+
+def sample_fields(sample: Any) -> dict[str, Any]:
+    """The wire fields of a sample; works on a model object or a result row alike."""
+    collection_date = sample.collection_date
+    return {
+        "createdDate": epoch_ms(sample.created),
+        "modifiedDate": epoch_ms(sample.modified),
+        "sampleName": sample.name,
+        "description": sample.description,
+        "organism": sample.organism,
+        "isolate": sample.isolate,
+        "strain": sample.strain,
+        "collectedBy": sample.collected_by,
+        "collectionDate": collection_date.isoformat() if collection_date else None,
+        "geographicLocationName": sample.geographic_location_name,
+        "isolationSource": sample.isolation_source,
+        "latitude": sample.latitude,
+        "longitude": sample.longitude,
+        "label": sample.name,
+    }
+
+
+def sample_entry(request: Request, context: Any) -> dict[str, Any]:
+    return entry(request, context, sample_fields(context.sample), identifier=context.sample.id)
+
+
+def duplicate_name(name: str, project_id: int) -> ApiError:
+    return ApiError(409, message=f"An entity already exists with that identifier: Sample with "
+                                 f"the name '{name}' already exists in project {project_id}")
+
+
+# -- a project's samples ----------------------------------------------------------------------
+
+
+def _int_param(request: Request, name: str, low: int, high: int | None = None) -> int | None:
+    raw = request.GET.get(name)
+    if raw is None:
+        return None
+    if not raw.isdigit() or int(raw) < low or (high is not None and int(raw) > high):
+        bound = f"between {low} and {high}" if high else f"at least {low}"
+        raise validation_error({name: [f"'{name}' must be a whole number {bound}."]})
+    return int(raw)
+
+
+def project_samples_query(request: Request, project_id: int) -> tuple[Any, int | None, int]:
+    """The samples query with the optional filters and page; ``(query, limit, page)``."""
+    query = (select(*Sample.__table__.c)
+             .join(ProjectSample, ProjectSample.sample_id == Sample.id)
+             .where(ProjectSample.project_id == project_id))
+    search = request.GET.get("search")
+    if search:
+        query = query.where(func.lower(Sample.name).contains(search.lower(), autoescape=True))
+    for key, value in request.GET.items():
+        if key.startswith("metadata.") and len(key) > len("metadata."):
+            query = query.where(exists(select(MetadataEntry.id).where(
+                MetadataEntry.sample_id == Sample.id, MetadataEntry.field == key[9:],
+                MetadataEntry.value == value)))
+    limit = _int_param(request, "limit", 1, MAX_PAGE)
+    page = _int_param(request, "page", 1) or 1
+    query = query.order_by(Sample.id)
+    if limit is not None:
+        query = query.limit(limit + 1).offset((page - 1) * limit)
+    return query, limit, page
+
+
+def _page_links(request: Request, page: int, more: bool) -> list[dict]:
+    links = []
+    base = request.path_url
+    params = dict(request.GET)
+    if more:
+        links.append({"rel": "next", "href": base + "?" + _query({**params, "page": page + 1})})
+    if page > 1:
+        links.append({"rel": "prev", "href": base + "?" + _query({**params, "page": page - 1})})
+    return links
+
+
+def _query(params: dict[str, Any]) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode(params)
+
+
+def list_project_samples(request: Request) -> Any:
+    from seqcore.resources.samples import ProjectSampleResource
+
+    context = request.context
+    query, limit, page = project_samples_query(request, context.project.id)
+    sentinel = ProjectSampleResource(request, str(SENTINEL), context, Sample(id=SENTINEL))
+    template = links_template(request, sentinel, str(SENTINEL))
+    state = {"more": False}
+
+    def render(rows: Iterable[Any]) -> Iterator[dict]:
+        for n, row in enumerate(rows):
+            if limit is not None and n == limit:
+                state["more"] = True
+                break
+            body = sample_fields(row)
+            if template is not None:
+                body["links"] = template(str(row.id))
+            else:  # some link depends on the sample's state: compute it per sample
+                ctx = ProjectSampleResource(request, str(row.id), context, Sample(**row._mapping))
+                body["links"] = links_for(request, ctx)
+            body["identifier"] = str(row.id)
+            yield body
+
+    def links() -> list[dict]:
+        own = links_for(request, context)
+        if request.query_string:
+            own[0]["href"] = request.url
+        return own + (_page_links(request, page, state["more"]) if limit else [])
+
+    return stream_collection(request, links, query, render)
+
+
+def create_sample(request: Request) -> Any:
+    if (request.content_type or "").lower() == IDCOLLECTION:
+        return share_samples(request)
+    context = request.context
+    project = context.project
+    data = load(request, SampleSchema(), allow_unknown=lenient_create(request))
+    if name_taken(request.db, project.id, data["sampleName"]):
+        raise duplicate_name(data["sampleName"], project.id)
+    sample = Sample(**{FIELDS[k]: v for k, v in data.items()})
+    sample.projects.append(ProjectSample(project_id=project.id, sample_name=sample.name,
+                                         owner=True))
+    request.db.add(sample)
+    try:
+        request.db.flush()
+    except IntegrityError:  # a concurrent create took the name first
+        raise duplicate_name(data["sampleName"], project.id) from None
+    canonical = request.root["api"]["samples"][str(sample.id)]
+    request.response.status = 201
+    request.response.location = url_for(request, canonical)
+    return {"resource": sample_entry(request, canonical)}
+
+
+def _id_list(request: Request) -> list[int]:
+    limit = int(request.registry.settings["seqcore.max_body_bytes"])
+    raw = request.body_file.read(limit + 1)
+    if len(raw) > limit:
+        raise ApiError(413, message=f"The request body is larger than {limit} bytes.")
+    try:
+        ids = json.loads(raw or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ApiError(400, message="Your request could not be parsed: send a JSON list of "
+                                    "sample ids.") from None
+    if not isinstance(ids, list) or not ids:
+        raise ApiError(400, message="Send a non-empty JSON list of sample ids.")
+    parsed = []
+    for item in ids:
+        if isinstance(item, bool) or not (isinstance(item, int) or (
+                isinstance(item, str) and item.isdigit())):
+            raise ApiError(400, message=f"{item!r} is not a sample id.")
+        parsed.append(int(item))
+    return list(dict.fromkeys(parsed))
+
+
+def share_samples(request: Request) -> dict:
+    """Copy (share) readable samples into this project; ``?ownership=true`` lets this
+    project's owners change them too, which needs write permission on each sample."""
+    context = request.context
+    project_ctx = context.__parent__
+    project = project_ctx.project
+    ownership = request.GET.get("ownership", "false").lower() == "true"
+    samples_root = request.root["api"]["samples"]
+    targets = []
+    missing = []
+    for sample_id in _id_list(request):
+        try:
+            sample_ctx = samples_root[str(sample_id)]
+        except KeyError:
+            missing.append(sample_id)
+            continue
+        if not request.has_permission(Permission.SAMPLE_READ, sample_ctx):
+            missing.append(sample_id)
+            continue
+        if ownership and not request.has_permission(Permission.SAMPLE_WRITE, sample_ctx):
+            raise ApiError(403, message=f"You may not give ownership of sample {sample_id}: "
+                                        "you cannot change it yourself.")
+        targets.append(sample_ctx.sample)
+    if missing:
+        raise ApiError(404, message="No such sample(s): " + ", ".join(map(str, missing)))
+    existing = {j.sample_id: j for j in request.db.scalars(
+        select(ProjectSample).where(ProjectSample.project_id == project.id,
+                                    ProjectSample.sample_id.in_([s.id for s in targets])))}
+    warnings = []
+    joined = []
+    for sample in targets:
+        if sample.id in existing:
+            warnings.append(f"Cannot add sample id {sample.id} ({sample.name}) as this sample "
+                            "already exists in the project.")
+            joined.append((sample, existing[sample.id]))
+        elif name_taken(request.db, project.id, sample.name):
+            warnings.append(f"Cannot add sample id {sample.id} ({sample.name}) as a sample with "
+                            "this name already exists in the project.")
+        else:
+            join = ProjectSample(project_id=project.id, sample_id=sample.id,
+                                 sample_name=sample.name, owner=ownership)
+            request.db.add(join)
+            joined.append((sample, join))
+    request.db.flush()
+    request.response.status = 201
+    entries = []
+    for sample, join in joined:
+        location = url_for(request, project_ctx, "samples", sample.id)
+        request.response.headers.add("Location", location)
+        entries.append(join_entry(request, project_ctx, sample, join))
+    body: dict[str, Any] = {"resource": {"resources": entries, "links": [
+        {"rel": "self", "href": url_for(request, context)}]}}
+    if warnings:
+        body["warnings"] = warnings
+    return body
+
+
+def join_entry(request: Request, project_ctx: Any, sample: Sample, join: ProjectSample
+               ) -> dict[str, Any]:
+    from seqcore.rest.views.projects import project_entry
+
+    canonical = request.root["api"]["samples"][str(sample.id)]
+    project = project_ctx.project
+    return {
+        "label": project.name,
+        "resource": {
+            "subject": project_entry(request, project_ctx),
+            "object": sample_entry(request, canonical),
+            "timestamp": epoch_ms(join.created),
+            "createdDate": epoch_ms(join.created),
+            "owner": join.owner,
+            "label": project.name,
+            "identifier": str(join.id),
+        },
+        "identifier": str(sample.id),
+        "links": [
+            {"rel": "self", "href": url_for(request, canonical)},
+            {"rel": "project/sample", "href": url_for(request, project_ctx, "samples",
+                                                      sample.id)},
+            {"rel": "sample/project", "href": url_for(request, project_ctx)},
+        ],
+    }
+
+
+def sample_by_name(request: Request) -> Any:
+    name = request.GET.get("sampleName")
+    if not name:
+        raise validation_error({"sampleName": ["You must provide a sampleName."]})
+    project_ctx = request.context.__parent__.__parent__
+    sample_id = request.db.scalar(select(ProjectSample.sample_id).where(
+        ProjectSample.project_id == project_ctx.project.id, ProjectSample.sample_name == name))
+    if sample_id is None:
+        raise ApiError(404, message=f"No sample named '{name}' in project "
+                                    f"{project_ctx.project.id}.")
+    return HTTPFound(location=url_for(request, request.root["api"]["samples"], sample_id))
+
+
+def get_project_sample(request: Request) -> dict:
+    return {"resource": sample_entry(request, request.context)}
+
+
+def remove_project_sample(request: Request) -> dict:
+    """Take the sample out of this project; delete it if no other project holds it."""
+    context = request.context
+    project_ctx = context.project_ctx
+    orphans = orphans_after_removal(request.db, project_ctx.project.id, [context.sample.id])
+    request.db.delete(context.join)
+    request.db.flush()
+    delete_samples(request.db, request.registry.pm, orphans, request)
+    return links_only([("project/samples", url_for(request, project_ctx, "samples")),
+                       ("project", url_for(request, project_ctx))])
+
+
+# -- /api/samples/{id} ------------------------------------------------------------------------
+
+
+def get_sample(request: Request) -> dict:
+    return {"resource": sample_entry(request, request.context)}
+
+
+def update_sample(request: Request) -> dict:
+    sample: Sample = request.context.sample
+    data = load(request, SampleSchema(), partial=True)
+    new_name = data.get("sampleName")
+    if new_name is not None and new_name != sample.name:
+        joins = list(request.db.scalars(select(ProjectSample).where(
+            ProjectSample.sample_id == sample.id)))
+        for join in joins:
+            if name_taken(request.db, join.project_id, new_name, exclude_sample=sample.id):
+                raise duplicate_name(new_name, join.project_id)
+        for join in joins:
+            join.sample_name = new_name
+    for key, value in data.items():
+        setattr(sample, FIELDS[key], value)
+    sample.modified = utcnow()
+    try:
+        request.db.flush()
+    except IntegrityError:
+        raise duplicate_name(new_name or sample.name, 0) from None
+    return {"resource": sample_entry(request, request.context)}
+
+
+ENDPOINTS = [
+    Endpoint("api.project.samples", "/api/projects/{pid:\\d+}/samples", {
+        "GET": View(list_project_samples, Permission.PROJECT_READ, renderer=None),
+        "POST": View(create_sample, Permission.SAMPLE_CREATE),
+    }, description="A project's samples (streamed; ?limit, ?page, ?search, ?metadata.<key>). "
+                   "POST creates a sample, or shares samples with an id collection."),
+    Endpoint("api.project.sample", "/api/projects/{pid:\\d+}/samples/{sid:\\d+}", {
+        "GET": View(get_project_sample, Permission.PROJECT_READ),
+        "DELETE": View(remove_project_sample, Permission.PROJECT_WRITE),
+    }, description="A sample in a project; DELETE removes it (and deletes it when no other "
+                   "project holds it)."),
+    Endpoint("api.project.sample_by_name", "/api/projects/{pid:\\d+}/samples/bySampleName", {
+        "GET": View(sample_by_name, Permission.PROJECT_READ, renderer=None),
+    }, description="302 to the sample with ?sampleName=, or 404."),
+    Endpoint("api.sample", "/api/samples/{sid:\\d+}", {
+        "GET": View(get_sample, Permission.SAMPLE_READ),
+        "PATCH": View(update_sample, Permission.SAMPLE_WRITE),
+    }, description="One sample."),
+]
