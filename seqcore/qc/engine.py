@@ -12,6 +12,7 @@ CRLF, colorspace, ...) are re-read by the tolerant reader in :mod:`seqcore.qc.to
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import pathlib
@@ -24,6 +25,7 @@ from typing import Any, BinaryIO, Protocol, runtime_checkable
 import dnaio
 import numpy as np
 from isal import igzip, igzip_threaded
+from isal.igzip_lib import IsalError
 
 from .counting import QUAL_HIGH, QUAL_LOW, ChunkError, IrregularChunk, Tally, count_chunk
 from .fastqc_rules import (
@@ -137,7 +139,7 @@ class FastQCCompatibleEngine:
             return self._run(path)
         except QCError:
             raise
-        except (OSError, EOFError, zlib.error) as error:
+        except (OSError, EOFError, zlib.error, IsalError) as error:
             raise QCError(f"could not read {path.name}: {error}") from error
         except MemoryError as error:
             raise QCError(f"{path.name} needs more memory than is available") from error
@@ -149,7 +151,8 @@ class FastQCCompatibleEngine:
         head = _read_head(path, gzipped)
         if not head.strip(b"\r\n"):
             raise QCError(f"{path.name} is empty: it contains no FASTQ records")
-        if head[:1] != b"@" or _first_read_is_colorspace(head):
+        # dnaio needs at least 4 bytes; tiny files and anything odd go the tolerant way.
+        if head[:1] != b"@" or len(head) < 4 or _first_read_is_colorspace(head):
             return self._tolerant(path, gzipped)
         parallel = self.processes > 1 and path.stat().st_size >= self.parallel_threshold
         chunk_size = self.chunk_size
@@ -278,25 +281,40 @@ class _WorkerPool:
 
         memory = self.memory.buf
         carry = b""
-        with _open(path, gzipped, threaded=True) as stream:
-            while True:
-                while collected <= dispatched - self.slots:
-                    collect()
-                worker = dispatched % self.workers
-                slot = worker * _SLOTS_PER_WORKER + (dispatched // self.workers) % _SLOTS_PER_WORKER
-                offset = slot * self.chunk_size
-                with memory[offset : offset + self.chunk_size] as view:
-                    view[: len(carry)] = carry
-                    filled = len(carry) + _read_into(stream, view[len(carry) :])
-                    # A short read means end of file: the rest is the last chunk.
-                    end = filled
-                    if filled == self.chunk_size:
-                        end = _last_record_end(view, filled)
-                    carry = bytes(view[end:filled])
-                if end == 0:
-                    break
-                self.tasks[worker].put(("chunk", slot, end))
-                dispatched += 1
+        failure = None
+        stream: Any = None
+        try:
+            with _open(path, gzipped, threaded=True) as stream:
+                while True:
+                    while collected <= dispatched - self.slots:
+                        collect()
+                    worker = dispatched % self.workers
+                    slot = (
+                        worker * _SLOTS_PER_WORKER
+                        + (dispatched // self.workers) % _SLOTS_PER_WORKER
+                    )
+                    offset = slot * self.chunk_size
+                    with memory[offset : offset + self.chunk_size] as view:
+                        view[: len(carry)] = carry
+                        filled = len(carry) + _read_into(stream, view[len(carry) :])
+                        # A short read means end of file: the rest is the last chunk.
+                        end = filled
+                        if filled == self.chunk_size:
+                            end = _last_record_end(view, filled)
+                        carry = bytes(view[end:filled])
+                    if end == 0:
+                        break
+                    self.tasks[worker].put(("chunk", slot, end))
+                    dispatched += 1
+        except (OSError, EOFError, zlib.error, IsalError, BufferError) as error:
+            # Turned into a QCError outside the handler, so that the traceback (and the
+            # views of the shared memory held by its frames) is dropped before clean-up.
+            failure = f"{type(error).__name__}: {error}"
+        if failure is not None:
+            # The reader keeps the exception, whose traceback holds a view of a slot:
+            # drop the reader so that clean-up can collect it and free the memory.
+            stream = None
+            raise QCError(f"could not read {path.name}: {failure}")
         while collected < dispatched:
             collect()
         for tasks in self.tasks:
@@ -336,7 +354,14 @@ class _WorkerPool:
             q.close()
             q.cancel_join_thread()
         if self.memory is not None:
-            self.memory.close()
+            try:
+                self.memory.close()
+            except BufferError:
+                # A decompression error can leave a view of a slot in a reference cycle
+                # (reader -> exception -> traceback -> frame); collect it, then close.
+                gc.collect()
+                with contextlib.suppress(BufferError):
+                    self.memory.close()
             with contextlib.suppress(FileNotFoundError):
                 self.memory.unlink()
             self.memory = None
