@@ -17,23 +17,29 @@ from pyramid.response import Response
 from sqlalchemy import Select
 from sqlalchemy.engine import Connection
 
-BATCH = 500
+BATCH = 200
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+
+
+def encode(value: Any) -> str:
+    """JSON text as the streamed collections write it."""
+    return _encode(value)
 
 
 def stream_collection(
     request: Request,
     links: list[dict] | Callable[[], list[dict]],
     query: Select,
-    render: Callable[[Iterable[Any]], Iterator[dict]],
+    render: Callable[[Iterable[Any]], Iterator[dict | str]],
     extra: dict[str, Any] | None = None,
 ) -> Response:
     """A ``{"resource": {"resources": [...], "links": [...]}}`` response streamed from
     ``query``; ``render`` turns the row iterator into entries (it may group rows).
 
     ``links`` may be a function, called once every entry is written (paging links depend on
-    whether more rows followed).
+    whether more rows followed). ``render`` may yield entries already encoded as JSON text,
+    for collections large enough that splicing pre-encoded parts beats encoding dicts.
     """
     engine = request.registry["seqcore.db_engine"]
     extra_json = "".join(f", {_encode(k)}: {_encode(v)}" for k, v in (extra or {}).items())
@@ -46,7 +52,7 @@ def stream_collection(
             batch: list[str] = []
             first = True
             for entry in render(rows):
-                batch.append(_encode(entry))
+                batch.append(entry if isinstance(entry, str) else _encode(entry))
                 if len(batch) >= BATCH:
                     yield (("" if first else ", ") + ", ".join(batch)).encode()
                     first = False

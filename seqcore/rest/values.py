@@ -9,4 +9,4 @@ def epoch_ms(value: datetime | None) -> int | None:
     """Integer epoch milliseconds (whole seconds, so always ending in 000), or ``None``."""
     if value is None:
         return None
-    return int(value.timestamp()) * 1000
+    return int(value.timestamp()) * 1000  # C-level and exact for whole seconds

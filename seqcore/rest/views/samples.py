@@ -19,7 +19,7 @@ from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.schemas import SampleSchema
-from seqcore.rest.streaming import stream_collection
+from seqcore.rest.streaming import encode, stream_collection
 from seqcore.rest.values import epoch_ms
 from seqcore.samples import delete_samples, name_taken, orphans_after_removal
 from seqcore.security.permissions import Permission
@@ -35,25 +35,41 @@ FIELDS = {
 MAX_PAGE = 10_000
 
 
-def sample_fields(sample: Any) -> dict[str, Any]:
-    """The wire fields of a sample; works on a model object or a result row alike."""
-    collection_date = sample.collection_date
+# The columns a sample is rendered from, in the order collections select them.
+COLUMNS = (Sample.id, Sample.name, Sample.description, Sample.organism, Sample.isolate,
+           Sample.strain, Sample.collected_by, Sample.collection_date,
+           Sample.geographic_location_name, Sample.isolation_source, Sample.latitude,
+           Sample.longitude, Sample.created, Sample.modified)
+
+
+def fields_from_values(_id: int, name: str, description: str | None, organism: str | None,
+                       isolate: str | None, strain: str | None, collected_by: str | None,
+                       collection_date: Any, geographic_location_name: str | None,
+                       isolation_source: str | None, latitude: str | None,
+                       longitude: str | None, created: Any, modified: Any) -> dict[str, Any]:
+    """The wire fields of a sample from its column values (in :data:`COLUMNS` order);
+    positional so that a collection of 100,000 rows pays no attribute lookups."""
     return {
-        "createdDate": epoch_ms(sample.created),
-        "modifiedDate": epoch_ms(sample.modified),
-        "sampleName": sample.name,
-        "description": sample.description,
-        "organism": sample.organism,
-        "isolate": sample.isolate,
-        "strain": sample.strain,
-        "collectedBy": sample.collected_by,
+        "createdDate": epoch_ms(created),
+        "modifiedDate": epoch_ms(modified),
+        "sampleName": name,
+        "description": description,
+        "organism": organism,
+        "isolate": isolate,
+        "strain": strain,
+        "collectedBy": collected_by,
         "collectionDate": collection_date.isoformat() if collection_date else None,
-        "geographicLocationName": sample.geographic_location_name,
-        "isolationSource": sample.isolation_source,
-        "latitude": sample.latitude,
-        "longitude": sample.longitude,
-        "label": sample.name,
+        "geographicLocationName": geographic_location_name,
+        "isolationSource": isolation_source,
+        "latitude": latitude,
+        "longitude": longitude,
+        "label": name,
     }
+
+
+def sample_fields(sample: Sample) -> dict[str, Any]:
+    """The wire fields of a sample object."""
+    return fields_from_values(*(getattr(sample, column.key) for column in COLUMNS))
 
 
 def sample_entry(request: Request, context: Any) -> dict[str, Any]:
@@ -80,7 +96,7 @@ def _int_param(request: Request, name: str, low: int, high: int | None = None) -
 
 def project_samples_query(request: Request, project_id: int) -> tuple[Any, int | None, int]:
     """The samples query with the optional filters and page; ``(query, limit, page)``."""
-    query = (select(*Sample.__table__.c)
+    query = (select(*COLUMNS)
              .join(ProjectSample, ProjectSample.sample_id == Sample.id)
              .where(ProjectSample.project_id == project_id))
     search = request.GET.get("search")
@@ -125,19 +141,29 @@ def list_project_samples(request: Request) -> Any:
     template = links_template(request, sentinel, str(SENTINEL))
     state = {"more": False}
 
-    def render(rows: Iterable[Any]) -> Iterator[dict]:
+    # The links of every entry are the sentinel's with the id substituted: encode them once.
+    links_json = encode(template(str(SENTINEL))) if template is not None else None
+    sentinel = str(SENTINEL)
+
+    def render(rows: Iterable[Any]) -> Iterator[dict | str]:
         for n, row in enumerate(rows):
             if limit is not None and n == limit:
                 state["more"] = True
                 break
-            body = sample_fields(row)
-            if template is not None:
-                body["links"] = template(str(row.id))
+            identifier = str(row[0])
+            if links_json is not None:
+                fields = encode(fields_from_values(*row))
+                yield (f'{fields[:-1]}, "links": {links_json.replace(sentinel, identifier)}, '
+                       f'"identifier": "{identifier}"}}')
             else:  # some link depends on the sample's state: compute it per sample
-                ctx = ProjectSampleResource(request, str(row.id), context, Sample(**row._mapping))
+                body = fields_from_values(*row)
+                ctx = ProjectSampleResource(
+                    request, identifier, context,
+                    Sample(**{column.key: value for column, value in zip(COLUMNS, row,
+                                                                         strict=True)}))
                 body["links"] = links_for(request, ctx)
-            body["identifier"] = str(row.id)
-            yield body
+                body["identifier"] = identifier
+                yield body
 
     def links() -> list[dict]:
         own = links_for(request, context)
