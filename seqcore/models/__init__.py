@@ -3,6 +3,15 @@
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from seqcore.models.sequencing import (
+    ProcessingState,
+    QCRecord,
+    SequenceFile,
+    SequencingObject,
+    SequencingObjectFile,
+    SequencingRun,
+    UploadStatus,
+)
 from seqcore.models.user import SystemRole, User
 
 __all__ = [
@@ -13,8 +22,15 @@ __all__ = [
     "Project",
     "ProjectMember",
     "ProjectRole",
+    "ProcessingState",
     "ProjectSample",
+    "QCRecord",
     "Sample",
+    "SequenceFile",
+    "SequencingObject",
+    "SequencingObjectFile",
+    "SequencingRun",
     "SystemRole",
+    "UploadStatus",
     "User",
 ]
