@@ -170,59 +170,63 @@ def _count_records(
         # covering[p]: number of reads longer than p (a prefix of the order).
         covering = np.searchsorted(-ordered_lengths, -np.arange(longest), side="left")
 
-    hist = np.empty((longest, QUAL_WIDTH), dtype=np.int64)
-    sums = np.zeros(reads, dtype=np.int64)
+    counts = np.empty((longest, QUAL_HIGH + 1), dtype=np.int64)
+    # int32 sums are enough below ~17 Mbp per read and halve the memory traffic.
+    sums = np.zeros(reads, dtype=np.int32 if longest < 10_000_000 else np.int64)
     bases = np.empty(int(lengths.sum()), dtype=np.uint8)
+    first_quality = qual_index.copy()
     filled = 0
     for position in range(longest):
         cover = int(covering[position])
         row = data.take(qual_index[:cover])
-        counts = np.bincount(row, minlength=QUAL_HIGH + 1)
-        if counts.size > QUAL_HIGH + 1 or counts[:QUAL_LOW].any():
-            _bad_quality(row, counts, None if uniform else order, position)
-        hist[position] = counts[QUAL_LOW:]
+        row_counts = np.bincount(row, minlength=QUAL_HIGH + 1)
+        if row_counts.size > QUAL_HIGH + 1:
+            _bad_quality(row, row_counts, None if uniform else order, position)
+        counts[position] = row_counts
         sums[:cover] += row
         data.take(seq_index[:cover], out=bases[filled : filled + cover])
         filled += cover
         qual_index += 1
         seq_index += 1
-    tally.add_quality(hist)
+    low = counts[:, :QUAL_LOW].any(axis=1)
+    if low.any():
+        position = int(np.flatnonzero(low)[0])
+        row = data.take(first_quality[: int(covering[position])] + position)
+        _bad_quality(row, counts[position], None if uniform else order, position)
+    tally.add_quality(counts[:, QUAL_LOW:])
     nonempty = ordered_lengths > 0
     means = sums[nonempty] // ordered_lengths[nonempty]
     tally.mean_quality += np.bincount(means, minlength=128)[:128]
     tally.bases += _letter_counts(bases)
 
-    key_lengths = np.where(lengths > OVERREPRESENTED_LONG_READ, OVERREPRESENTED_PREFIX, lengths)
-    width = int(key_lengths.max())
-    if uniform:
-        # ``bases`` is position-major: its first ``width`` rows are the keys.
-        keys = np.ascontiguousarray(bases[: width * reads].reshape(width, reads).T)
-    else:
-        keys = _gather_keys(data, seq_starts, key_lengths, width)
-    return _key_counter(keys, tally)
-
-
-def _gather_keys(
-    data: np.ndarray, seq_starts: np.ndarray, key_lengths: np.ndarray, width: int
-) -> np.ndarray:
-    """(reads x width) matrix of key bytes in record order, zero-padded on the right."""
-    order = np.argsort(-key_lengths, kind="stable")
-    covering = np.searchsorted(-key_lengths[order], -np.arange(width), side="left")
-    by_position = np.zeros((width, key_lengths.size), dtype=np.uint8)
-    index = seq_starts[order]
+    # The keys (first 50 bases of reads over 75 bp, whole shorter reads) are the first
+    # rows of ``bases``, which holds position p of the reads covering it, in length
+    # order; reads over 75 bp come first in that order and stop at position 50.
+    long_reads = int(np.count_nonzero(ordered_lengths > OVERREPRESENTED_LONG_READ))
+    short_longest = int(ordered_lengths[long_reads]) if long_reads < reads else 0
+    width = max(OVERREPRESENTED_PREFIX if long_reads else 0, short_longest)
+    by_position = np.zeros((width, reads), dtype=np.uint8)
+    row_start = 0
     for position in range(width):
         cover = int(covering[position])
-        data.take(index[:cover], out=by_position[position, :cover])
-        index += 1
-    keys = np.empty((key_lengths.size, width), dtype=np.uint8)
-    keys[order] = by_position.T
-    return keys
+        first = 0 if position < OVERREPRESENTED_PREFIX else long_reads
+        if cover > first:
+            by_position[position, first:cover] = bases[row_start + first : row_start + cover]
+        row_start += cover
+    if uniform:
+        keys = np.ascontiguousarray(by_position.T)
+    else:
+        keys = np.empty((reads, width), dtype=np.uint8)
+        keys[order] = by_position.T
+    return _key_counter(keys, tally)
 
 
 def _bad_quality(
     row: np.ndarray, counts: np.ndarray, order: np.ndarray | None, position: int
 ) -> None:
     bad_value = int(np.flatnonzero(counts)[0]) if counts[:QUAL_LOW].any() else counts.size - 1
+    if counts.size > QUAL_HIGH + 1:
+        bad_value = counts.size - 1
     index = int(np.flatnonzero(row == bad_value)[0])
     record = index if order is None else int(order[index])
     raise ChunkError(

@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import pathlib
 import queue
+import threading
 import zlib
 from collections.abc import Iterator, Mapping
 from multiprocessing.shared_memory import SharedMemory
@@ -115,7 +116,7 @@ class FastQCCompatibleEngine:
         *,
         processes: int | None = None,
         parallel_threshold: int = 32 * MiB,
-        chunk_size: int = 4 * MiB,
+        chunk_size: int = 8 * MiB,
         start_method: str | None = None,
     ) -> None:
         if processes is None:
@@ -127,9 +128,6 @@ class FastQCCompatibleEngine:
         self.processes = processes
         self.parallel_threshold = parallel_threshold
         self.chunk_size = chunk_size
-        if start_method is None:
-            methods = multiprocessing.get_all_start_methods()
-            start_method = "forkserver" if "forkserver" in methods else "spawn"
         self.start_method = start_method
 
     def run(self, path: pathlib.Path) -> QCReport:
@@ -205,9 +203,28 @@ class FastQCCompatibleEngine:
         return _build_report(tally, tracker, COLORSPACE if colorspace else CONVENTIONAL)
 
     def _parallel(self, path: pathlib.Path, gzipped: bool, chunk_size: int) -> QCReport:
-        with _WorkerPool(self.processes, chunk_size, self.start_method) as pool:
+        with _WorkerPool(self.processes, chunk_size, _start_method(self.start_method)) as pool:
             tally, tracker = pool.count(path, gzipped)
         return _build_report(tally, tracker, CONVENTIONAL)
+
+
+def _start_method(configured: str | None) -> str:
+    """How to start workers: fork when that is safe and cheap, else forkserver or spawn.
+
+    Forking is ~10x faster than the alternatives (no re-import of numpy), but is only safe
+    in a process that has no other threads (a web server has them): another thread could
+    hold a lock at the moment of the fork. The forkserver preloads this module, so its
+    workers start without importing numpy again either.
+    """
+    if configured is not None:
+        return configured
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return "fork"
+    if "forkserver" in methods:
+        multiprocessing.get_context("forkserver").set_forkserver_preload([__name__])
+        return "forkserver"
+    return "spawn"
 
 
 class _WorkerPool:
