@@ -53,6 +53,9 @@ def configure(settings: Mapping[str, Any] | None = None,
     config.include("seqcore.resources")
     config.include("seqcore.rest")
     config.include("seqcore.metadata")
+    config.include("seqcore.storage")
+    config.include("seqcore.filekinds")
+    config.include("seqcore.processing")
     config.include("seqcore.oauth")
 
     # 4. Every declaration of the core and plugins, turned into conflict-checked actions.

@@ -84,17 +84,45 @@ class Endpoint:
 
 @dataclass(frozen=True)
 class FileKind:
-    """A kind of sequencing object (single-end, pairs, FAST5, ...).
+    """A kind of sequencing object (single-end file, pair, FAST5, ...) a sample can hold.
 
-    ``path_segment`` is the URL segment under a sample (``pairs``), ``collection_rel`` the
-    sample link to the collection, ``media_types`` the download types its files answer.
+    The core derives everything the kinds share from this declaration: the sample's
+    ``collection_rel`` link, the endpoints under ``/api/samples/{sid}/<path_segment>``
+    (list, upload, object, files, download, QC) and their aliases under
+    ``/sequenceFiles/``, streaming multipart uploads into storage, downloads by media type,
+    and the worker's processing chain. The plugin supplies what is particular to the kind:
+
+    :param files: how many files one object holds (1, or 2 for pairs); uploads take the parts
+        ``file``/``parameters`` or ``file1``/``file2``/``parameters1``/``parameters2``.
+    :param content_check: ``content_check(settings)`` makes a
+        :class:`seqcore.rest.multipart.ContentCheck` run on each file's bytes while they
+        stream in (``seqcore.contentchecks`` has FASTQ, FASTA and FAST5 checks).
+    :param media_types: media types a file of this kind downloads as (``Accept``).
+    :param qc: run the QC engine on every file; ``decompress``: the worker may decompress
+        gzip uploads (when the deployment enables it).
+    :param prepare: ``prepare(request, obj, files)`` after the object and its files exist
+        and before the response: order a pair, record a FAST5 type, or raise
+        :class:`seqcore.rest.errors.ApiError` to refuse the upload (nothing is kept).
+    :param describe: ``describe(request, context) -> dict`` the kind's own fields of an
+        object (``sequenceFile``, ``files``, ``fast5Type``...).
+    :param upload_response: ``"file"`` answers an upload with the (first) file, as IRIDA does
+        for single-end and FAST5 uploads; ``"object"`` with the object (pairs).
+    :param default_upload: this kind receives ``POST /api/samples/{sid}/sequenceFiles``.
     """
 
     name: str
     path_segment: str
     collection_rel: str
-    media_types: tuple[str, ...] = ()
-    model: type | None = None
+    files: int = 1
+    content_check: Callable[[Mapping[str, Any]], Any] | None = None
+    media_types: tuple[str, ...] = ("application/fastq",)
+    qc: bool = True
+    decompress: bool = True
+    prepare: Callable[[Any, Any, list[Any]], None] | None = None
+    describe: Callable[[Any, Any], Mapping[str, Any]] | None = None
+    upload_response: str = "file"
+    default_upload: bool = False
+    label: str = ""
 
 
 @dataclass(frozen=True)

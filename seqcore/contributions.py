@@ -15,7 +15,7 @@ import pluggy
 from pyramid.config import Configurator
 from pyramid.exceptions import ConfigurationError
 
-from seqcore.contrib import ChildSpec, Endpoint, LinkSpec, MetadataType
+from seqcore.contrib import ChildSpec, Endpoint, FileKind, LinkSpec, MetadataType
 
 
 def declarations(pm: pluggy.PluginManager, hook_name: str) -> Iterable[tuple[str, Any]]:
@@ -47,6 +47,8 @@ def _describe(item: Any) -> str:
         return f"rel {item.rel!r} on {item.context.__name__}"
     if isinstance(item, Endpoint):
         return f"{item.name!r} at {item.path!r}"
+    if isinstance(item, FileKind):
+        return f"{item.name!r} at {item.path_segment!r}"
     if isinstance(item, ChildSpec):
         return f"{item.parent.__name__}[{item.name!r}]"
     return repr(item)
@@ -64,6 +66,7 @@ def includeme(config: Configurator) -> None:
     _each(config, pm, "register_resource_children", ChildSpec,
           lambda c, spec: c.add_resource_child(spec))
     _each(config, pm, "register_links", LinkSpec, lambda c, spec: c.add_link(spec))
+    _each(config, pm, "register_file_kinds", FileKind, lambda c, kind: c.add_file_kind(kind))
     _each(config, pm, "register_metadata_types", MetadataType,
           lambda c, metadata_type: c.add_metadata_type(metadata_type))
     _each(config, pm, "register_rest_endpoints", Endpoint,

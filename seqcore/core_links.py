@@ -8,14 +8,44 @@ from pyramid.request import Request
 
 from seqcore.contrib import LinkSpec
 from seqcore.links import api_href, child_href, static, url_for
+from seqcore.resources.files import (
+    QCResource,
+    SampleSequenceFiles,
+    SequenceFileResource,
+    SequencingObjectResource,
+    SequencingObjects,
+)
 from seqcore.resources.projects import ProjectMemberEntry, ProjectResource
 from seqcore.resources.root import ApiRoot
+from seqcore.resources.runs import RunsCollection
 from seqcore.resources.samples import ProjectSampleResource, ProjectSamples, SampleResource
 from seqcore.resources.users import UserResource
 
 
 def _relationship(request: Request, entry: Any) -> str:
     return url_for(request, entry.project_ctx, "users", entry.user.username)
+
+
+@static
+def _parent_href(request: Request, resource: Any) -> str:
+    return url_for(request, resource.__parent__)
+
+
+@static
+def _grandparent_href(request: Request, resource: Any) -> str:
+    return url_for(request, resource.__parent__.__parent__)
+
+
+def _sample_href(request: Request, resource: Any) -> str:
+    return url_for(request, resource.object_ctx.sample_ctx)
+
+
+def _sample_files_href(request: Request, resource: Any) -> str:
+    return url_for(request, resource.object_ctx.sample_ctx, "sequenceFiles")
+
+
+def _object_href(request: Request, resource: Any) -> str:
+    return url_for(request, resource.object_ctx)
 
 
 @static
@@ -28,11 +58,18 @@ def _project_sample(request: Request, resource: Any) -> str:
     return url_for(request, resource.project_ctx, "samples", resource.sample.id)
 
 
+def _may_see_runs(request: Request, resource: Any) -> bool:
+    identity = request.identity
+    return identity is not None and (identity.is_admin or identity.role.value ==
+                                     "ROLE_SEQUENCER")
+
+
 def core_links() -> list[LinkSpec]:
     return [
         LinkSpec(ApiRoot, "projects", api_href("projects")),
         LinkSpec(ApiRoot, "users", api_href("users")),
         LinkSpec(ApiRoot, "version", api_href("version")),
+        LinkSpec(ApiRoot, "sequencingRuns", api_href("sequencingrun"), when=_may_see_runs),
         LinkSpec(UserResource, "user/projects", child_href("projects")),
         LinkSpec(ProjectMemberEntry, "relationship", _relationship),
         LinkSpec(ProjectResource, "project/users", child_href("users")),
@@ -40,6 +77,17 @@ def core_links() -> list[LinkSpec]:
         LinkSpec(ProjectResource, "project/analyses", child_href("analyses")),
         LinkSpec(ProjectSamples, "project/samples/metadata", child_href("metadata")),
         LinkSpec(SampleResource, "sample/metadata", child_href("metadata")),
+        LinkSpec(SampleResource, "sample/sequenceFiles", child_href("sequenceFiles")),
+        LinkSpec(SampleSequenceFiles, "sample", _parent_href),
+        LinkSpec(SequencingObjects, "sample", _parent_href),
+        LinkSpec(SequencingObjectResource, "sample", _grandparent_href),
+        LinkSpec(SequenceFileResource, "sample/sequenceFiles", _sample_files_href),
+        LinkSpec(SequenceFileResource, "sample", _sample_href),
+        LinkSpec(SequenceFileResource, "sequenceFile/sequencingObject", _object_href),
+        LinkSpec(SequenceFileResource, "sequencefile/qc", child_href("qc")),
+        LinkSpec(QCResource, "qc/sequencefile", _parent_href),
+        LinkSpec(RunsCollection, "sequencingRun/seqmodel", child_href("seqmodelrun")),
+        LinkSpec(RunsCollection, "sequencingRun/miseq", child_href("miseqrun")),
         LinkSpec(ProjectSampleResource, "sample/project", _sample_project),
         LinkSpec(ProjectSampleResource, "project/sample", _project_sample),
     ]

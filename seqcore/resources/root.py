@@ -33,6 +33,7 @@ class ApiRoot(Context):
 
     def child(self, key: str) -> Any:
         from seqcore.resources.projects import ProjectsCollection
+        from seqcore.resources.runs import RunsCollection
         from seqcore.resources.samples import SamplesCollection
         from seqcore.resources.users import UsersCollection
 
@@ -40,6 +41,7 @@ class ApiRoot(Context):
             "users": UsersCollection,
             "projects": ProjectsCollection,
             "samples": SamplesCollection,
+            "sequencingrun": RunsCollection,
             "version": VersionResource,
             "plugins": PluginsResource,
         }

@@ -63,6 +63,10 @@ class SampleResource(Context):
     def child(self, key: str) -> Any:
         if key == "metadata":
             return SampleMetadata(self.request, key, self)
+        if key == "sequenceFiles":
+            from seqcore.resources.files import SampleSequenceFiles
+
+            return SampleSequenceFiles(self.request, key, self)
         raise KeyError(key)
 
 

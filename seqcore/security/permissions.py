@@ -36,3 +36,10 @@ class Permission(enum.StrEnum):
     SAMPLE_WRITE = "sample:write"
     """Change a sample, its metadata and files: owners of a project that owns it, sequencer
     accounts, administrators."""
+    RUN_CREATE = "run:create"
+    """Create sequencing runs: administrators and sequencer accounts (the uploader)."""
+    RUN_READ = "run:read"
+    """Read sequencing runs: administrators."""
+    RUN_UPDATE = "run:update"
+    """Change a run's status and run sheet: administrators, and the sequencer account that
+    created it."""

@@ -15,7 +15,9 @@ from seqcore.db import session_for
 from seqcore.models.oauth import OAuthClient, digest
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from seqcore.models.sequencing import SequencingRun
 from seqcore.models.user import SystemRole, User
+from seqcore.namespaces import free_path, namespace_for
 from seqcore.oauth.tokens import issue_token
 from seqcore.security.passwords import hash_password
 
@@ -101,7 +103,14 @@ class Factories:
     def project(self, owner: User | None = None, name: str | None = None,
                 members: Iterable[tuple[User, ProjectRole | str]] = (), **fields: Any
                 ) -> Project:
-        project = Project(name=name or f"Project {next(_counter)}", **fields)
+        name = name or f"Project {next(_counter)}"
+        namespace = fields.pop("namespace", None) or (
+            namespace_for(owner.username) if owner is not None else "seqcore")
+        path = fields.pop("path", None)
+        if path is None:
+            with self.session_factory() as db:
+                path = free_path(db, namespace, name)
+        project = Project(name=name, namespace=namespace, path=path, **fields)
         if owner is not None:
             project.members.append(ProjectMember(user_id=owner.id, role=ProjectRole.OWNER.value,
                                                  metadata_role="LEVEL_4"))
@@ -125,3 +134,12 @@ class Factories:
             sample.metadata_entries.append(MetadataEntry(field=key, value=value))
         self._commit([sample])
         return sample
+
+    def run(self, user: User | None = None, sequencer_type: str = "miseq",
+            layout_type: str = "PAIRED_END", upload_status: str = "UPLOADING",
+            **properties: str) -> SequencingRun:
+        run = SequencingRun(user_id=user.id if user else None, sequencer_type=sequencer_type,
+                            layout_type=layout_type, upload_status=upload_status,
+                            properties=properties)
+        self._commit([run])
+        return run

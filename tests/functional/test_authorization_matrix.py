@@ -90,6 +90,24 @@ RULES = {
     ("api.sample", "PATCH"): ("/api/samples/{sid}", {"description": "changed"},
                               {**expect(200, 404, **WRITERS, sequencer=True),
                                "member": 403}),
+    ("api.sample.sequencefiles", "GET"): ("/api/samples/{sid}/sequenceFiles", None,
+                                          expect(200, 404, **READERS)),
+    # No file kind is installed in the core's own tests: POST has nowhere to go (405) for
+    # those who may write the sample.
+    ("api.sample.sequencefiles", "POST"): ("/api/samples/{sid}/sequenceFiles", None,
+                                           {**expect(405, 404, **WRITERS, sequencer=True),
+                                            "member": 403}),
+    ("api.sample.sequencefile", "GET"): ("/api/samples/{sid}/sequenceFiles/1", None,
+                                         everyone(404)),
+    ("api.runs", "GET"): ("/api/sequencingrun", None, {**everyone(403), "admin": 200}),
+    ("api.runs", "POST"): ("/api/sequencingrun", {"layoutType": "PAIRED_END",
+                                                  "sequencerType": "miseq"},
+                           expect(201, 403, admin=True, sequencer=True)),
+    ("api.run.typed", "POST"): ("/api/sequencingrun/miseqrun", {"layoutType": "SINGLE_END"},
+                                expect(201, 403, admin=True, sequencer=True)),
+    ("api.run", "GET"): ("/api/sequencingrun/{rid}", None, expect(200, 404, admin=True)),
+    ("api.run", "PATCH"): ("/api/sequencingrun/{rid}", {"uploadStatus": "COMPLETE"},
+                           expect(200, 404, admin=True, sequencer=True)),
     ("api.sample.metadata", "GET"): ("/api/samples/{sid}/metadata", None,
                                      expect(200, 404, **READERS)),
     ("api.sample.metadata", "POST"): ("/api/samples/{sid}/metadata",
@@ -129,7 +147,9 @@ def world(factories):
     project = factories.project(owner=users["owner"], name="Matrix survey",
                                 members=[(users["member"], ProjectRole.USER)])
     sample = factories.sample(project, name="matrix-sample")
-    return users, {"pid": project.id, "member_id": users["member"].id, "sid": sample.id}
+    run = factories.run(users["sequencer"])
+    return users, {"pid": project.id, "member_id": users["member"].id, "sid": sample.id,
+                   "rid": run.id}
 
 
 def call(testapp, method, path, body, headers):

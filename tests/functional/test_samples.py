@@ -47,7 +47,8 @@ def test_create_sample(testapp, project, headers):
     assert body["latitude"] == "45.42"
     assert body["strain"] is None
     assert testapp.get(res.headers["Location"], headers=headers).json["resource"] == body
-    assert [link["rel"] for link in body["links"]] == ["self", "sample/metadata"]
+    assert [link["rel"] for link in body["links"]] == ["self", "sample/metadata",
+                                                       "sample/sequenceFiles"]
 
 
 VALID_NAME = {"sampleName": "good-name"}
@@ -177,6 +178,8 @@ def test_project_sample_links(testapp, factories, project, headers):
     assert body["links"] == [
         {"rel": "self", "href": f"http://localhost/api/samples/{sample.id}"},
         {"rel": "sample/metadata", "href": f"http://localhost/api/samples/{sample.id}/metadata"},
+        {"rel": "sample/sequenceFiles",
+         "href": f"http://localhost/api/samples/{sample.id}/sequenceFiles"},
         {"rel": "sample/project", "href": f"http://localhost/api/projects/{project.id}"},
         {"rel": "project/sample",
          "href": f"http://localhost/api/projects/{project.id}/samples/{sample.id}"},

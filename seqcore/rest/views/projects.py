@@ -12,6 +12,7 @@ from seqcore.db import utcnow
 from seqcore.links import url_for
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.user import SystemRole, User
+from seqcore.namespaces import free_path, namespace_for
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
@@ -70,7 +71,9 @@ def create_project(request: Request) -> dict:
     data = load(request, ProjectSchema(), allow_unknown=lenient_create(request))
     values = {FIELDS[k]: v for k, v in data.items()}
     _check_coverage(values)
-    project = Project(**values)
+    namespace = namespace_for(request.identity.username)
+    project = Project(**values, namespace=namespace,
+                      path=free_path(request.db, namespace, values["name"]))
     project.members.append(ProjectMember(user_id=request.identity.user_id,
                                          role=ProjectRole.OWNER.value, metadata_role="LEVEL_4"))
     request.db.add(project)

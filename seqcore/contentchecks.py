@@ -1,0 +1,134 @@
+"""Checks of uploaded content, run on the bytes as they stream in.
+
+A FASTQ or FASTA upload must look like one from its first record on; gzip-compressed
+uploads are decompressed as they arrive (ISA-L, releasing the GIL), so a truncated or corrupt
+gzip stream is refused before anything is kept. The worker's QC reads every record later.
+"""
+
+from __future__ import annotations
+
+from isal import isal_zlib
+
+from seqcore.rest.multipart import BadContent
+
+GZIP_MAGIC = b"\x1f\x8b"
+HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
+SNIFF = 64 * 1024
+
+
+class _Decompressing:
+    """Follows a possibly-gzipped stream, keeping the first decompressed bytes."""
+
+    def __init__(self, verify_gzip: bool = True) -> None:
+        self.verify_gzip = verify_gzip
+        self.head = bytearray()
+        self.raw_head = bytearray()
+        self.total = 0
+        self.gzip: bool | None = None
+        self._inflater = None
+        self._members = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        if self.gzip is None:
+            self.raw_head += data[: max(0, 2 - len(self.raw_head))]
+            if len(self.raw_head) < 2:
+                return
+            self.gzip = bytes(self.raw_head[:2]) == GZIP_MAGIC
+            if self.gzip:
+                self._inflater = isal_zlib.decompressobj(31)
+                self._members = 1
+        if not self.gzip:
+            if len(self.head) < SNIFF:
+                self.head += data[: SNIFF - len(self.head)]
+            return
+        if not self.verify_gzip and len(self.head) >= SNIFF:
+            return
+        self._inflate(data)
+
+    def _inflate(self, data: bytes) -> None:
+        while data:
+            try:
+                out = self._inflater.decompress(data)
+            except isal_zlib.error as err:
+                raise BadContent(f"the gzip data is corrupt ({err}).") from None
+            if len(self.head) < SNIFF:
+                self.head += out[: SNIFF - len(self.head)]
+            data = b""
+            if self._inflater.eof:
+                rest = self._inflater.unused_data
+                if rest:  # another gzip member follows (bgzip, concatenated files)
+                    if rest[:2] != GZIP_MAGIC[: len(rest[:2])]:
+                        raise BadContent("unexpected data after the end of the gzip stream.")
+                    self._inflater = isal_zlib.decompressobj(31)
+                    self._members += 1
+                    data = rest
+
+    def finish(self) -> None:
+        if self.total == 0:
+            raise BadContent("the file is empty.")
+        if self.gzip is None:  # a single byte
+            self.head += self.raw_head
+        if self.gzip and self.verify_gzip and not self._inflater.eof:
+            raise BadContent("the gzip data is truncated or corrupt (the stream does not end "
+                             "properly).")
+
+
+class FastqCheck(_Decompressing):
+    """The first record must be a FASTQ record: ``@id``, bases, ``+``, qualities of equal
+    length (plain or gzip-compressed)."""
+
+    def finish(self) -> None:
+        super().finish()
+        text = bytes(self.head).replace(b"\r\n", b"\n")
+        if not text.startswith(b"@"):
+            raise BadContent("this is not FASTQ: it does not start with '@'.")
+        lines = text.split(b"\n", 4)
+        if len(lines) < 4 or (len(lines) == 4 and len(text) >= SNIFF):
+            raise BadContent("this is not FASTQ: the first record is incomplete.")
+        if not lines[2].startswith(b"+"):
+            raise BadContent("this is not FASTQ: the third line of the first record does not "
+                             "start with '+'.")
+        if len(lines[1]) != len(lines[3]):
+            raise BadContent("this is not FASTQ: the first record's sequence and quality "
+                             "lengths differ.")
+
+
+class FastaCheck(_Decompressing):
+    """The content must start with a FASTA header ``>`` and hold a sequence line."""
+
+    def finish(self) -> None:
+        super().finish()
+        text = bytes(self.head).lstrip()
+        if not text.startswith(b">"):
+            raise BadContent("this is not FASTA: it does not start with '>'.")
+        lines = [line for line in text.splitlines()[1:] if line.strip()]
+        if not lines:
+            raise BadContent("this is not FASTA: the first record has no sequence.")
+
+
+class Fast5Check:
+    """FAST5 is HDF5 (``SINGLE``), or a gzip/tar.gz bundle (``ZIPPED``); anything else is
+    kept as ``UNKNOWN``, as IRIDA does. Only empty files are refused."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        if len(self.head) < 8:
+            self.head += data[: 8 - len(self.head)]
+
+    def finish(self) -> None:
+        if self.total == 0:
+            raise BadContent("the file is empty.")
+
+    @property
+    def fast5_type(self) -> str:
+        head = bytes(self.head)
+        if head.startswith(HDF5_MAGIC):
+            return "SINGLE"
+        if head.startswith(GZIP_MAGIC):
+            return "ZIPPED"
+        return "UNKNOWN"

@@ -1,0 +1,297 @@
+"""The processing chain of uploaded sequence data, run by workers, never in a request.
+
+An object moves ``UNPROCESSED`` → ``QUEUED`` (claimed by a worker, ``fileProcessor`` names
+it) → ``PROCESSING`` → ``FINISHED`` or ``ERROR`` (with the reason). Objects of a sequencing
+run wait until the run is ``COMPLETE``. Steps, in order, for each file: checksum (when the
+upload did not already compute it), gzip decompression (when the deployment enables it and
+the kind allows it; the compressed original is kept), QC through the QC engine; then the
+``file_uploaded`` hook (automated analyses).
+
+A claim is a lease that the worker renews while it works. A worker that dies leaves the lease
+to run out; the next worker to look puts the object back in the queue, or marks it ``ERROR``
+once it has been interrupted ``seqcore.processing.max_attempts`` times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import transaction
+from isal import igzip
+from pyramid.config import Configurator
+from pyramid.registry import Registry
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session
+
+from seqcore.db import session_for, utcnow
+from seqcore.models.sequencing import (
+    ProcessingState,
+    QCRecord,
+    SequenceFile,
+    SequencingObject,
+    SequencingRun,
+    UploadStatus,
+)
+from seqcore.qc import FastQCCompatibleEngine, QCError
+
+log = logging.getLogger(__name__)
+
+ACTIVE = (ProcessingState.QUEUED.value, ProcessingState.PROCESSING.value)
+
+
+def worker_name() -> str:
+    return f"{os.getpid()}@{socket.gethostname()}"
+
+
+class Worker:
+    """Claims and processes sequencing objects; any number may run against one database."""
+
+    def __init__(self, registry: Registry, name: str | None = None) -> None:
+        self.registry = registry
+        self.settings = registry.settings
+        self.session_factory = registry["seqcore.db_session_factory"]
+        self.storage = registry["seqcore.storage"]
+        self.name = name or worker_name()
+        self.lease = timedelta(seconds=int(self.settings["seqcore.processing.lease_seconds"]))
+        self.max_attempts = int(self.settings["seqcore.processing.max_attempts"])
+
+    @contextmanager
+    def session(self) -> Iterator[tuple[Session, transaction.TransactionManager]]:
+        manager = transaction.TransactionManager(explicit=True)
+        with manager:
+            yield session_for(self.session_factory, manager), manager
+
+    # -- queue ------------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Requeue (or fail) objects whose worker stopped renewing its lease."""
+        now = utcnow()
+        recovered = 0
+        with self.session() as (db, _):
+            stale = db.scalars(select(SequencingObject).where(
+                SequencingObject.processing_state.in_(ACTIVE),
+                or_(SequencingObject.lease_until.is_(None), SequencingObject.lease_until < now)))
+            for obj in stale:
+                obj.attempts += 1
+                if obj.attempts >= self.max_attempts:
+                    obj.processing_state = ProcessingState.ERROR.value
+                    obj.processing_error = (
+                        f"Processing was interrupted {obj.attempts} times (the worker "
+                        f"{obj.file_processor} stopped); giving up.")
+                else:
+                    obj.processing_state = ProcessingState.UNPROCESSED.value
+                obj.lease_until = None
+                obj.modified = now
+                recovered += 1
+        if recovered:
+            log.warning("recovered %d object(s) left by stopped workers", recovered)
+        return recovered
+
+    def claim(self, limit: int = 1) -> list[int]:
+        """Take up to ``limit`` waiting objects; each claim is a conditional update, so two
+        workers never take the same object."""
+        now = utcnow()
+        claimed = []
+        with self.session() as (db, _):
+            candidates = db.scalars(
+                select(SequencingObject.id)
+                .outerjoin(SequencingRun, SequencingRun.id == SequencingObject.run_id)
+                .where(SequencingObject.processing_state == ProcessingState.UNPROCESSED.value,
+                       or_(SequencingObject.run_id.is_(None),
+                           SequencingRun.upload_status == UploadStatus.COMPLETE.value))
+                .order_by(SequencingObject.id).limit(limit)).all()
+            for object_id in candidates:
+                result = db.execute(
+                    update(SequencingObject)
+                    .where(SequencingObject.id == object_id,
+                           SequencingObject.processing_state
+                           == ProcessingState.UNPROCESSED.value)
+                    .values(processing_state=ProcessingState.QUEUED.value,
+                            file_processor=self.name, lease_until=now + self.lease,
+                            modified=now))
+                if result.rowcount == 1:
+                    claimed.append(object_id)
+        return claimed
+
+    def run_once(self, limit: int = 4) -> int:
+        """Recover, claim and process what is waiting; returns how many were processed."""
+        self.recover()
+        done = 0
+        for object_id in self.claim(limit):
+            self.process(object_id)
+            done += 1
+        return done
+
+    def run_until_idle(self) -> int:
+        total = 0
+        while count := self.run_once():
+            total += count
+        return total
+
+    def run_forever(self, stop: threading.Event, interval: float = 2.0) -> None:
+        log.info("worker %s started", self.name)
+        while not stop.is_set():
+            try:
+                busy = self.run_once()
+            except Exception:
+                log.exception("worker %s: processing round failed", self.name)
+                busy = 0
+            if not busy:
+                stop.wait(interval)
+
+    # -- one object -------------------------------------------------------------------------
+
+    def _kind(self, name: str) -> Any:
+        for kind in self.registry.get("seqcore.file_kinds", {}).values():
+            if kind.name == name:
+                return kind
+        return None
+
+    def _renew(self, object_id: int) -> None:
+        with self.session() as (db, _):
+            db.execute(update(SequencingObject).where(
+                SequencingObject.id == object_id, SequencingObject.file_processor == self.name)
+                .values(lease_until=utcnow() + self.lease))
+
+    @contextmanager
+    def _heartbeat(self, object_id: int) -> Iterator[None]:
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self.lease.total_seconds() / 3):
+                try:
+                    self._renew(object_id)
+                except Exception:
+                    log.exception("could not renew the lease on object %s", object_id)
+
+        thread = threading.Thread(target=beat, name=f"lease-{object_id}", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
+    def process(self, object_id: int) -> None:
+        with self.session() as (db, _):
+            obj = db.get(SequencingObject, object_id)
+            if obj is None or obj.file_processor != self.name:
+                return
+            obj.processing_state = ProcessingState.PROCESSING.value
+            obj.lease_until = utcnow() + self.lease
+            kind = self._kind(obj.kind)
+            files = [(f.id, f.path, f.upload_sha256, f.file_name) for f in obj.files]
+        try:
+            with self._heartbeat(object_id):
+                for file_id, path, sha, name in files:
+                    self._process_file(file_id, path, sha, name, kind)
+        except QCError as err:
+            self._finish(object_id, ProcessingState.ERROR, f"QC failed: {err.reason}")
+            return
+        except Exception as err:  # a failing step marks the object, never kills the worker
+            log.exception("processing object %s failed", object_id)
+            self._finish(object_id, ProcessingState.ERROR, f"{type(err).__name__}: {err}")
+            return
+        self._finish(object_id, ProcessingState.FINISHED, None)
+
+    def _process_file(self, file_id: int, path: str, sha: str | None, name: str,
+                      kind: Any) -> None:
+        full = self.storage.path(path)
+        if sha is None:
+            digest = _sha256(full)
+            with self.session() as (db, _):
+                db.get(SequenceFile, file_id).upload_sha256 = digest
+        if (kind is not None and kind.decompress and self.settings[
+                "seqcore.processing.decompress"] and _is_gzip(full)):
+            full = self._decompress(file_id, full, name)
+        if kind is not None and kind.qc:
+            engine = self.registry["seqcore.qc_engine"]
+            report = engine.run(full)
+            with self.session() as (db, _):
+                existing = db.scalar(select(QCRecord).where(QCRecord.file_id == file_id))
+                if existing is not None:
+                    db.delete(existing)
+                    db.flush()
+                db.add(QCRecord(file_id=file_id, report=report.to_dict(),
+                                engine=getattr(engine, "label", type(engine).__name__)))
+
+    def _decompress(self, file_id: int, full: Path, name: str) -> Path:
+        """Write the decompressed file as a new revision; the compressed original stays."""
+        new_name = name[:-3] if name.endswith(".gz") else name
+        tmp = self.storage.root / "tmp" / f"decompress-{file_id}-{os.getpid()}"
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with igzip.open(full, "rb") as src, open(tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            with self.session() as (db, manager):
+                relative, _, size = self.storage.store_file(tmp, new_name, manager)
+                record = db.get(SequenceFile, file_id)
+                record.original_path = record.path
+                record.path = relative
+                record.file_name = new_name
+                record.size = size
+                record.revision += 1
+                record.modified = utcnow()
+        finally:
+            tmp.unlink(missing_ok=True)
+        return self.storage.path(relative)
+
+    def _finish(self, object_id: int, state: ProcessingState, error: str | None) -> None:
+        with self.session() as (db, _):
+            obj = db.get(SequencingObject, object_id)
+            if obj is None:
+                return
+            obj.processing_state = state.value
+            obj.processing_error = error
+            obj.lease_until = None
+            obj.modified = utcnow()
+            if state is ProcessingState.FINISHED:
+                try:
+                    self.registry.pm.hook.file_uploaded(sequencing_object=obj, kind=obj.kind,
+                                                        request=None)
+                except Exception:
+                    log.exception("a file_uploaded hook failed for object %s", object_id)
+
+
+def _is_gzip(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def start_embedded_worker(registry: Registry) -> Callable[[], None]:
+    """Run a worker thread in this process (the development server); returns a stopper."""
+    stop = threading.Event()
+    worker = Worker(registry)
+    thread = threading.Thread(target=worker.run_forever, args=(stop,), name="seqcore-worker",
+                              daemon=True)
+    thread.start()
+
+    def stopper() -> None:
+        stop.set()
+        thread.join(timeout=30)
+
+    return stopper
+
+
+def includeme(config: Configurator) -> None:
+    engine = FastQCCompatibleEngine()
+    engine.label = "seqcore QC engine (FastQC-compatible)"  # type: ignore[attr-defined]
+    config.registry["seqcore.qc_engine"] = engine

@@ -1,0 +1,52 @@
+"""Sequencing runs (``/api/sequencingrun``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyramid.authorization import Allow
+
+from seqcore.models.sequencing import SequencingRun
+from seqcore.resources.base import Context
+from seqcore.security.permissions import Permission
+from seqcore.security.principals import SEQUENCER, user_principal
+
+# Path segments that create a run of that sequencer type (deprecated names included).
+TYPE_ALIASES = {"seqmodelrun": "seqmodel", "miseqrun": "miseq"}
+
+
+class RunsCollection(Context):
+    __acl__ = [(Allow, SEQUENCER, Permission.RUN_CREATE)]
+    read_permission = Permission.API_READ
+
+    def child(self, key: str) -> Any:
+        if key.isdigit() and len(key) <= 18:
+            run = self.db.get(SequencingRun, int(key))
+            if run is None:
+                raise KeyError(key)
+            return RunResource(self.request, key, self, run)
+        return RunTypeResource(self.request, key, self)
+
+
+class RunResource(Context):
+    read_permission = Permission.RUN_READ
+
+    def __init__(self, request: Any, name: str, parent: Context, run: SequencingRun) -> None:
+        super().__init__(request, name, parent)
+        self.run = run
+
+    @property
+    def __acl__(self) -> list:
+        acl: list = []
+        if self.run.user_id is not None:
+            acl.append((Allow, user_principal(self.run.user_id), Permission.RUN_UPDATE))
+        return acl
+
+
+class RunTypeResource(Context):
+    """``/api/sequencingrun/{type}``: POST creates a run of that sequencer type."""
+
+    @property
+    def sequencer_type(self) -> str:
+        name = self.__name__.lower()
+        return TYPE_ALIASES.get(name, name)

@@ -1,0 +1,190 @@
+"""Streaming ``multipart/form-data`` uploads.
+
+The body is read from the WSGI input in blocks and fed to python-multipart's push parser;
+file parts go straight to storage writers (hashing as they go) and through the file kind's
+content check, so memory stays flat whatever the file size. Small parts (``parameters``) are
+kept in memory up to a limit. Every malformed body is a 4xx and discards what was written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pyramid.request import Request
+from python_multipart.multipart import MultipartParser, parse_options_header
+
+from seqcore.rest.errors import ApiError
+from seqcore.storage import FileTooLarge, Storage, StorageWriter, safe_basename
+
+BLOCK = 1 << 20
+SMALL_PART_LIMIT = 64 * 1024
+
+
+class ContentCheck(Protocol):
+    """Checks a file's bytes as they stream past; raises :class:`BadContent`."""
+
+    def feed(self, data: bytes) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+class BadContent(Exception):
+    """The file's content is not what its kind accepts; the message says why."""
+
+
+@dataclass
+class Part:
+    name: str
+    filename: str | None = None
+    content_type: str | None = None
+    data: bytearray = field(default_factory=bytearray)
+    writer: StorageWriter | None = None
+    check: ContentCheck | None = None
+
+
+@dataclass
+class Upload:
+    """The parsed parts of one request; call :meth:`discard` if the request fails."""
+
+    parts: dict[str, Part]
+
+    def discard(self) -> None:
+        for part in self.parts.values():
+            if part.writer is not None and part.writer.placed is None:
+                part.writer.discard()
+
+    def file(self, name: str) -> Part | None:
+        part = self.parts.get(name)
+        return part if part is not None and part.writer is not None else None
+
+
+def parse_upload(request: Request, storage: Storage, file_limit: int,
+                 check_for: Callable[[str, str], ContentCheck | None]) -> Upload:
+    """Stream the request's multipart body into storage.
+
+    :param file_limit: the largest total body accepted (413 beyond it, checked as bytes
+        arrive, before anything is kept).
+    :param check_for: ``(part name, file name) -> ContentCheck`` for file parts.
+    """
+    content_type, params = parse_options_header(request.headers.get("Content-Type", ""))
+    if content_type != b"multipart/form-data" or b"boundary" not in params:
+        raise ApiError(415, body={
+            "message": "Uploads must be multipart/form-data with a boundary.",
+            "supported-media-types": ["multipart/form-data"]})
+    length = request.content_length
+    if length is not None and length > file_limit:
+        raise ApiError(413, message=f"The upload is larger than the limit of {file_limit} "
+                                    "bytes.")
+    parts: dict[str, Part] = {}
+    upload = Upload(parts)
+    state: dict[str, Any] = {"part": None, "header": b"", "headers": {}, "ended": False}
+
+    def on_part_begin() -> None:
+        state["headers"] = {}
+
+    def on_header_field(data: bytes, start: int, end: int) -> None:
+        state["header"] += data[start:end]
+
+    def on_header_value(data: bytes, start: int, end: int) -> None:
+        key = state["header"].lower()
+        state["headers"][key] = state["headers"].get(key, b"") + data[start:end]
+
+    def on_header_end() -> None:
+        state["header"] = b""
+
+    def on_headers_finished() -> None:
+        disposition, options = parse_options_header(
+            state["headers"].get(b"content-disposition", b""))
+        name = options.get(b"name", b"").decode("utf-8", "replace")
+        if disposition != b"form-data" or not name:
+            raise ApiError(400, message="A multipart part has no form-data name.")
+        if name in parts:
+            raise ApiError(400, message=f"The part '{name}' appears more than once.")
+        part = Part(name=name, content_type=state["headers"].get(b"content-type", b"")
+                    .decode("latin-1") or None)
+        raw_filename = options.get(b"filename")
+        if raw_filename is not None:
+            original = raw_filename.decode("utf-8", "replace")
+            base = safe_basename(original)
+            if base is None:
+                raise ApiError(400, message=f"The file name {original!r} of part '{name}' "
+                                            "has no usable name.")
+            part.filename = base
+            part.writer = storage.writer(base)
+            part.check = check_for(name, base)
+        parts[name] = part
+        state["part"] = part
+
+    def on_part_data(data: bytes, start: int, end: int) -> None:
+        part: Part = state["part"]
+        chunk = data[start:end]
+        if part.writer is not None:
+            part.writer.write(chunk)
+            if part.check is not None:
+                part.check.feed(chunk)
+        else:
+            part.data += chunk
+            if len(part.data) > SMALL_PART_LIMIT:
+                raise ApiError(413, message=f"The part '{part.name}' is larger than "
+                                            f"{SMALL_PART_LIMIT} bytes.")
+
+    def on_part_end() -> None:
+        part: Part = state["part"]
+        if part.writer is not None:
+            part.writer.close()
+            if part.check is not None:
+                try:
+                    part.check.finish()
+                except BadContent as err:
+                    raise ApiError(400, message=f"{part.filename}: {err}") from None
+        state["part"] = None
+
+    def on_end() -> None:
+        state["ended"] = True
+
+    parser = MultipartParser(params[b"boundary"], {
+        "on_part_begin": on_part_begin, "on_header_field": on_header_field,
+        "on_header_value": on_header_value, "on_header_end": on_header_end,
+        "on_headers_finished": on_headers_finished, "on_part_data": on_part_data,
+        "on_part_end": on_part_end, "on_end": on_end,
+    })
+    stream = request.body_file_raw
+    remaining = length
+    received = 0
+    try:
+        while remaining is None or remaining > 0:
+            block = stream.read(BLOCK if remaining is None else min(BLOCK, remaining))
+            if not block:
+                break
+            received += len(block)
+            if received > file_limit:
+                raise ApiError(413, message=f"The upload is larger than the limit of "
+                                            f"{file_limit} bytes.")
+            if remaining is not None:
+                remaining -= len(block)
+            try:
+                parser.write(block)
+            except BadContent as err:
+                name = state["part"].filename if state["part"] else "upload"
+                raise ApiError(400, message=f"{name}: {err}") from None
+            except ApiError:
+                raise
+            except Exception as err:  # the parser's own complaints about the body
+                raise ApiError(400, message=f"The multipart body is malformed: {err}") from None
+        if remaining:
+            raise ApiError(400, message="The upload ended before the announced length: the "
+                                        "client disconnected or the body was truncated.")
+        parser.finalize()
+        if not state["ended"]:
+            raise ApiError(400, message="The multipart body is truncated: its closing "
+                                        "boundary is missing.")
+    except FileTooLarge:
+        upload.discard()
+        raise ApiError(413, message=f"The upload is larger than the limit of {file_limit} "
+                                    "bytes.") from None
+    except BaseException:
+        upload.discard()
+        raise
+    return upload

@@ -1,0 +1,164 @@
+"""``/api/sequencingrun``: the runs the uploader creates and completes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pyramid.request import Request
+from sqlalchemy import select
+
+from seqcore.contrib import Endpoint, View
+from seqcore.db import utcnow
+from seqcore.links import url_for
+from seqcore.models.sequencing import SequencingRun, UploadStatus
+from seqcore.resources.runs import RunResource, RunTypeResource
+from seqcore.rest.body import read_json
+from seqcore.rest.envelope import collection, entry, links_only
+from seqcore.rest.errors import validation_error
+from seqcore.rest.values import epoch_ms
+from seqcore.security.permissions import Permission
+
+LAYOUTS = ("SINGLE_END", "PAIRED_END")
+SEQUENCER_TYPE = re.compile(r"[a-z0-9\-_]+")
+TYPE_MESSAGE = "Sequencer type can only contain lowercase letters, numbers, - or _."
+CORE_KEYS = {"description", "uploadStatus", "layoutType", "sequencerType"}
+READ_ONLY = {"identifier", "label", "createdDate", "modifiedDate", "links"}
+
+
+def run_fields(run: SequencingRun) -> dict[str, Any]:
+    created = run.created.strftime("%Y-%m-%d %H:%M:%S.0")
+    fields: dict[str, Any] = {
+        "description": run.description,
+        "createdDate": epoch_ms(run.created),
+        "modifiedDate": epoch_ms(run.modified or run.created),
+        "uploadStatus": run.upload_status,
+        "layoutType": run.layout_type,
+        "sequencerType": run.sequencer_type,
+        "label": f"SequencingRun {created}",
+    }
+    for key, value in (run.properties or {}).items():
+        fields.setdefault(key, value)
+    return fields
+
+
+def run_entry(request: Request, context: RunResource) -> dict[str, Any]:
+    return entry(request, context, run_fields(context.run), identifier=context.run.id)
+
+
+def _split(data: dict[str, Any], creating: bool) -> tuple[dict[str, Any], dict[str, str],
+                                                          dict[str, list[str]]]:
+    """Core fields, run-sheet properties (as strings) and problems."""
+    core: dict[str, Any] = {}
+    sheet: dict[str, str] = {}
+    problems: dict[str, list[str]] = {}
+    for key, value in data.items():
+        if key in READ_ONLY:
+            continue
+        if key in CORE_KEYS:
+            core[key] = value
+        elif isinstance(value, dict | list | bool):
+            problems[key] = ["Run-sheet values must be strings or numbers."]
+        elif value is not None:
+            sheet[key] = str(value)
+    layout = core.get("layoutType")
+    if creating and layout is None:
+        problems["layoutType"] = ["You must provide a layout type (SINGLE_END or PAIRED_END)."]
+    elif layout is not None and layout not in LAYOUTS:
+        problems["layoutType"] = ["The layout type must be SINGLE_END or PAIRED_END."]
+    status = core.get("uploadStatus")
+    if status is not None and status not in UploadStatus.__members__:
+        problems["uploadStatus"] = ["The upload status must be UPLOADING, COMPLETE or ERROR."]
+    elif creating and status not in (None, UploadStatus.UPLOADING.value):
+        problems["uploadStatus"] = ["A new run is always UPLOADING."]
+    description = core.get("description")
+    if description is not None and not isinstance(description, str):
+        problems["description"] = ["The description must be a string."]
+    return core, sheet, problems
+
+
+def _sequencer_type(value: Any, problems: dict[str, list[str]]) -> str | None:
+    if value is None:
+        problems["sequencerType"] = ["You must provide a sequencer type."]
+        return None
+    text = str(value).lower()
+    if not SEQUENCER_TYPE.fullmatch(text):
+        problems["sequencerType"] = [TYPE_MESSAGE]
+        return None
+    return text
+
+
+def create_run(request: Request) -> dict:
+    context = request.context
+    data = read_json(request)
+    core, sheet, problems = _split(data, creating=True)
+    if isinstance(context, RunTypeResource):
+        sequencer_type = _sequencer_type(context.sequencer_type, problems)
+        runs = context.__parent__
+    else:
+        sequencer_type = _sequencer_type(core.get("sequencerType"), problems)
+        runs = context
+    if problems:
+        raise validation_error(problems)
+    run = SequencingRun(user_id=request.identity.user_id, sequencer_type=sequencer_type,
+                        layout_type=core["layoutType"], description=core.get("description"),
+                        upload_status=UploadStatus.UPLOADING.value, properties=sheet)
+    request.db.add(run)
+    request.db.flush()
+    run_ctx = RunResource(request, str(run.id), runs, run)
+    request.response.status = 201
+    request.response.location = url_for(request, run_ctx)
+    return {"resource": run_entry(request, run_ctx)}
+
+
+def list_runs(request: Request) -> dict:
+    context = request.context
+    runs = request.db.scalars(select(SequencingRun).order_by(SequencingRun.id))
+    return collection(request, context, (
+        run_entry(request, RunResource(request, str(r.id), context, r)) for r in runs))
+
+
+def get_run(request: Request) -> dict:
+    return {"resource": run_entry(request, request.context)}
+
+
+def update_run(request: Request) -> dict:
+    """Set ``uploadStatus`` (UPLOADING, COMPLETE or ERROR, in any order: the uploader
+    re-opens a failed run to resume it) and run-sheet fields."""
+    context: RunResource = request.context
+    run = context.run
+    core, sheet, problems = _split(read_json(request), creating=False)
+    if "sequencerType" in core:
+        sequencer_type = _sequencer_type(core["sequencerType"], problems)
+    if problems:
+        raise validation_error(problems)
+    if "uploadStatus" in core:
+        run.upload_status = core["uploadStatus"]
+    if "layoutType" in core:
+        run.layout_type = core["layoutType"]
+    if "description" in core:
+        run.description = core["description"]
+    if "sequencerType" in core:
+        run.sequencer_type = sequencer_type
+    if sheet:
+        run.properties = {**(run.properties or {}), **sheet}
+    run.modified = utcnow()
+    request.db.flush()
+    return links_only([("self", url_for(request, context)),
+                       ("collection", url_for(request, context.__parent__))])
+
+
+ENDPOINTS = [
+    Endpoint("api.runs", "/api/sequencingrun", {
+        "GET": View(list_runs, Permission.RUN_READ),
+        "POST": View(create_run, Permission.RUN_CREATE),
+    }, description="Sequencing runs (administrators read; sequencer accounts create)."),
+    Endpoint("api.run", "/api/sequencingrun/{rid:\\d+}", {
+        "GET": View(get_run, Permission.RUN_READ),
+        "PATCH": View(update_run, Permission.RUN_UPDATE),
+    }, description="One run; PATCH sets uploadStatus and run-sheet fields."),
+    Endpoint("api.run.typed", "/api/sequencingrun/{type:[A-Za-z][A-Za-z0-9_\\-]*}", {
+        "POST": View(create_run, Permission.RUN_CREATE),
+    }, description="Create a run whose sequencer type is the path segment ('miseqrun' and "
+                   "'seqmodelrun' mean miseq and seqmodel)."),
+]
