@@ -100,7 +100,8 @@ def prepare(url: str, projects: int) -> str:
         client = OAuthClient(client_id="bench", secret_hash=digest("bench"))
         db.add_all([user, client])
         db.flush()
-        db.execute(insert(Project), [{"name": f"Project {i}", "description": "benchmark"}
+        db.execute(insert(Project), [{"name": f"Project {i}", "description": "benchmark",
+                                      "namespace": "bench", "path": f"project-{i}"}
                                      for i in range(1, projects + 1)])
         db.execute(insert(ProjectMember), [{"project_id": i, "user_id": user.id,
                                             "role": "PROJECT_OWNER"}

@@ -71,7 +71,8 @@ def build(path: Path, sizes: list[int], fields: int) -> tuple[str, dict[int, int
     for project_id, size in enumerate(sizes, start=1):
         projects[size] = project_id
         with engine.begin() as conn:
-            conn.execute(insert(Project), [{"id": project_id, "name": f"Bench {size}"}])
+            conn.execute(insert(Project), [{"id": project_id, "name": f"Bench {size}",
+                                            "namespace": "bench", "path": f"bench-{size}"}])
             conn.execute(insert(ProjectMember), [{"project_id": project_id, "user_id": 1,
                                                   "role": "PROJECT_OWNER"}])
         for start in range(0, size, 10_000):

@@ -1,5 +1,6 @@
 """The core's mapped classes. Importing this package registers them with the mapper."""
 
+from seqcore.models.access_token import PersonalAccessToken, SignInFailure
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
@@ -19,6 +20,7 @@ __all__ = [
     "OAuthAuthorizationCode",
     "OAuthClient",
     "OAuthToken",
+    "PersonalAccessToken",
     "Project",
     "ProjectMember",
     "ProjectRole",
@@ -30,6 +32,7 @@ __all__ = [
     "SequencingObject",
     "SequencingObjectFile",
     "SequencingRun",
+    "SignInFailure",
     "SystemRole",
     "UploadStatus",
     "User",

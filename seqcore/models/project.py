@@ -18,10 +18,17 @@ class ProjectRole(enum.StrEnum):
 
 
 class Project(Base):
+    """A project lives in a namespace (its creator's personal namespace, named after the
+    username) under a URL-safe ``path`` unique there; ``full_path`` is what GraphQL's
+    ``project(fullPath:)`` looks up."""
+
     __tablename__ = "project"
+    __table_args__ = (UniqueConstraint("namespace", "path", name="uq_project_namespace_path"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(255))
+    namespace: Mapped[str] = mapped_column(String(255))
+    path: Mapped[str] = mapped_column(String(255))
     description: Mapped[str | None] = mapped_column(Text)
     remote_url: Mapped[str | None] = mapped_column(String(1024))
     organism: Mapped[str | None] = mapped_column(String(255))
@@ -35,6 +42,10 @@ class Project(Base):
     members: Mapped[list[ProjectMember]] = relationship(
         back_populates="project", cascade="all, delete-orphan", passive_deletes=True
     )
+
+    @property
+    def full_path(self) -> str:
+        return f"{self.namespace}/{self.path}"
 
 
 class ProjectMember(Base):

@@ -20,7 +20,7 @@ def greet(request):
 
 
 def create_then_fail(request):
-    request.db.add(Project(name="Never committed"))
+    request.db.add(Project(name="Never committed", namespace="greeting", path="never"))
     request.db.flush()
     raise ApiError(400, message="rejected after writing")
 

@@ -1,0 +1,59 @@
+"""Personal access tokens (GraphQL over HTTP Basic) and failed sign-ins (rate limiting).
+
+A token is shown once, when it is created; only its SHA-256 digest is stored (as for OAuth2
+tokens, :func:`seqcore.models.oauth.digest`), so a stolen database yields nothing that
+authenticates.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from seqcore.db import Base, utcnow
+from seqcore.models.user import User
+
+SCOPES = ("read_api", "api")
+"""``read_api``: queries; ``api``: queries and mutations."""
+
+
+class PersonalAccessToken(Base):
+    __tablename__ = "personal_access_token"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(255))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # Space-separated, like OAuth2 scopes.
+    scopes: Mapped[str] = mapped_column(String(255))
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+    revoked: Mapped[bool] = mapped_column(default=False)
+    created: Mapped[datetime] = mapped_column(default=utcnow)
+
+    user: Mapped[User] = relationship()
+
+    @property
+    def scope_list(self) -> list[str]:
+        return self.scopes.split()
+
+    def active(self, now: datetime) -> bool:
+        return not self.revoked and (self.expires_at is None or self.expires_at > now)
+
+
+class SignInFailure(Base):
+    """One failed sign-in, by lower-cased username and by client address; rows older than
+    the rate-limit window are pruned as new failures arrive."""
+
+    __tablename__ = "sign_in_failure"
+    __table_args__ = (
+        Index("ix_sign_in_failure_username", "username"),
+        Index("ix_sign_in_failure_address", "address"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(255))
+    address: Mapped[str] = mapped_column(String(64))
+    created: Mapped[datetime] = mapped_column(default=utcnow, index=True)
