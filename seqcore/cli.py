@@ -248,6 +248,40 @@ def clients_revoke(env: Env, client_id: str) -> None:
     click.echo(f"revoked {client_id}")
 
 
+# -- worker -----------------------------------------------------------------------------------
+
+
+@main.command("worker")
+@click.option("--once", is_flag=True, help="Process what is waiting, then exit.")
+@click.option("--interval", default=2.0, show_default=True,
+              help="Seconds between looks at the queue when idle.")
+@pass_env
+def worker(env: Env, once: bool, interval: float) -> None:
+    """Process uploaded sequence data (checksum, decompression, QC) until stopped."""
+    import signal
+    import threading
+
+    from pyramid.paster import setup_logging
+
+    from seqcore.config import configure
+    from seqcore.processing import Worker
+
+    if os.path.exists(env.ini):
+        setup_logging(env.ini)
+    config = configure(env.settings)
+    config.commit()
+    runner = Worker(config.registry)
+    if once:
+        click.echo(f"processed {runner.run_until_idle()} object(s)")
+        return
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    click.echo(f"worker {runner.name} running")
+    sys.stdout.flush()
+    runner.run_forever(stop, interval=interval)
+
+
 # -- development server -----------------------------------------------------------------------
 
 
@@ -297,6 +331,13 @@ def serve(env: Env, host: str | None, port: int | None) -> None:
         for key, value in creds.items():
             click.echo(f"  {key}: {value}")
     app = get_app(env.ini, "main")
+    from seqcore.settings import as_bool
+
+    if as_bool(env.settings.get("seqcore.worker.embedded", False)):
+        from seqcore.processing import start_embedded_worker
+
+        start_embedded_worker(app.registry)
+        click.echo("embedded worker started")
     import configparser
 
     import waitress

@@ -108,6 +108,9 @@ class FileKind:
     :param upload_response: ``"file"`` answers an upload with the (first) file, as IRIDA does
         for single-end and FAST5 uploads; ``"object"`` with the object (pairs).
     :param default_upload: this kind receives ``POST /api/samples/{sid}/sequenceFiles``.
+    :param object_context: a subclass of
+        :class:`seqcore.resources.files.SequencingObjectResource` for this kind's objects, so
+        the plugin (and others) can register links on exactly these objects.
     """
 
     name: str
@@ -122,6 +125,7 @@ class FileKind:
     describe: Callable[[Any, Any], Mapping[str, Any]] | None = None
     upload_response: str = "file"
     default_upload: bool = False
+    object_context: type | None = None
     label: str = ""
 
 

@@ -62,6 +62,11 @@ def build_plugin_manager(
     for dotted in CORE_PLUGINS:
         pm.register(importlib.import_module(dotted), name=dotted)
 
+    for dotted in _split(settings.get("seqcore.plugins.modules")):
+        # Site plugins that are modules rather than installed distributions.
+        if not pm.is_blocked(dotted) and pm.get_plugin(dotted) is None:
+            pm.register(importlib.import_module(dotted), name=dotted)
+
     if plugins is None:
         enabled = set(_split(settings.get("seqcore.plugins.enabled")))
         if enabled:

@@ -35,6 +35,8 @@ CORE_SETTINGS: tuple[CoreSetting, ...] = (
                 "Directory where uploaded and generated files are stored."),
     CoreSetting("seqcore.plugins.disabled", "", str,
                 "Plugin names (entry-point names) never to load, separated by spaces."),
+    CoreSetting("seqcore.plugins.modules", "", str,
+                "Dotted names of plugin modules to load besides installed distributions."),
     CoreSetting("seqcore.plugins.enabled", "", str,
                 "If set, only these entry-point plugins load (an allow-list)."),
     CoreSetting("seqcore.max_body_bytes", 1_048_576, int,

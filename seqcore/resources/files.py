@@ -49,9 +49,7 @@ class SampleSequenceFiles(Context):
             raise KeyError(key)
         kind = next(k for k in kinds.values() if k.name == row.SequencingObject.kind)
         objects = SequencingObjects(self.request, kind.path_segment, self.__parent__, kind)
-        obj = SequencingObjectResource(self.request, str(row.SequencingObject.id), objects,
-                                       row.SequencingObject)
-        return obj["files"][str(file_id)]
+        return objects.resource_for(row.SequencingObject)["files"][str(file_id)]
 
 
 class SequencingObjects(Context):
@@ -69,10 +67,11 @@ class SequencingObjects(Context):
         obj = self.db.get(SequencingObject, int_key(key))
         if obj is None or obj.sample_id != self.sample.id or obj.kind != self.kind.name:
             raise KeyError(key)
-        return SequencingObjectResource(self.request, key, self, obj)
+        return self.resource_for(obj)
 
     def resource_for(self, obj: SequencingObject) -> SequencingObjectResource:
-        return SequencingObjectResource(self.request, str(obj.id), self, obj)
+        factory = self.kind.object_context or SequencingObjectResource
+        return factory(self.request, str(obj.id), self, obj)
 
 
 class SequencingObjectResource(Context):

@@ -6,6 +6,7 @@ Plugin authors get the same fixtures the core's own tests use:
 * ``engine``: a migrated database (SQLite file, or PostgreSQL when
   ``SEQCORE_TEST_DATABASE_URL`` is set), emptied after every test;
 * ``app`` / ``testapp``: the WSGI app built by :func:`seqcore.config.configure`, and WebTest;
+  ``build_app(plugins, **settings)`` builds another over the same database;
 * ``factories``: users, OAuth clients, tokens and projects committed straight to the database;
 * ``sql_counter``: counts SQL statements, for asserting a request's cost does not grow.
 """
@@ -13,6 +14,7 @@ Plugin authors get the same fixtures the core's own tests use:
 from seqcore.testing.fixtures import (
     app,
     app_config,
+    build_app,
     database_url,
     db,
     engine,
@@ -26,6 +28,7 @@ from seqcore.testing.fixtures import (
 __all__ = [
     "app",
     "app_config",
+    "build_app",
     "database_url",
     "db",
     "engine",

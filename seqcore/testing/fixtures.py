@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,10 +59,32 @@ def app(app_config: Any) -> Any:
 
 @pytest.fixture
 def engine(app: Any, app_config: Any) -> Iterator[Engine]:
-    """The test database's engine; every table is emptied after the test."""
+    """The test database's engine; every table, and the storage directory, are emptied after
+    the test."""
     engine = app_config.registry["seqcore.db_engine"]
     yield engine
     empty_all_tables(engine)
+    storage = Path(app_config.get_settings()["seqcore.storage.path"])
+    for child in storage.iterdir() if storage.exists() else ():
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
+
+
+@pytest.fixture
+def build_app(seqcore_settings: dict[str, Any], seqcore_plugins: list[object],
+              database_url: str, engine: Engine, app_config: Any) -> Any:
+    """``build_app(plugins, **settings)``: another WebTest app over the same database and
+    storage, with other plugins or settings (size limits, switches)."""
+    from webtest import TestApp
+
+    from seqcore.config import configure
+
+    def build(plugins: list[object] | None = None, **settings: Any) -> Any:
+        config = configure({**seqcore_settings, "sqlalchemy.url": database_url,
+                            "seqcore.engine": engine, **settings},
+                           plugins=seqcore_plugins if plugins is None else plugins)
+        return TestApp(config.make_wsgi_app(), extra_environ={"HTTP_HOST": "localhost"})
+
+    return build
 
 
 @pytest.fixture

@@ -1,0 +1,125 @@
+"""The ``unpaired`` and ``pairs`` file kinds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from seqcore import hookimpl
+from seqcore.contentchecks import FastqCheck
+from seqcore.contrib import FileKind, LinkSpec, MigrationSource
+from seqcore.links import url_for
+from seqcore.resources.files import SequencingObjectResource
+from seqcore.rest.errors import ApiError
+from seqcore.rest.views.files import file_entry, files_of
+from seqcore_sequencefiles.models import Pair
+
+FORWARD = set("1fF")
+REVERSE = set("2rR")
+
+
+class UnpairedResource(SequencingObjectResource):
+    """A single-end file object."""
+
+
+class PairResource(SequencingObjectResource):
+    """A paired-end object; analysis plugins hang their ``analysis/<type>`` links here."""
+
+    @property
+    def pair(self) -> Pair | None:
+        return self.db.get(Pair, self.obj.id)
+
+    def oriented(self) -> tuple[Any, Any]:
+        """The (forward, reverse) files."""
+        files = {f.id: f for f in self.obj.files}
+        pair = self.pair
+        if pair is None:
+            first, second = self.obj.files
+            return first, second
+        return files[pair.forward_file_id], files[pair.reverse_file_id]
+
+
+def orientation(first: str, second: str) -> tuple[int, int] | None:
+    """Which name is forward: the first character where the names differ must be 1/f/F in
+    one and 2/r/R in the other. ``(0, 1)``, ``(1, 0)``, or ``None`` when it can't be told."""
+    for a, b in zip(first, second, strict=False):
+        if a == b:
+            continue
+        if a in FORWARD and b in REVERSE:
+            return 0, 1
+        if a in REVERSE and b in FORWARD:
+            return 1, 0
+        return None
+    return None
+
+
+def fastq_check(settings: Mapping[str, Any]) -> FastqCheck:
+    return FastqCheck(verify_gzip=bool(settings["seqcore.upload.verify_gzip"]))
+
+
+def prepare_pair(request: Any, obj: Any, upload: Any) -> None:
+    first, second = obj.files
+    order = orientation(first.file_name, second.file_name)
+    if order is None:
+        raise ApiError(400, message=(
+            f"Cannot tell which file of the pair is forward and which is reverse: "
+            f"'{first.file_name}' and '{second.file_name}' must first differ in 1/2, F/R or "
+            "f/r (as in x_R1.fastq and x_R2.fastq)."))
+    forward, reverse = (first, second) if order == (0, 1) else (second, first)
+    request.db.add(Pair(object_id=obj.id, forward_file_id=forward.id,
+                        reverse_file_id=reverse.id))
+
+
+def describe_unpaired(request: Any, context: SequencingObjectResource) -> dict[str, Any]:
+    return {"sequenceFile": files_of(request, context)[0]}
+
+
+def describe_pair(request: Any, context: PairResource) -> dict[str, Any]:
+    forward, reverse = context.oriented()
+    return {
+        "files": files_of(request, context),
+        "forwardSequenceFile": file_entry(request, context.file_resource(forward)),
+        "reverseSequenceFile": file_entry(request, context.file_resource(reverse)),
+    }
+
+
+def _forward(request: Any, context: PairResource) -> str:
+    return url_for(request, context.file_resource(context.oriented()[0]))
+
+
+def _reverse(request: Any, context: PairResource) -> str:
+    return url_for(request, context.file_resource(context.oriented()[1]))
+
+
+@hookimpl
+def register_models() -> list[type]:
+    return [Pair]
+
+
+@hookimpl
+def register_migrations() -> list[MigrationSource]:
+    return [MigrationSource("sequencefiles", "seqcore_sequencefiles:migrations/versions")]
+
+
+@hookimpl
+def register_file_kinds() -> list[FileKind]:
+    return [
+        FileKind(name="unpaired", path_segment="unpaired",
+                 collection_rel="sample/sequenceFiles/unpaired", files=1,
+                 content_check=fastq_check, describe=describe_unpaired,
+                 upload_response="file", default_upload=True,
+                 object_context=UnpairedResource, label="single-end files"),
+        FileKind(name="pairs", path_segment="pairs",
+                 collection_rel="sample/sequenceFiles/pairs", files=2,
+                 content_check=fastq_check, prepare=prepare_pair, describe=describe_pair,
+                 upload_response="object", object_context=PairResource,
+                 label="paired-end pairs"),
+    ]
+
+
+@hookimpl
+def register_links() -> list[LinkSpec]:
+    return [
+        LinkSpec(PairResource, "pair/forward", _forward),
+        LinkSpec(PairResource, "pair/reverse", _reverse),
+    ]

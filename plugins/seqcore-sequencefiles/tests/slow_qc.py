@@ -1,0 +1,21 @@
+"""A site plugin whose QC engine takes its time: lets a test kill a worker mid-processing."""
+
+import time
+
+from seqcore import hookimpl
+
+
+class SlowEngine:
+    label = "slow test engine"
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def run(self, path):
+        time.sleep(60)
+        return self.inner.run(path)
+
+
+@hookimpl
+def configure_app(config):
+    config.registry["seqcore.qc_engine"] = SlowEngine(config.registry["seqcore.qc_engine"])

@@ -1,0 +1,50 @@
+"""Helpers for tests that upload sequence data: generated reads and multipart bodies."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections.abc import Iterable
+
+
+def fastq(reads: int = 20, length: int = 60, seed: int = 1, name: str = "read") -> bytes:
+    """Random FASTQ records (reproducible for a seed)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(reads):
+        seq = "".join(rng.choice("ACGT") for _ in range(length))
+        qual = "".join(chr(33 + rng.randint(2, 40)) for _ in range(length))
+        out.append(f"@{name}{i}\n{seq}\n+\n{qual}\n")
+    return "".join(out).encode()
+
+
+def fasta(contigs: int = 3, length: int = 200, seed: int = 1) -> bytes:
+    rng = random.Random(seed)
+    return "".join(f">contig{i}\n" + "".join(rng.choice("ACGT") for _ in range(length)) + "\n"
+                   for i in range(contigs)).encode()
+
+
+def gz(data: bytes) -> bytes:
+    return gzip.compress(data, mtime=0)
+
+
+def multipart(parts: Iterable[tuple[str, str | None, bytes, str | None]],
+              boundary: str = "B0undary") -> tuple[bytes, str]:
+    """A multipart/form-data body as the IRIDA uploader sends it: ``(name, filename,
+    content, content type)`` per part; file parts without a content type."""
+    chunks = []
+    for name, filename, content, content_type in parts:
+        disposition = f'form-data; name="{name}"'
+        if filename is not None:
+            disposition += f'; filename="{filename}"'
+        head = f"--{boundary}\r\nContent-Disposition: {disposition}\r\n"
+        if content_type:
+            head += f"Content-Type: {content_type}\r\n"
+        chunks.append(head.encode() + b"\r\n" + content + b"\r\n")
+    chunks.append(f"--{boundary}--\r\n".encode())
+    return b"".join(chunks), f"multipart/form-data; boundary={boundary}"
+
+
+def parameters(**values: object) -> tuple[str, None, bytes, str]:
+    return ("parameters", None, json.dumps(values).encode(), "application/json")
