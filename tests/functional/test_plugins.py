@@ -102,9 +102,14 @@ def test_zero_plugins_serves_the_core(build, factories):
     app.get("/api/projects", headers=headers)
 
 
-def test_entry_point_loading_with_no_plugins_installed(build, factories):
-    app = TestApp(build(None).make_wsgi_app())
+def test_installed_plugins_load_from_entry_points(build, factories):
+    from importlib.metadata import entry_points
+
+    config = build(None)
+    app = TestApp(config.make_wsgi_app())
     app.get("/api", headers=factories.headers(factories.user()))
+    loaded = {name for name, _ in config.registry.pm.list_name_plugin()}
+    assert {ep.name for ep in entry_points(group="seqcore")} <= loaded
 
 
 def test_admin_lists_plugins_and_versions(build, factories):
