@@ -1,0 +1,1 @@
+"""Genome assemblies of a sample (``/api/samples/{sid}/assemblies``)."""

@@ -1,0 +1,189 @@
+"""Assemblies: listed, uploaded (multipart ``file``) and downloaded as FASTA."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyramid.request import Request
+from pyramid.response import Response
+from sqlalchemy import delete, select
+
+from seqcore import hookimpl
+from seqcore.contentchecks import FastaCheck
+from seqcore.contrib import ChildSpec, Endpoint, LinkSpec, MigrationSource, View
+from seqcore.links import child_href, url_for
+from seqcore.models.sequencing import SequenceFile
+from seqcore.resources.base import Context, int_key
+from seqcore.resources.samples import SampleResource
+from seqcore.rest.envelope import collection, entry
+from seqcore.rest.errors import ApiError
+from seqcore.rest.multipart import parse_upload
+from seqcore.rest.values import epoch_ms
+from seqcore.rest.views.files import download
+from seqcore.security.permissions import Permission
+from seqcore_assemblies.models import Assembly
+
+FASTA = "application/fasta"
+
+
+class SampleAssemblies(Context):
+    """``/api/samples/{sid}/assemblies``; inherits the sample's ACL."""
+
+    @property
+    def sample(self) -> Any:
+        return self.__parent__.sample
+
+    def child(self, key: str) -> Any:
+        assembly = self.db.get(Assembly, int_key(key))
+        if assembly is None or assembly.sample_id != self.sample.id:
+            raise KeyError(key)
+        return AssemblyResource(self.request, key, self, assembly)
+
+
+class AssemblyResource(Context):
+    def __init__(self, request: Any, name: str, parent: Context, assembly: Assembly) -> None:
+        super().__init__(request, name, parent)
+        self.assembly = assembly
+
+    @property
+    def file(self) -> SequenceFile:
+        return self.assembly.file
+
+
+def human_size(size: int) -> str:
+    """SI units as people read them: ``14 B``, ``1.2 kB``, ``N/A`` for nothing."""
+    if size <= 0:
+        return "N/A"
+    value = float(size)
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if value < 1000 or unit == "TB":
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{size} B"  # pragma: no cover
+
+
+def assembly_entry(request: Request, context: AssemblyResource) -> dict[str, Any]:
+    assembly = context.assembly
+    stored = assembly.file
+    fields = {
+        "createdDate": epoch_ms(assembly.created),
+        "label": stored.file_name,
+        "fileSizeBytes": stored.size,
+        "fileSize": human_size(stored.size),
+        "file": str(request.storage.path(stored.path)),
+        "fileName": stored.file_name,
+        "fileRevisionNumber": stored.revision,
+    }
+    return entry(request, context, fields, identifier=assembly.id)
+
+
+def list_assemblies(request: Request) -> dict:
+    context: SampleAssemblies = request.context
+    rows = request.db.scalars(select(Assembly).where(Assembly.sample_id == context.sample.id)
+                              .order_by(Assembly.id))
+    return collection(request, context, (
+        assembly_entry(request, AssemblyResource(request, str(a.id), context, a)) for a in rows))
+
+
+def upload_assembly(request: Request) -> dict:
+    """Multipart ``file`` (a FASTA, plain or gzipped); a ``parameters`` part is accepted and
+    ignored, as IRIDA's uploader sends one."""
+    context: SampleAssemblies = request.context
+    limit = int(request.registry.settings["seqcore.upload.max_bytes"])
+    verify = bool(request.registry.settings["seqcore.upload.verify_gzip"])
+    upload = parse_upload(request, request.storage, limit,
+                          lambda part, name: FastaCheck(verify) if part == "file" else None)
+    try:
+        unexpected = sorted(set(upload.parts) - {"file", "parameters"})
+        if unexpected:
+            raise ApiError(400, message=f"Unexpected part(s) {', '.join(unexpected)}; this "
+                                        "upload takes file (and parameters).")
+        part = upload.file("file")
+        if part is None:
+            raise ApiError(400, message="Missing file part(s): file.")
+        assert part.writer is not None
+        stored = SequenceFile(path=part.writer.place(request.tm), file_name=part.filename,
+                              size=part.writer.size, upload_sha256=part.writer.sha256)
+        assembly = Assembly(sample_id=context.sample.id, file=stored)
+        request.db.add(assembly)
+        request.db.flush()
+    except BaseException:
+        upload.discard()
+        raise
+    assembly_ctx = AssemblyResource(request, str(assembly.id), context, assembly)
+    request.response.status = 201
+    request.response.location = url_for(request, assembly_ctx)
+    return {"resource": assembly_entry(request, assembly_ctx)}
+
+
+def get_assembly(request: Request) -> Response | dict:
+    context: AssemblyResource = request.context
+    acceptable = [o for o, _ in request.accept.acceptable_offers(["application/json", FASTA])]
+    if not acceptable:
+        raise ApiError(406, message=f"Assemblies are available as application/json and {FASTA}.")
+    if acceptable[0] == FASTA:
+        return download(request, context, FASTA)
+    request.response.content_type = "application/json"
+    request.response.json_body = {"resource": assembly_entry(request, context)}
+    return request.response
+
+
+def _analysis_href(request: Request, context: AssemblyResource) -> str:
+    return f"{request.application_url}/api/analysisSubmissions/{context.assembly.submission_id}"
+
+
+def _sample_href(request: Request, context: SampleAssemblies) -> str:
+    return url_for(request, context.__parent__)
+
+
+@hookimpl
+def register_models() -> list[type]:
+    return [Assembly]
+
+
+@hookimpl
+def register_migrations() -> list[MigrationSource]:
+    return [MigrationSource("assemblies", "seqcore_assemblies:migrations/versions")]
+
+
+@hookimpl
+def register_resource_children() -> list[ChildSpec]:
+    return [ChildSpec(SampleResource, "assemblies",
+                      lambda parent: SampleAssemblies(parent.request, "assemblies", parent))]
+
+
+@hookimpl
+def register_links() -> list[LinkSpec]:
+    return [
+        LinkSpec(SampleResource, "sample/assemblies", child_href("assemblies")),
+        LinkSpec(SampleAssemblies, "sample", _sample_href),
+        LinkSpec(AssemblyResource, "assembly/analysis", _analysis_href,
+                 when=lambda request, context: context.assembly.submission_id is not None),
+    ]
+
+
+@hookimpl
+def register_rest_endpoints() -> list[Endpoint]:
+    return [
+        Endpoint("assemblies.list", "/api/samples/{sid:\\d+}/assemblies", {
+            "GET": View(list_assemblies, Permission.SAMPLE_READ),
+            "POST": View(upload_assembly, Permission.SAMPLE_WRITE),
+        }, description="A sample's assemblies; POST uploads one (multipart 'file')."),
+        Endpoint("assemblies.item", "/api/samples/{sid:\\d+}/assemblies/{aid:\\d+}", {
+            "GET": View(get_assembly, Permission.SAMPLE_READ, renderer=None),
+        }, description="One assembly; Accept: application/fasta downloads it."),
+    ]
+
+
+@hookimpl
+def samples_deleting(sample_ids: list[int], request: Any) -> None:
+    """Assemblies go with their samples: rows now, stored files once committed."""
+    rows = request.db.execute(
+        select(Assembly.id, SequenceFile.id.label("file_id"), SequenceFile.path)
+        .join(SequenceFile, SequenceFile.id == Assembly.file_id)
+        .where(Assembly.sample_id.in_(sample_ids))).all()
+    if not rows:
+        return
+    request.db.execute(delete(Assembly).where(Assembly.sample_id.in_(sample_ids)))
+    request.db.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.file_id for r in rows])))
+    request.storage.remove_after_commit([r.path for r in rows], request.tm)

@@ -1,0 +1,77 @@
+import pytest
+from seqcore_assemblies.models import Assembly
+from seqcore_assemblies.plugin import human_size
+
+from seqcore.models.sequencing import SequenceFile
+from seqcore.testing.contracts import stored_files
+from seqcore.testing.uploads import fasta, fastq, gz, multipart, parameters
+
+
+@pytest.fixture
+def world(factories):
+    owner = factories.user()
+    project = factories.project(owner=owner)
+    return project, factories.sample(project), factories.headers(owner)
+
+
+def upload(testapp, sample, headers, parts, status=201):
+    body, content_type = multipart(parts)
+    return testapp.post(f"/api/samples/{sample.id}/assemblies", body,
+                        headers={**headers, "Content-Type": content_type}, status=status)
+
+
+def test_upload_list_download(testapp, world):
+    _, sample, headers = world
+    contigs = fasta(contigs=4, length=500)
+    res = upload(testapp, sample, headers, [("file", "/data/asm/contigs.fasta", contigs, None),
+                                            parameters(miseqRunId="7")])
+    body = res.json["resource"]
+    assert res.headers["Location"] == body["links"][0]["href"]
+    assert body["fileName"] == body["label"] == "contigs.fasta"
+    assert body["fileSizeBytes"] == len(contigs)
+    assert body["fileSize"] == human_size(len(contigs))
+    assert [link["rel"] for link in body["links"]] == ["self"]
+    listed = testapp.get(f"/api/samples/{sample.id}/assemblies", headers=headers).json
+    assert listed["resource"]["resources"] == [body]
+    assert {link["rel"] for link in listed["resource"]["links"]} == {"self", "sample"}
+    got = testapp.get(res.headers["Location"], headers={**headers, "Accept": "application/fasta"})
+    assert got.body == contigs
+    assert got.content_type == "application/fasta"
+    sample_links = testapp.get(f"/api/samples/{sample.id}", headers=headers).json["resource"]
+    assert "sample/assemblies" in {link["rel"] for link in sample_links["links"]}
+
+
+@pytest.mark.parametrize(("parts", "message"), [
+    ([("file", "reads.fastq", fastq(), None)], "not FASTA"),
+    ([("file", "empty.fasta", b"", None)], "empty"),
+    ([("file", "x.fasta.gz", gz(fasta())[:-6], None)], "gzip"),
+    ([parameters()], "Missing file part"),
+    ([("file", "a.fasta", fasta(), None), ("file2", "b.fasta", fasta(), None)], "Unexpected"),
+])
+def test_bad_assemblies_leave_nothing(testapp, world, db, app_config, parts, message):
+    _, sample, headers = world
+    res = upload(testapp, sample, headers, parts, status=400)
+    assert message in res.json["message"]
+    assert db.query(Assembly).count() == 0 and db.query(SequenceFile).count() == 0
+    assert stored_files(app_config.get_settings()["seqcore.storage.path"]) == []
+
+
+def test_assemblies_go_with_their_sample(testapp, world, db, app_config):
+    project, sample, headers = world
+    upload(testapp, sample, headers, [("file", "contigs.fasta", fasta(), None)])
+    testapp.delete(f"/api/projects/{project.id}/samples/{sample.id}", headers=headers)
+    assert db.query(Assembly).count() == 0 and db.query(SequenceFile).count() == 0
+    assert stored_files(app_config.get_settings()["seqcore.storage.path"]) == []
+
+
+def test_permissions(testapp, world, factories):
+    _, sample, _ = world
+    outsider = factories.headers(factories.user())
+    upload(testapp, sample, outsider, [("file", "c.fasta", fasta(), None)], status=404)
+    testapp.get(f"/api/samples/{sample.id}/assemblies", headers=outsider, status=404)
+
+
+@pytest.mark.parametrize(("size", "text"), [(0, "N/A"), (14, "14 B"), (1234, "1.2 kB"),
+                                            (5_300_000, "5.3 MB")])
+def test_human_size(size, text):
+    assert human_size(size) == text

@@ -1,0 +1,1 @@
+"""Oxford Nanopore FAST5 files as a seqcore file kind."""

@@ -1,0 +1,52 @@
+"""The ``fast5`` file kind: stored as uploaded (never decompressed), no FASTQ QC."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from seqcore import hookimpl
+from seqcore.contentchecks import Fast5Check
+from seqcore.contrib import FileKind, MigrationSource
+from seqcore.resources.files import SequencingObjectResource
+from seqcore.rest.views.files import files_of
+from seqcore_fast5.models import Fast5Object
+
+
+class Fast5Resource(SequencingObjectResource):
+    """A FAST5 object."""
+
+
+def fast5_check(settings: Mapping[str, Any]) -> Fast5Check:
+    return Fast5Check()
+
+
+def prepare(request: Any, obj: Any, upload: Any) -> None:
+    check = upload.parts["file"].check
+    request.db.add(Fast5Object(object_id=obj.id, fast5_type=check.fast5_type))
+
+
+def describe(request: Any, context: Fast5Resource) -> dict[str, Any]:
+    record = request.db.get(Fast5Object, context.obj.id)
+    return {"file": files_of(request, context)[0],
+            "fast5Type": record.fast5_type if record else "UNKNOWN"}
+
+
+@hookimpl
+def register_models() -> list[type]:
+    return [Fast5Object]
+
+
+@hookimpl
+def register_migrations() -> list[MigrationSource]:
+    return [MigrationSource("fast5", "seqcore_fast5:migrations/versions")]
+
+
+@hookimpl
+def register_file_kinds() -> list[FileKind]:
+    return [FileKind(name="fast5", path_segment="fast5",
+                     collection_rel="sample/sequenceFiles/fast5", files=1,
+                     content_check=fast5_check, media_types=("application/octet-stream",),
+                     qc=False, decompress=False, prepare=prepare, describe=describe,
+                     upload_response="file", object_context=Fast5Resource,
+                     label="FAST5 files")]

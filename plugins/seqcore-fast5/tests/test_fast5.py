@@ -1,0 +1,55 @@
+import pytest
+
+from seqcore.processing import Worker
+from seqcore.testing.contracts import FileKindContract
+from seqcore.testing.uploads import gz, multipart, parameters
+
+HDF5 = b"\x89HDF\r\n\x1a\n" + bytes(range(256)) * 8
+
+
+class TestFast5Contract(FileKindContract):
+    segment = "fast5"
+    collection_rel = "sample/sequenceFiles/fast5"
+    media_type = "application/octet-stream"
+
+    def good_files(self):
+        return [("reads.fast5", HDF5)]
+
+    def bad_content(self):
+        return None  # FAST5 keeps any non-empty bytes (type UNKNOWN); empty is refused
+
+
+@pytest.mark.parametrize(("name", "content", "kind"), [
+    ("reads.fast5", HDF5, "SINGLE"),
+    ("reads.tar.gz", gz(HDF5), "ZIPPED"),
+    ("reads.bin", b"something else", "UNKNOWN"),
+])
+def test_fast5_type_from_content(testapp, factories, app_config, name, content, kind):
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    headers = factories.headers(owner)
+    body, content_type = multipart([("file", f"/data/{name}", content, None), parameters()])
+    res = testapp.post(f"/api/samples/{sample.id}/fast5", body,
+                       headers={**headers, "Content-Type": content_type}, status=201)
+    assert res.json["resource"]["fileName"] == name
+    listed = testapp.get(f"/api/samples/{sample.id}/fast5", headers=headers).json["resource"]
+    (entry,) = listed["resources"]
+    assert entry["fast5Type"] == kind
+    assert entry["file"]["fileName"] == name
+    Worker(app_config.registry).run_until_idle()
+    entry = testapp.get(entry["links"][0]["href"], headers=headers).json["resource"]
+    assert entry["processingState"] == "FINISHED"
+    file_url = res.headers["Location"].replace("http://localhost", "")
+    testapp.get(file_url + "/qc", headers=headers, status=404)  # no FASTQ QC for FAST5
+    got = testapp.get(file_url, headers={**headers, "Accept": "application/octet-stream"})
+    assert got.body == content
+
+
+def test_empty_fast5_is_refused(testapp, factories):
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    body, content_type = multipart([("file", "reads.fast5", b"", None)])
+    res = testapp.post(f"/api/samples/{sample.id}/fast5", body,
+                       headers={**factories.headers(owner), "Content-Type": content_type},
+                       status=400)
+    assert "empty" in res.json["message"]
