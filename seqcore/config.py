@@ -57,6 +57,10 @@ def configure(settings: Mapping[str, Any] | None = None,
     config.include("seqcore.filekinds")
     config.include("seqcore.processing")
     config.include("seqcore.oauth")
+    # Sessions and web pages (sign-in, access tokens, GraphiQL), then GraphQL, whose schema
+    # is built by a late action once every contribution below is registered.
+    config.include("seqcore.web")
+    config.include("seqcore.graphql")
 
     # 4. Every declaration of the core and plugins, turned into conflict-checked actions.
     config.include("seqcore.contributions")

@@ -71,3 +71,8 @@ def includeme(config: Configurator) -> None:
           lambda c, metadata_type: c.add_metadata_type(metadata_type))
     _each(config, pm, "register_rest_endpoints", Endpoint,
           lambda c, endpoint: c.add_endpoint(endpoint))
+    # GraphQL: type names and Query field names are discriminators (seqcore.graphql.schema).
+    _each(config, pm, "register_graphql_types", type,
+          lambda c, graphene_type: c.add_graphql_type(graphene_type))
+    _each(config, pm, "register_graphql_query_fields", type,
+          lambda c, mixin: c.add_graphql_query_fields(mixin))

@@ -45,11 +45,18 @@ def principals_for(identity: Identity | None) -> list[str]:
 class SecurityPolicy:
     """Pyramid 2 security policy.
 
-    Only bearer tokens authenticate for now; the sub-policy choice per route (personal
-    access tokens for GraphQL, the session for web pages) plugs in at :meth:`identity`.
+    The REST API authenticates with bearer tokens; ``/api/graphql`` with a personal access
+    token over HTTP Basic or the session; web pages with the session
+    (:mod:`seqcore.web.auth`).
     """
 
     def identity(self, request: Request) -> Identity | None:
+        path = request.path_info
+        if not (path == "/api" or path.startswith("/api/")) or path == "/api/graphql":
+            # Web pages (the session) and GraphQL (Basic personal access token or session).
+            from seqcore.web.auth import web_identity
+
+            return web_identity(request)
         check = token_check(request)
         return None if check is None else check.identity
 

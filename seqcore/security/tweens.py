@@ -22,6 +22,9 @@ from seqcore.security.policy import token_check
 # Paths under /api that authenticate by other means (the token endpoint itself, the
 # authorization-code pages), or that a plugin exempts.
 PUBLIC_API_PREFIXES = ("/api/oauth/",)
+# Exact paths with their own authentication: GraphQL answers 401 itself, in GraphQL's shape,
+# for missing or bad credentials (Basic personal access token or session).
+PUBLIC_API_PATHS = frozenset({"/api/graphql"})
 READ_METHODS = {"GET", "HEAD"}
 
 _SLASHES = re.compile(r"/{2,}")
@@ -45,6 +48,8 @@ def _is_api(path: str) -> bool:
 
 def _public(request: Request) -> bool:
     path = request.path_info
+    if path in PUBLIC_API_PATHS:
+        return True
     exempt = request.registry.get("seqcore.public_api_prefixes", PUBLIC_API_PREFIXES)
     return any(path.startswith(prefix) for prefix in exempt)
 

@@ -24,11 +24,13 @@ def seqcore_plugins() -> list[object]:
 
 @pytest.fixture(scope="session")
 def seqcore_settings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Application settings for tests: cheap password hashing, a temporary storage dir."""
+    """Application settings for tests: cheap password hashing, a temporary storage dir, a
+    fixed session secret."""
     return {
         "seqcore.storage.path": str(tmp_path_factory.mktemp("storage")),
         "seqcore.password_hash.time_cost": 1,
         "seqcore.password_hash.memory_cost": 64,
+        "seqcore.session.secret": "test-session-secret-not-for-production",
     }
 
 

@@ -1,0 +1,188 @@
+"""Connections: ``nodes``, ``edges {cursor node}``, ``pageInfo`` and ``totalCount``, paged
+with keyset cursors.
+
+A cursor encodes the sort value and id of a row, so a page is one indexed range query
+whatever its offset, and rows added before the cursor do not shift later pages. Pages
+default to 25 rows; ``first``/``last`` are clamped to 0..100 (silently, as IRIDA Next does).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import graphene
+from graphql import GraphQLError
+from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy.orm import Session
+
+DEFAULT_PAGE = 25
+MAX_PAGE = 100
+
+
+class PageInfo(graphene.ObjectType):
+    """Where a page sits in the whole list."""
+
+    end_cursor = graphene.String()
+    has_next_page = graphene.Boolean(required=True)
+    has_previous_page = graphene.Boolean(required=True)
+    start_cursor = graphene.String()
+
+
+@dataclass
+class Page:
+    """One page of a connection: its items, their cursors, and how to count the whole."""
+
+    items: list[Any]
+    cursors: list[str]
+    has_next: bool
+    has_previous: bool
+    count: Callable[[], int] = field(repr=False, default=lambda: 0)
+
+
+_connections: dict[type, type] = {}
+
+
+def connection_for(node: type) -> type:
+    """``<Node>Connection`` (and ``<Node>Edge``) for a graphene object type, made once."""
+    if node in _connections:
+        return _connections[node]
+    name = node._meta.name
+
+    edge = type(f"{name}Edge", (graphene.ObjectType,), {
+        "__doc__": f"A {name} and its cursor.",
+        "cursor": graphene.String(required=True),
+        "node": graphene.Field(node),
+    })
+
+    def resolve_edges(page: Page, info: Any) -> list[dict[str, Any]]:
+        return [{"cursor": c, "node": n} for c, n in zip(page.cursors, page.items, strict=True)]
+
+    def resolve_page_info(page: Page, info: Any) -> dict[str, Any]:
+        return {"start_cursor": page.cursors[0] if page.cursors else None,
+                "end_cursor": page.cursors[-1] if page.cursors else None,
+                "has_next_page": page.has_next, "has_previous_page": page.has_previous}
+
+    connection = type(f"{name}Connection", (graphene.ObjectType,), {
+        "__doc__": f"A page of {name} objects.",
+        "edges": graphene.List(edge),
+        "nodes": graphene.List(node),
+        "page_info": graphene.Field(PageInfo, required=True),
+        "total_count": graphene.Int(required=True),
+        "resolve_edges": staticmethod(resolve_edges),
+        "resolve_nodes": staticmethod(lambda page, info: page.items),
+        "resolve_page_info": staticmethod(resolve_page_info),
+        "resolve_total_count": staticmethod(lambda page, info: page.count()),
+    })
+    _connections[node] = connection
+    return connection
+
+
+def connection_args() -> dict[str, Any]:
+    return {"first": graphene.Int(), "last": graphene.Int(), "after": graphene.String(),
+            "before": graphene.String()}
+
+
+@dataclass(frozen=True)
+class Ordering:
+    """Sort by ``key`` (never NULL) then by ``id``, both in ``direction``."""
+
+    key: Any
+    id: Any
+    descending: bool = False
+    temporal: bool = False  # the key is a datetime (cursors carry it as ISO 8601)
+
+
+def encode_cursor(value: Any, pk: int) -> str:
+    if isinstance(value, datetime):
+        value = value.isoformat()
+    raw = json.dumps([value, pk], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, sample_value: Any) -> tuple[Any, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        value, pk = json.loads(raw)
+        if not isinstance(pk, int) or isinstance(pk, bool):
+            raise ValueError
+        if isinstance(sample_value, datetime):
+            value = datetime.fromisoformat(value)
+        elif not isinstance(value, str):
+            raise ValueError
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise GraphQLError(f"Invalid cursor: {cursor!r}.") from None
+    return value, pk
+
+
+def _clamp(value: int | None) -> int | None:
+    return None if value is None else max(0, min(MAX_PAGE, value))
+
+
+def _beyond(order: Ordering, cursor: tuple[Any, int], forward: bool) -> Any:
+    """Rows after (``forward``) or before the cursor in the ordering."""
+    value, pk = cursor
+    greater = forward != order.descending
+    if greater:
+        return or_(order.key > value, and_(order.key == value, order.id > pk))
+    return or_(order.key < value, and_(order.key == value, order.id < pk))
+
+
+def paginate(db: Session, query: Select, order: Ordering, sort_value: Callable[[Any], Any],
+             *, first: int | None = None, last: int | None = None, after: str | None = None,
+             before: str | None = None) -> Page:
+    """One page of ``query`` (a select of entities) and a lazy count of all of it.
+
+    ``sort_value(item)`` gives an item's value of ``order.key``, for its cursor.
+    """
+    after = None if after in ("", "null") else after
+    before = None if before in ("", "null") else before
+    if after is not None and last is not None and first is None:
+        raise GraphQLError("When using `after` you must also provide `first` if also "
+                           "providing `last`.")
+    if before is not None and first is not None and last is None:
+        raise GraphQLError("When using `before` you must also provide `last` if also "
+                           "providing `first`.")
+    first, last = _clamp(first), _clamp(last)
+    if first is None and last is None:
+        first = DEFAULT_PAGE
+    probe = datetime.now() if order.temporal else ""
+    after_key = decode_cursor(after, probe) if after is not None else None
+    before_key = decode_cursor(before, probe) if before is not None else None
+
+    ranged = query
+    if after_key is not None:
+        ranged = ranged.where(_beyond(order, after_key, forward=True))
+    if before_key is not None:
+        ranged = ranged.where(_beyond(order, before_key, forward=False))
+    ascending = (order.key.asc(), order.id.asc())
+    descending = (order.key.desc(), order.id.desc())
+    forward_order = descending if order.descending else ascending
+    backward_order = ascending if order.descending else descending
+
+    if first is not None:
+        items = list(db.scalars(ranged.order_by(*forward_order).limit(first + 1)))
+        has_next = len(items) > first
+        items = items[:first]
+        has_previous = after_key is not None
+        if last is not None and len(items) > last:
+            items, has_previous = items[len(items) - last:], True
+    else:
+        assert last is not None
+        items = list(db.scalars(ranged.order_by(*backward_order).limit(last + 1)))
+        has_previous = len(items) > last
+        items = items[:last][::-1]
+        has_next = before_key is not None
+
+    def count() -> int:
+        counted = select(func.count()).select_from(query.order_by(None).subquery())
+        return db.scalar(counted) or 0
+
+    cursors = [encode_cursor(sort_value(item), item.id) for item in items]
+    return Page(items, cursors, has_next, has_previous, count)
+

@@ -1,0 +1,254 @@
+"""Sample and project filters and orderings, as IRIDA Next spells them.
+
+``SampleFilter`` keeps IRIDA Next's snake_case names (``name_or_puid_cont``,
+``advanced_search``). ``advanced_search`` is a list of groups: a sample matches when every
+condition of at least one group holds. Comparisons of text are case-insensitive.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import graphene
+from graphql import GraphQLError
+from sqlalchemy import and_, exists, false, func, not_, or_, select, true
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.expression import ColumnElement, FunctionElement
+from sqlalchemy.types import Numeric
+
+from seqcore.graphql.connections import Ordering
+from seqcore.graphql.scalars import ValueScalar
+from seqcore.models.project import Project
+from seqcore.models.sample import MetadataEntry, Sample
+
+OrderDirection = graphene.Enum("OrderDirection", [("asc", "asc"), ("desc", "desc")])
+SampleOrderField = graphene.Enum("SampleOrderField", [
+    ("created_at", "created_at"), ("name", "name"), ("updated_at", "updated_at")])
+ProjectOrderField = graphene.Enum("ProjectOrderField", [
+    ("created_at", "created_at"), ("name", "name"), ("updated_at", "updated_at")])
+SampleAdvancedSearchConditionOperator = graphene.Enum(
+    "SampleAdvancedSearchConditionOperator",
+    [(name, name) for name in ("EQUALS", "NOT_EQUALS", "LESS_THAN_EQUALS",
+                               "GREATER_THAN_EQUALS", "CONTAINS", "NOT_CONTAINS", "EXISTS",
+                               "NOT_EXISTS", "IN", "NOT_IN")])
+
+
+class SampleOrder(graphene.InputObjectType):
+    field = SampleOrderField(required=True)
+    direction = OrderDirection(default_value="asc")
+
+
+class ProjectOrder(graphene.InputObjectType):
+    field = ProjectOrderField(required=True)
+    direction = OrderDirection(default_value="asc")
+
+
+class SampleAdvancedSearchCondition(graphene.InputObjectType):
+    field = graphene.String()
+    operator = SampleAdvancedSearchConditionOperator()
+    value = ValueScalar()
+
+
+class SampleFilter(graphene.InputObjectType):
+    name_or_puid_cont = graphene.String(name="name_or_puid_cont",
+                                        description="Name contains (case-insensitive).")
+    name_cont = graphene.String(name="name_cont", description="Name contains.")
+    advanced_search = graphene.List(
+        graphene.NonNull(graphene.List(graphene.NonNull(SampleAdvancedSearchCondition))),
+        name="advanced_search",
+        description="Groups of conditions: any group whose conditions all hold matches.")
+
+
+class ProjectFilter(graphene.InputObjectType):
+    name_cont = graphene.String(name="name_cont", description="Name contains.")
+
+
+def plain(value: Any) -> Any:
+    """Enum members arrive as Python enums or their values, depending on the path."""
+    return getattr(value, "value", value)
+
+
+# -- ordering ---------------------------------------------------------------------------------
+
+
+def sample_ordering(order_by: Any) -> tuple[Ordering, Any]:
+    """The keyset ordering and the function giving an item's sort value."""
+    field = plain(order_by.get("field")) if order_by else "created_at"
+    descending = bool(order_by) and plain(order_by.get("direction")) == "desc"
+    if field == "name":
+        return Ordering(Sample.name, Sample.id, descending), lambda s: s.name
+    if field == "updated_at":
+        key = func.coalesce(Sample.modified, Sample.created)
+        return (Ordering(key, Sample.id, descending, temporal=True),
+                lambda s: s.modified or s.created)
+    return Ordering(Sample.created, Sample.id, descending, temporal=True), lambda s: s.created
+
+
+def project_ordering(order_by: Any) -> tuple[Ordering, Any]:
+    field = plain(order_by.get("field")) if order_by else "created_at"
+    descending = bool(order_by) and plain(order_by.get("direction")) == "desc"
+    if field == "name":
+        return Ordering(Project.name, Project.id, descending), lambda p: p.name
+    if field == "updated_at":
+        key = func.coalesce(Project.modified, Project.created)
+        return (Ordering(key, Project.id, descending, temporal=True),
+                lambda p: p.modified or p.created)
+    return Ordering(Project.created, Project.id, descending, temporal=True), lambda p: p.created
+
+
+# -- filtering --------------------------------------------------------------------------------
+
+
+class numeric_or_null(FunctionElement):
+    """A text value as a number when it looks like one, else NULL: portable across SQLite
+    and PostgreSQL (a plain CAST fails or gives 0 on text)."""
+
+    type = Numeric()
+    inherit_cache = True
+
+
+@compiles(numeric_or_null)
+def _numeric_default(element: Any, compiler: Any, **kw: Any) -> str:
+    value = compiler.process(next(iter(element.clauses)), **kw)
+    return (f"CASE WHEN {value} <> '' AND {value} NOT GLOB '*[^0-9.-]*' "
+            f"THEN CAST({value} AS REAL) END")
+
+
+@compiles(numeric_or_null, "postgresql")
+def _numeric_postgresql(element: Any, compiler: Any, **kw: Any) -> str:
+    value = compiler.process(next(iter(element.clauses)), **kw)
+    return f"CASE WHEN {value} ~ '^-?[0-9]+(\\.[0-9]+)?$' THEN CAST({value} AS NUMERIC) END"
+
+
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+NUMBER = re.compile(r"-?\d+(\.\d+)?")
+SAMPLE_FIELDS = {"name", "created_at", "updated_at"}
+
+
+def _like(text: str) -> str:
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def sample_filter_conditions(filter_: Any) -> list[ColumnElement]:
+    """SQL conditions on ``Sample`` for a ``SampleFilter``; a bad condition is a GraphQL
+    error whose message says where (``filter.advanced_search.<group>.<condition>``)."""
+    if not filter_:
+        return []
+    conditions = []
+    for key in ("name_or_puid_cont", "name_cont"):
+        text = filter_.get(key)
+        if text:
+            conditions.append(func.lower(Sample.name).like(_like(text), escape="\\"))
+    groups = filter_.get("advanced_search") or []
+    alternatives = []
+    for g, group in enumerate(groups):
+        clauses = [_condition(f"filter.advanced_search.{g}.{c}", condition)
+                   for c, condition in enumerate(group)]
+        if clauses:
+            alternatives.append(and_(*clauses))
+    if alternatives:
+        conditions.append(or_(*alternatives))
+    return conditions
+
+
+def _condition(where: str, condition: Any) -> ColumnElement:
+    field = condition.get("field") or ""
+    operator = plain(condition.get("operator"))
+    value = condition.get("value")
+    if operator is None:
+        raise GraphQLError(f"{where}.operator: an operator is required")
+    if field.startswith("metadata."):
+        key = field[len("metadata."):]
+        if not key.strip():
+            raise GraphQLError(f"{where}.field: '{field}' is an invalid metadata field")
+        return _metadata_condition(where, key, operator, value)
+    if field not in SAMPLE_FIELDS:
+        raise GraphQLError(f"{where}.field: '{field}' is an invalid field")
+    if field == "name":
+        if operator in ("EXISTS", "NOT_EXISTS"):
+            return true() if operator == "EXISTS" else false()
+        return _text_condition(where, Sample.name, operator, value)
+    column = Sample.created if field == "created_at" else func.coalesce(Sample.modified,
+                                                                         Sample.created)
+    return _date_condition(where, column, operator, value)
+
+
+def _values(where: str, operator: str, value: Any) -> list[str]:
+    if operator in ("IN", "NOT_IN"):
+        if not isinstance(value, list) or not value:
+            raise GraphQLError(f"{where}.value: {operator} takes a non-empty list of values")
+        return value
+    if not isinstance(value, str) or value == "":
+        raise GraphQLError(f"{where}.value: {operator} takes one non-empty value")
+    return [value]
+
+
+def _text_condition(where: str, column: Any, operator: str, value: Any) -> ColumnElement:
+    values = _values(where, operator, value)
+    lowered = func.lower(column)
+    if operator == "EQUALS":
+        return lowered == values[0].lower()
+    if operator == "NOT_EQUALS":
+        return lowered != values[0].lower()
+    if operator == "CONTAINS":
+        return lowered.like(_like(values[0]), escape="\\")
+    if operator == "NOT_CONTAINS":
+        return not_(lowered.like(_like(values[0]), escape="\\"))
+    if operator == "IN":
+        return lowered.in_([v.lower() for v in values])
+    if operator == "NOT_IN":
+        return lowered.not_in([v.lower() for v in values])
+    if DATE.fullmatch(values[0]):
+        compared = column
+    elif NUMBER.fullmatch(values[0]):
+        compared, values = numeric_or_null(column), [float(values[0])]  # type: ignore[list-item]
+    else:
+        raise GraphQLError(f"{where}.value: '{values[0]}' is not a number or a date "
+                           "(YYYY-MM-DD)")
+    return compared <= values[0] if operator == "LESS_THAN_EQUALS" else compared >= values[0]
+
+
+def _metadata_condition(where: str, key: str, operator: str, value: Any) -> ColumnElement:
+    def entry_where(*extra: Any) -> ColumnElement:
+        return exists(select(MetadataEntry.id).where(
+            MetadataEntry.sample_id == Sample.id, MetadataEntry.field == key, *extra))
+
+    if operator == "EXISTS":
+        return entry_where()
+    if operator == "NOT_EXISTS":
+        return not_(entry_where())
+    if operator in ("NOT_EQUALS", "NOT_CONTAINS", "NOT_IN"):
+        # A sample without the field does not equal / contain the value either.
+        positive = {"NOT_EQUALS": "EQUALS", "NOT_CONTAINS": "CONTAINS", "NOT_IN": "IN"}[operator]
+        return not_(entry_where(_text_condition(where, MetadataEntry.value, positive, value)))
+    return entry_where(_text_condition(where, MetadataEntry.value, operator, value))
+
+
+def _date_condition(where: str, column: Any, operator: str, value: Any) -> ColumnElement:
+    if operator == "EXISTS":
+        return true()
+    if operator == "NOT_EXISTS":
+        return false()
+    if operator not in ("EQUALS", "LESS_THAN_EQUALS", "GREATER_THAN_EQUALS"):
+        raise GraphQLError(f"{where}.operator: '{operator}' is an invalid operator for date "
+                           "fields")
+    values = _values(where, operator, value)
+    try:
+        day = datetime.strptime(values[0], "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError:
+        raise GraphQLError(f"{where}.value: '{values[0]}' is not a date (YYYY-MM-DD)") from None
+    following = day + timedelta(days=1)
+    if operator == "EQUALS":
+        return and_(column >= day, column < following)
+    if operator == "LESS_THAN_EQUALS":
+        return column < following
+    return column >= day
+
+
+def project_filter_conditions(filter_: Any) -> list[ColumnElement]:
+    if not filter_ or not filter_.get("name_cont"):
+        return []
+    return [func.lower(Project.name).like(_like(filter_["name_cont"]), escape="\\")]

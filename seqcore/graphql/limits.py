@@ -1,0 +1,147 @@
+"""Depth and complexity limits, checked before anything runs.
+
+Costs follow IRIDA Next's (graphql-ruby's) rule: every field costs 1, and a connection
+costs 1 plus its page size times what each of its ``nodes``/``edges`` costs, plus the rest of
+its selection; the page size is ``first``/``last`` (clamped to 100) or 25. So
+``samples(first: 100) { nodes { name metadata project { fullPath } } }`` costs 402, and at
+most about five fields per node fit in one page of 100 under the default limit of 550.
+Introspection (``__schema``, ``__type``) is free, so GraphiQL always works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphql import (
+    FieldNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLObjectType,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    ValidationRule,
+    get_named_type,
+    value_from_ast_untyped,
+)
+
+from seqcore.graphql.connections import DEFAULT_PAGE, MAX_PAGE
+
+
+def limit_rule(max_depth: int, max_complexity: int, variables: Mapping[str, Any] | None
+               ) -> type[ValidationRule]:
+    """A validation rule for one request (it needs the request's variables)."""
+
+    class Limits(ValidationRule):
+        def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
+            schema = self.context.schema
+            root = schema.get_root_type(node.operation)
+            if root is None:
+                return
+            fragments = {f.name.value: f for f in self.context.document.definitions
+                         if f.kind == "fragment_definition"}
+            walker = _Walker(schema, fragments, variables or {})
+            depth = walker.depth(node.selection_set, 0, frozenset())
+            if depth > max_depth:
+                self.report_error(GraphQLError(
+                    f"Query has depth of {depth}, which exceeds max depth of {max_depth}",
+                    node, extensions={"code": "max_depth_exceeded"}))
+                return
+            cost = walker.cost(node.selection_set, root, frozenset())
+            if cost > max_complexity:
+                self.report_error(GraphQLError(
+                    f"Query has complexity of {cost}, which exceeds max complexity of "
+                    f"{max_complexity}", node, extensions={"code": "max_complexity_exceeded"}))
+
+    return Limits
+
+
+class _Walker:
+    def __init__(self, schema: Any, fragments: dict[str, Any], variables: Mapping[str, Any]
+                 ) -> None:
+        self.schema = schema
+        self.fragments = fragments
+        self.variables = variables
+
+    def _selections(self, selection_set: Any, seen: frozenset[str]
+                    ) -> list[tuple[Any, str | None, frozenset[str]]]:
+        """Fields of a selection set with fragments inlined (``(field, type condition)``)."""
+        out: list[tuple[Any, str | None, frozenset[str]]] = []
+        for selection in selection_set.selections if selection_set else ():
+            if isinstance(selection, FieldNode):
+                out.append((selection, None, seen))
+            elif isinstance(selection, InlineFragmentNode):
+                condition = selection.type_condition.name.value if selection.type_condition \
+                    else None
+                out.extend((f, c or condition, s) for f, c, s in
+                           self._selections(selection.selection_set, seen))
+            elif isinstance(selection, FragmentSpreadNode):
+                name = selection.name.value
+                fragment = self.fragments.get(name)
+                if fragment is None or name in seen:
+                    continue
+                condition = fragment.type_condition.name.value
+                out.extend((f, c or condition, s) for f, c, s in
+                           self._selections(fragment.selection_set, seen | {name}))
+        return out
+
+    def depth(self, selection_set: Any, level: int, seen: frozenset[str]) -> int:
+        deepest = level
+        for field, _, inner_seen in self._selections(selection_set, seen):
+            if field.name.value.startswith("__"):
+                continue
+            deepest = max(deepest, self.depth(field.selection_set, level + 1, inner_seen))
+        return deepest
+
+    def cost(self, selection_set: Any, parent: Any, seen: frozenset[str]) -> int:
+        total = 0
+        for field, condition, inner_seen in self._selections(selection_set, seen):
+            name = field.name.value
+            if name.startswith("__"):
+                continue
+            owner = self.schema.get_type(condition) if condition else parent
+            definition = getattr(owner, "fields", {}).get(name) if owner is not None else None
+            if definition is None:
+                total += 1
+                continue
+            child_type = get_named_type(definition.type)
+            if field.selection_set is None:
+                total += 1
+            elif _is_connection(child_type):
+                total += 1 + self._connection_cost(field, child_type, inner_seen)
+            else:
+                total += 1 + self.cost(field.selection_set, child_type, inner_seen)
+        return total
+
+    def _connection_cost(self, field: FieldNode, connection: Any, seen: frozenset[str]
+                         ) -> int:
+        page = self._page_size(field)
+        total = 0
+        for child, _, inner_seen in self._selections(field.selection_set, seen):
+            name = child.name.value
+            definition = connection.fields.get(name)
+            if definition is None:
+                total += 1
+                continue
+            child_type = get_named_type(definition.type)
+            if child.selection_set is None:
+                total += 1
+            elif name in ("nodes", "edges"):  # the list once, its items once per page row
+                total += 1 + page * self.cost(child.selection_set, child_type, inner_seen)
+            else:
+                total += 1 + self.cost(child.selection_set, child_type, inner_seen)
+        return total
+
+    def _page_size(self, field: FieldNode) -> int:
+        sizes = []
+        for argument in field.arguments:
+            if argument.name.value in ("first", "last"):
+                value = value_from_ast_untyped(argument.value, self.variables)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    sizes.append(max(0, min(MAX_PAGE, value)))
+        return max(sizes) if sizes else DEFAULT_PAGE
+
+
+def _is_connection(named: Any) -> bool:
+    return (isinstance(named, GraphQLObjectType) and named.name.endswith("Connection")
+            and "pageInfo" in named.fields)

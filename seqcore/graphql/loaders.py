@@ -1,0 +1,143 @@
+"""Batch loading, so a page of samples costs a fixed number of SQL statements.
+
+Resolvers ask a loader for one key and get a future; the loader collects every key asked for
+during one pass of the executor (all items of a list are resolved before the event loop
+turns) and fetches them with one statement. Loaders live for one request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import exists, select
+from sqlalchemy.orm import Session
+
+from seqcore.models.project import Project
+from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from seqcore.models.user import SystemRole
+from seqcore.rest.views.projects import readable_projects_query
+from seqcore.security.identity import Identity
+
+
+class DataLoader:
+    """Collects keys until the event loop turns, then calls ``batch(keys)`` once.
+
+    ``batch`` returns a mapping; keys it leaves out resolve to ``None``.
+    """
+
+    def __init__(self, batch: Callable[[list[Any]], Mapping[Any, Any]]) -> None:
+        self.batch = batch
+        self._futures: dict[Hashable, asyncio.Future] = {}
+        self._queue: list[Hashable] = []
+
+    def load(self, key: Hashable) -> asyncio.Future:
+        future = self._futures.get(key)
+        if future is None:
+            loop = asyncio.get_running_loop()
+            future = self._futures[key] = loop.create_future()
+            self._queue.append(key)
+            if len(self._queue) == 1:
+                loop.call_soon(self._dispatch)
+        return future
+
+    def load_many(self, keys: Iterable[Hashable]) -> asyncio.Future:
+        return asyncio.gather(*(self.load(key) for key in keys))
+
+    def prime(self, key: Hashable, value: Any) -> None:
+        """Record a value fetched some other way (a page of samples already loaded)."""
+        if key not in self._futures:
+            future = asyncio.get_running_loop().create_future()
+            future.set_result(value)
+            self._futures[key] = future
+
+    def _dispatch(self) -> None:
+        keys, self._queue = self._queue, []
+        try:
+            found = self.batch(keys)
+        except Exception as err:  # every waiting resolver sees the failure
+            for key in keys:
+                self._futures[key].set_exception(err)
+            return
+        for key in keys:
+            self._futures[key].set_result(found.get(key))
+
+
+def sees_everything(identity: Identity) -> bool:
+    """Administrators and sequencer accounts read every project (as the ACLs say)."""
+    return identity.role in (SystemRole.ADMIN, SystemRole.SEQUENCER)
+
+
+def readable_project_ids(identity: Identity) -> Any | None:
+    """A subquery of the project ids ``identity`` may read, or ``None`` for all of them."""
+    if sees_everything(identity):
+        return None
+    return (readable_projects_query(identity.user_id, identity.role)
+            .with_only_columns(Project.id).order_by(None))
+
+
+def readable_sample(identity: Identity) -> Any | None:
+    """A condition on ``Sample`` true for samples ``identity`` may read (``None``: all):
+    held by a project it may read, which is what the sample ACL grants."""
+    projects = readable_project_ids(identity)
+    if projects is None:
+        return None
+    return exists(select(ProjectSample.id).where(ProjectSample.sample_id == Sample.id,
+                                                 ProjectSample.project_id.in_(projects)))
+
+
+class Loaders:
+    """The loaders of one request."""
+
+    def __init__(self, db: Session, identity: Identity) -> None:
+        self.db = db
+        self.identity = identity
+        self.metadata = DataLoader(self._metadata)
+        self.sample = DataLoader(self._samples)
+        self.project = DataLoader(self._projects)
+        self.sample_project = DataLoader(self._sample_projects)
+
+    def _metadata(self, sample_ids: list[int]) -> dict[int, dict[str, str]]:
+        found: dict[int, dict[str, str]] = {sample_id: {} for sample_id in sample_ids}
+        rows = self.db.execute(
+            select(MetadataEntry.sample_id, MetadataEntry.field, MetadataEntry.value)
+            .where(MetadataEntry.sample_id.in_(sample_ids))
+            .order_by(MetadataEntry.sample_id, MetadataEntry.field))
+        for sample_id, field, value in rows:
+            found[sample_id][field] = value
+        return found
+
+    def _samples(self, sample_ids: list[int]) -> dict[int, Sample]:
+        query = select(Sample).where(Sample.id.in_(sample_ids))
+        condition = readable_sample(self.identity)
+        if condition is not None:
+            query = query.where(condition)
+        return {sample.id: sample for sample in self.db.scalars(query)}
+
+    def _projects(self, project_ids: list[int]) -> dict[int, Project]:
+        query = select(Project).where(Project.id.in_(project_ids))
+        readable = readable_project_ids(self.identity)
+        if readable is not None:
+            query = query.where(Project.id.in_(readable))
+        return {project.id: project for project in self.db.scalars(query)}
+
+    def _sample_projects(self, sample_ids: list[int]) -> dict[int, Project]:
+        """The project shown as a sample's ``project``: among those holding it that the
+        caller may read, the one that owns it, else the one it joined first."""
+        query = (select(ProjectSample.sample_id, Project)
+                 .join(Project, Project.id == ProjectSample.project_id)
+                 .where(ProjectSample.sample_id.in_(sample_ids))
+                 .order_by(ProjectSample.sample_id, ProjectSample.owner.desc(),
+                           ProjectSample.id))
+        readable = readable_project_ids(self.identity)
+        if readable is not None:
+            query = query.where(Project.id.in_(readable))
+        found: dict[int, Project] = {}
+        for sample_id, project in self.db.execute(query):
+            found.setdefault(sample_id, project)
+            self.project.prime(project.id, project)
+        return found
+
+
+__all__ = ["DataLoader", "Loaders", "readable_project_ids", "readable_sample"]

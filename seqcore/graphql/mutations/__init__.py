@@ -1,0 +1,19 @@
+"""The core's mutations (scope ``api``)."""
+
+from __future__ import annotations
+
+import graphene
+
+from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
+from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
+from seqcore.graphql.mutations.projects import CreateProject
+from seqcore.graphql.mutations.samples import CreateSample
+
+
+class Mutation(graphene.ObjectType):
+    create_project = CreateProject.Field()
+    create_sample = CreateSample.Field()
+    update_sample_metadata = UpdateSampleMetadata.Field()
+    bulk_update_sample_metadata = BulkUpdateSampleMetadata.Field()
+    copy_samples = CopySamples.Field()
+    transfer_samples = TransferSamples.Field()

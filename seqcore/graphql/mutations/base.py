@@ -1,0 +1,114 @@
+"""What every mutation shares: the ``api`` scope, payload errors, lookups with the REST
+permission rules, and all-or-nothing writes.
+
+Bad input is reported in the payload's ``errors`` (``[{message, path}]``) and writes
+nothing: every mutation checks all of its input before it changes a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import graphene
+from graphql import GraphQLError
+from sqlalchemy.exc import IntegrityError
+
+from seqcore.rest.body import load
+from seqcore.rest.errors import ApiError
+from seqcore.security.permissions import Permission
+
+
+class UserError(graphene.ObjectType):
+    """A problem with the input: what, and which input it concerns."""
+
+    message = graphene.String(required=True)
+    path = graphene.List(graphene.NonNull(graphene.String))
+
+
+class Problems(Exception):
+    """Raised inside a mutation to answer with payload errors and write nothing."""
+
+    def __init__(self, errors: Iterable[dict[str, Any]]) -> None:
+        super().__init__("input problems")
+        self.errors = list(errors)
+
+
+def problem(message: str, *path: str) -> Problems:
+    return Problems([{"message": message, "path": list(path)}])
+
+
+def require_api_scope(info: Any) -> None:
+    """Mutations need the ``api`` scope (a session has it; ``read_api`` tokens do not)."""
+    if "api" not in info.context.identity.scopes:
+        raise GraphQLError("You are not authorized to perform this action",
+                           extensions={"code": "unauthorized"})
+
+
+def run(info: Any, payload: type, work: Callable[[], dict[str, Any]]) -> Any:
+    """Run ``work`` (which returns the payload's fields); :class:`Problems` becomes
+    ``errors``. A database conflict discovered while writing (a concurrent request took a
+    name) dooms the request's transaction, so nothing of it is committed."""
+    require_api_scope(info)
+    try:
+        fields = work()
+        info.context.db.flush()
+    except Problems as err:
+        return payload(errors=[UserError(**e) for e in err.errors])
+    except IntegrityError:
+        info.context.request.tm.doom()
+        raise GraphQLError("The change conflicted with a concurrent one and was not saved; "
+                           "nothing in this request was saved.",
+                           extensions={"code": "conflict"}) from None
+    return payload(errors=[], **fields)
+
+
+def validate(info: Any, schema: Any, data: Mapping[str, Any], prefix: str,
+             names: Mapping[str, str]) -> dict[str, Any]:
+    """Validate with the REST schema (same rules, same messages); field errors become
+    ``[prefix, <GraphQL field name>]`` payload errors."""
+    try:
+        return load(info.context.request, schema, dict(data))
+    except ApiError as err:
+        body = err.payload
+        if set(body) <= {"message", "acceptable-properties"}:
+            raise problem(str(body.get("message")), prefix) from None
+        raise Problems({"message": message, "path": [prefix, names.get(field, field)]}
+                       for field, messages in body.items() for message in messages) from None
+
+
+def _context(info: Any, collection: str, pk: int) -> Any | None:
+    try:
+        return info.context.request.root["api"][collection][str(pk)]
+    except KeyError:
+        return None
+
+
+def find_project(info: Any, gid: str, path: str, permission: Permission,
+                 verb: str) -> Any:
+    """The project context behind ``gid`` if the caller may ``permission`` it. Unknown and
+    unreadable projects are both "not found" (REST's 404); readable ones the caller may not
+    change say so (REST's 403)."""
+    _, pk = info.context.parse(gid, "Project")
+    context = _context(info, "projects", pk)
+    request = info.context.request
+    if context is None or not request.has_permission(Permission.PROJECT_READ, context):
+        raise problem("Project not found by provided ID", path)
+    if not request.has_permission(permission, context):
+        raise problem(f"You are not authorized to {verb} project {context.project.name}.",
+                      path)
+    return context
+
+
+def find_sample(info: Any, gid: str, path: list[str], permission: Permission,
+                verb: str) -> Any:
+    """The sample context behind ``gid`` if the caller may ``permission`` it."""
+    _, pk = info.context.parse(gid, "Sample")
+    context = _context(info, "samples", pk)
+    request = info.context.request
+    if context is None or not request.has_permission(Permission.SAMPLE_READ, context):
+        raise problem("Sample not found by provided ID", *path)
+    if not request.has_permission(permission, context):
+        raise problem(f"You are not authorized to {verb} sample {context.sample.name}.",
+                      *path)
+    return context

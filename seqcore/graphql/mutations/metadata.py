@@ -1,0 +1,181 @@
+"""``updateSampleMetadata`` and ``bulkUpdateSampleMetadata``.
+
+Metadata arrives as IRIDA Next sends it, ``{field: value}`` (an object, or a JSON-encoded
+string of one); REST's ``{field: {"value": ..., "type": ...}}`` entries are accepted too.
+Both go through :func:`seqcore.metadata.parse_metadata`, REST's rules and messages; an empty
+or null value deletes the field. Writes merge, as REST's PUT does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import graphene
+from sqlalchemy import select
+
+from seqcore.db import utcnow
+from seqcore.graphql.mutations.base import (
+    Problems,
+    UserError,
+    find_project,
+    find_sample,
+    problem,
+    run,
+)
+from seqcore.graphql.scalars import JSON
+from seqcore.graphql.types import Sample
+from seqcore.metadata import parse_metadata
+from seqcore.models.sample import MetadataEntry, ProjectSample
+from seqcore.models.sample import Sample as SampleModel
+from seqcore.security.permissions import Permission
+
+Parsed = tuple[dict[str, tuple[str, str]], set[str]]
+
+
+def _object(value: Any, path: list[str]) -> dict[str, Any]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as err:
+            raise problem(f"JSON data is not formatted correctly. {err}", *path) from None
+    if not isinstance(value, Mapping):
+        raise problem("Metadata must be an object of {field: value}.", *path)
+    return dict(value)
+
+
+def parse(info: Any, value: Any, path: list[str]) -> Parsed:
+    """Entries to write and fields to delete, or every problem at once."""
+    metadata = _object(value, path)
+    if not metadata:
+        raise problem("Metadata must not be empty.", *path)
+    body = {key: item if isinstance(item, Mapping) else {"value": item}
+            for key, item in metadata.items()}
+    types = info.context.request.registry.get("seqcore.metadata_types", {})
+    entries, deletions, problems = parse_metadata(body, types, allow_delete=True)
+    if problems:
+        raise Problems({"message": message, "path": [*path, key]}
+                       for key, messages in problems.items() for message in messages)
+    return entries, deletions
+
+
+def write(db: Any, samples: list[SampleModel], changes: list[Parsed]) -> list[dict[str, list]]:
+    """Merge each sample's changes; what happened to each field, per sample."""
+    current: dict[int, dict[str, MetadataEntry]] = {sample.id: {} for sample in samples}
+    for entry in db.scalars(select(MetadataEntry).where(
+            MetadataEntry.sample_id.in_([sample.id for sample in samples]))):
+        current[entry.sample_id][entry.field] = entry
+    now = utcnow()
+    statuses = []
+    for sample, (entries, deletions) in zip(samples, changes, strict=True):
+        status: dict[str, list[str]] = {"added": [], "updated": [], "deleted": [],
+                                        "unchanged": [], "not_found": []}
+        existing = current[sample.id]
+        for field in sorted(deletions):
+            if field in existing:
+                db.delete(existing.pop(field))
+                status["deleted"].append(field)
+            else:
+                status["not_found"].append(field)
+        for field, (value, kind) in entries.items():
+            entry = existing.get(field)
+            if entry is None:
+                db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind))
+                status["added"].append(field)
+            elif (entry.value, entry.type) != (value, kind):
+                entry.value, entry.type, entry.modified = value, kind, now
+                entry.submission_id = None  # a person wrote it now, not an analysis
+                status["updated"].append(field)
+            else:
+                status["unchanged"].append(field)
+        sample.modified = now
+        statuses.append(status)
+    return statuses
+
+
+class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
+    """Merge metadata into one sample."""
+
+    class Input:
+        sample_id = graphene.ID(required=True)
+        metadata = JSON(required=True, description="{field: value}; an empty or null value "
+                                                    "deletes the field.")
+
+    sample = graphene.Field(Sample)
+    status = graphene.Field(JSON, description="Fields added, updated, deleted, unchanged, "
+                                              "and not_found (deletions of absent fields).")
+    errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
+
+    @classmethod
+    def mutate_and_get_payload(cls, root: Any, info: Any, sample_id: str, metadata: Any,
+                               **_: Any) -> Any:
+        def work() -> dict[str, Any]:
+            sample = find_sample(info, sample_id, ["sample"], Permission.SAMPLE_WRITE,
+                                 "update").sample
+            changes = parse(info, metadata, ["metadata"])
+            status = write(info.context.db, [sample], [changes])[0]
+            return {"sample": sample, "status": status}
+
+        return run(info, cls, work)
+
+
+class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
+    """Merge metadata into many samples of a project, all or nothing."""
+
+    class Input:
+        project_id = graphene.ID(required=True)
+        metadata = JSON(required=True, description="{<sample gid or name>: {field: value}}")
+
+    status = graphene.Field(JSON, description="Per sample (as identified in the input): "
+                                              "fields added, updated, deleted, ...")
+    overall_status = graphene.String(description="`successful` or `unsuccessful` (nothing "
+                                                 "was written).")
+    errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
+
+    @classmethod
+    def mutate_and_get_payload(cls, root: Any, info: Any, project_id: str, metadata: Any,
+                               **_: Any) -> Any:
+        def work() -> dict[str, Any]:
+            project = find_project(info, project_id, "project", Permission.PROJECT_READ,
+                                   "read").project
+            by_sample = _object(metadata, ["metadata"])
+            if not by_sample:
+                raise problem("Metadata must not be empty.", "metadata")
+            errors: list[dict[str, Any]] = []
+            samples, changes = [], []
+            for ident, values in by_sample.items():
+                try:
+                    sample = _sample_in(info, project.id, ident)
+                    changes.append(parse(info, values, ["metadata", ident]))
+                    samples.append(sample)
+                except Problems as err:
+                    errors.extend(err.errors)
+            if errors:
+                raise Problems(errors)
+            statuses = write(info.context.db, samples, changes)
+            return {"status": dict(zip(by_sample, statuses, strict=True)),
+                    "overall_status": "successful"}
+
+        payload = run(info, cls, work)
+        if payload.errors:
+            payload.overall_status = "unsuccessful"
+        return payload
+
+
+def _sample_in(info: Any, project_id: int, ident: str) -> SampleModel:
+    """A writable sample of the project, by global id or by name."""
+    path = ["metadata", ident]
+    if ident.startswith("gid://"):
+        sample = find_sample(info, ident, path, Permission.SAMPLE_WRITE, "update").sample
+        held = info.context.db.scalar(select(ProjectSample.id).where(
+            ProjectSample.project_id == project_id, ProjectSample.sample_id == sample.id))
+        if held is None:
+            raise problem(f"Sample {ident} is not in the project.", *path)
+        return sample
+    sample_id = info.context.db.scalar(select(ProjectSample.sample_id).where(
+        ProjectSample.project_id == project_id, ProjectSample.sample_name == ident))
+    if sample_id is None:
+        raise problem(f"No sample named '{ident}' in the project.", *path)
+    return find_sample(info, info.context.gid("Sample", sample_id), path,
+                       Permission.SAMPLE_WRITE, "update").sample

@@ -1,0 +1,65 @@
+"""``createProject``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import graphene
+
+from seqcore.graphql.mutations.base import Problems, UserError, problem, run, validate
+from seqcore.graphql.types import Project
+from seqcore.models.project import Project as ProjectModel
+from seqcore.models.project import ProjectMember, ProjectRole
+from seqcore.namespaces import free_path, namespace_for, path_problem, path_taken
+from seqcore.rest.schemas import ProjectSchema
+from seqcore.security.permissions import Permission
+
+
+class CreateProject(graphene.relay.ClientIDMutation):
+    """Create a project in the caller's namespace; the caller becomes its owner."""
+
+    class Input:
+        name = graphene.String(required=True)
+        description = graphene.String()
+        path = graphene.String(description="URL-safe path in the caller's namespace; default: "
+                                           "derived from the name.")
+
+    project = graphene.Field(Project)
+    errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
+
+    @classmethod
+    def mutate_and_get_payload(cls, root: Any, info: Any, name: str,
+                               description: str | None = None, path: str | None = None,
+                               **_: Any) -> Any:
+        def work() -> dict[str, Any]:
+            request = info.context.request
+            collection = request.root["api"]["projects"]
+            if not request.has_permission(Permission.PROJECT_CREATE, collection):
+                raise problem("You are not authorized to create projects.", "project")
+            errors = []
+            try:
+                data = validate(info, ProjectSchema(),
+                                {"name": name, "projectDescription": description},
+                                "project", {"projectDescription": "description"})
+            except Problems as err:
+                errors, data = err.errors, {}
+            namespace = namespace_for(info.context.identity.username)
+            if path is not None:
+                trouble = path_problem(path)
+                if trouble is None and path_taken(info.context.db, namespace, path):
+                    trouble = "Path has already been taken"
+                if trouble is not None:
+                    errors.append({"message": trouble, "path": ["project", "path"]})
+            if errors:
+                raise Problems(errors)
+            project = ProjectModel(name=data["name"], description=data.get("projectDescription"),
+                                   namespace=namespace,
+                                   path=path or free_path(info.context.db, namespace,
+                                                          data["name"]))
+            project.members.append(ProjectMember(user_id=info.context.identity.user_id,
+                                                 role=ProjectRole.OWNER.value,
+                                                 metadata_role="LEVEL_4"))
+            info.context.db.add(project)
+            return {"project": project}
+
+        return run(info, cls, work)

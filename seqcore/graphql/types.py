@@ -1,0 +1,152 @@
+"""The core's GraphQL types: ``Node``, ``User``, ``Sample`` and ``Project``.
+
+Types that ``node(id:)`` can return implement :class:`Node`, list the model classes they
+render in ``Meta.possible_types``, and define ``get_node(info, pk)`` returning the object (or
+an awaitable of it), or ``None`` when it does not exist or the caller may not read it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import graphene
+from sqlalchemy import select
+
+from seqcore.graphql.connections import connection_args, connection_for, paginate
+from seqcore.graphql.filters import (
+    SampleFilter,
+    SampleOrder,
+    sample_filter_conditions,
+    sample_ordering,
+)
+from seqcore.graphql.scalars import JSON
+from seqcore.models.project import Project as ProjectModel
+from seqcore.models.sample import ProjectSample
+from seqcore.models.sample import Sample as SampleModel
+from seqcore.models.user import User as UserModel
+from seqcore.security.permissions import Permission
+
+
+class Node(graphene.Interface):
+    """An object with a global id (``gid://<app>/<Type>/<integer>``)."""
+
+    id = graphene.ID(required=True)
+
+
+def _gid(root: Any, info: Any) -> str:
+    return info.context.gid(info.parent_type.name, root.id)
+
+
+class User(graphene.ObjectType):
+    """An account."""
+
+    class Meta:
+        interfaces = (Node,)
+        possible_types = (UserModel,)
+
+    email = graphene.String(required=True)
+    resolve_id = staticmethod(_gid)
+
+    @classmethod
+    def get_node(cls, info: Any, pk: int) -> UserModel | None:
+        request = info.context.request
+        try:
+            context = request.root["api"]["users"][str(pk)]
+        except KeyError:
+            return None
+        return context.user if request.has_permission(Permission.USER_READ, context) else None
+
+
+class Project(graphene.ObjectType):
+    """A project: ``fullPath`` is ``<namespace>/<path>``."""
+
+    class Meta:
+        interfaces = (Node,)
+        possible_types = (ProjectModel,)
+
+    name = graphene.String(required=True)
+    description = graphene.String()
+    path = graphene.String(required=True)
+    full_path = graphene.ID(required=True)
+    created_at = graphene.DateTime(required=True)
+    updated_at = graphene.DateTime(required=True)
+    samples = graphene.Field(lambda: connection_for(Sample), **connection_args(),
+                             filter=SampleFilter(), order_by=SampleOrder())
+
+    resolve_id = staticmethod(_gid)
+
+    @staticmethod
+    def resolve_full_path(project: ProjectModel, info: Any) -> str:
+        return project.full_path
+
+    @staticmethod
+    def resolve_created_at(project: ProjectModel, info: Any) -> Any:
+        return project.created
+
+    @staticmethod
+    def resolve_updated_at(project: ProjectModel, info: Any) -> Any:
+        return project.modified or project.created
+
+    @staticmethod
+    def resolve_samples(project: ProjectModel, info: Any, filter: Any = None,
+                        order_by: Any = None, **page: Any) -> Any:
+        # The project is readable (it was resolved for this caller), and so is every sample
+        # it holds: the sample ACL grants read to members of any project holding it.
+        query = (select(SampleModel)
+                 .join(ProjectSample, ProjectSample.sample_id == SampleModel.id)
+                 .where(ProjectSample.project_id == project.id,
+                        *sample_filter_conditions(filter)))
+        ordering, value = sample_ordering(order_by)
+        return paginate(info.context.db, query, ordering, value, **page)
+
+    @classmethod
+    def get_node(cls, info: Any, pk: int) -> Any:
+        return info.context.loaders.project.load(pk)
+
+
+class Sample(graphene.ObjectType):
+    """A sample (one isolate) with its metadata."""
+
+    class Meta:
+        interfaces = (Node,)
+        possible_types = (SampleModel,)
+
+    name = graphene.String(required=True)
+    description = graphene.String()
+    metadata = graphene.Field(JSON, required=True,
+                              keys=graphene.List(graphene.NonNull(graphene.String)),
+                              description="Metadata as {field: value}; `keys` keeps only "
+                                          "those fields.")
+    project = graphene.Field(Project, description="The project holding the sample that the "
+                                                  "caller may read, the owning one first.")
+    created_at = graphene.DateTime(required=True)
+    updated_at = graphene.DateTime(required=True)
+
+    resolve_id = staticmethod(_gid)
+
+    @staticmethod
+    async def resolve_metadata(sample: SampleModel, info: Any,
+                               keys: list[str] | None = None) -> dict[str, str]:
+        metadata = await info.context.loaders.metadata.load(sample.id)
+        if keys is None:
+            return metadata
+        return {key: metadata[key] for key in keys if key in metadata}
+
+    @staticmethod
+    def resolve_project(sample: SampleModel, info: Any) -> Any:
+        return info.context.loaders.sample_project.load(sample.id)
+
+    @staticmethod
+    def resolve_created_at(sample: SampleModel, info: Any) -> Any:
+        return sample.created
+
+    @staticmethod
+    def resolve_updated_at(sample: SampleModel, info: Any) -> Any:
+        return sample.modified or sample.created
+
+    @classmethod
+    def get_node(cls, info: Any, pk: int) -> Any:
+        return info.context.loaders.sample.load(pk)
+
+
+CORE_TYPES = [User, Project, Sample]

@@ -1,0 +1,185 @@
+"""``/api/graphql``: authentication, request parsing, limits, execution.
+
+Transport follows IRIDA Next: ``POST`` with a JSON body ``{query, variables, operationName}``
+(or ``GET`` with the same as parameters, for queries only), and HTTP 200 for every GraphQL
+answer, errors included. Where IRIDA Next answers 200 as a guest, seqcore answers 401 (no or
+bad credentials), with a GraphQL-shaped body. Browser calls authenticated by the session
+cookie must carry the session's CSRF token in ``X-CSRF-Token``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from typing import Any
+
+from graphql import GraphQLError, parse, specified_rules, validate
+from graphql import execute as graphql_execute
+from graphql.language import OperationDefinitionNode
+from pyramid.config import Configurator
+from pyramid.csrf import check_csrf_token
+from pyramid.request import Request
+from pyramid.response import Response
+
+from seqcore.graphql.context import Context
+from seqcore.graphql.limits import limit_rule
+from seqcore.graphql.loaders import Loaders
+from seqcore.graphql.schema import NODE_TYPES, SCHEMA
+from seqcore.web.auth import GRAPHQL_PATH, graphql_credentials
+from seqcore.web.settings import setting
+
+log = logging.getLogger(__name__)
+
+
+def graphql_response(body: dict[str, Any], status: int = 200, **headers: str) -> Response:
+    response = Response(status=status, content_type="application/json", charset="utf-8",
+                        body=json.dumps(body).encode("utf-8"))
+    response.headers["Cache-Control"] = "no-store"
+    response.headers.update(headers)
+    return response
+
+
+def error_response(message: str, status: int, code: str, **headers: str) -> Response:
+    return graphql_response({"errors": [{"message": message, "extensions": {"code": code}}]},
+                            status, **headers)
+
+
+class BadRequest(Exception):
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+def _json_object(raw: Any, what: str) -> dict[str, Any] | None:
+    if raw in (None, "", "null"):
+        return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raise BadRequest(f"'{what}' is not valid JSON.") from None
+    if not isinstance(raw, dict):
+        raise BadRequest(f"'{what}' must be a JSON object.")
+    return raw
+
+
+def read_params(request: Request) -> tuple[str, dict[str, Any] | None, str | None]:
+    """``(query, variables, operationName)`` from the query string or the body."""
+    if request.method == "GET":
+        params: Any = request.GET
+    else:
+        limit = int(request.registry.settings["seqcore.max_body_bytes"])
+        raw = request.body_file.read(limit + 1)
+        if len(raw) > limit:
+            raise BadRequest(f"The request body is larger than {limit} bytes.", 413)
+        content_type = (request.content_type or "").lower()
+        if content_type == "application/graphql":
+            params = {"query": raw.decode("utf-8", errors="replace")}
+        elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            params = request.POST
+        else:
+            try:
+                params = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                raise BadRequest("The body must be JSON: {\"query\": \"...\"}.") from None
+            if not isinstance(params, dict):
+                raise BadRequest("The body must be a JSON object: {\"query\": \"...\"}.")
+    query = params.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise BadRequest("No query string was present")
+    operation = params.get("operationName") or None
+    if operation is not None and not isinstance(operation, str):
+        raise BadRequest("'operationName' must be a string.")
+    return query, _json_object(params.get("variables"), "variables"), operation
+
+
+def _operation(document: Any, name: str | None) -> OperationDefinitionNode | None:
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    if name is None:
+        return operations[0] if len(operations) == 1 else None
+    return next((o for o in operations if o.name and o.name.value == name), None)
+
+
+def _formatted(request: Request, errors: list[GraphQLError]) -> list[dict[str, Any]]:
+    """Errors as the client sees them; a resolver's unexpected exception is logged and
+    reported without its internals, and nothing of the request is committed."""
+    out = []
+    for error in errors:
+        original = error.original_error
+        if original is not None and not isinstance(original, GraphQLError):
+            log.error("GraphQL resolver failed at %s", error.path, exc_info=original)
+            request.tm.doom()
+            error = GraphQLError("Internal server error.", error.nodes, error.source,
+                                 error.positions, error.path,
+                                 extensions={"code": "internal_error"})
+        out.append(error.formatted)
+    return out
+
+
+def graphql_view(request: Request) -> Response:
+    credentials = graphql_credentials(request)
+    if credentials.identity is None:
+        return error_response(credentials.error or "Authentication is required.", 401,
+                              "unauthenticated",
+                              **{"WWW-Authenticate": 'Basic realm="seqcore GraphQL"'})
+    if (credentials.method == "session" and request.method == "POST"
+            and not check_csrf_token(request, raises=False)):
+        return error_response("Requests authenticated by the session must send the "
+                              "session's CSRF token in the X-CSRF-Token header.", 403,
+                              "csrf")
+    try:
+        query, variables, operation_name = read_params(request)
+    except BadRequest as err:
+        return error_response(err.message, err.status, "bad_request")
+
+    settings = request.registry.settings
+    schema = request.registry[SCHEMA].graphql_schema
+    try:
+        document = parse(query)
+    except GraphQLError as err:
+        return graphql_response({"errors": [err.formatted]})
+    operation = _operation(document, operation_name)
+    if (request.method == "GET" and operation is not None
+            and operation.operation.value != "query"):
+        return error_response("Mutations must be sent with POST.", 405, "method_not_allowed",
+                              Allow="GET, POST")
+    rules = [*specified_rules, limit_rule(setting(settings, "seqcore.graphql.max_depth"),
+                                          setting(settings, "seqcore.graphql.max_complexity"),
+                                          variables)]
+    problems = validate(schema, document, rules)
+    if problems:
+        return graphql_response({"errors": [e.formatted for e in problems]})
+
+    context = Context(request=request, identity=credentials.identity,
+                      loaders=Loaders(request.db, credentials.identity),
+                      app=setting(settings, "seqcore.graphql.app"),
+                      node_types=request.registry[NODE_TYPES], method=credentials.method)
+
+    async def run() -> Any:
+        # Loaders bind to the running loop, so they are made inside it.
+        context.loaders = Loaders(request.db, credentials.identity)
+        result = graphql_execute(schema, document, context_value=context,
+                                 variable_values=variables, operation_name=operation_name)
+        return await result if inspect.isawaitable(result) else result
+
+    result = asyncio.run(run())
+    body: dict[str, Any] = {}
+    if result.errors:
+        body["errors"] = _formatted(request, result.errors)
+    body["data"] = result.data
+    return graphql_response(body)
+
+
+def method_not_allowed(request: Request) -> Response:
+    return error_response(f"Request method '{request.method}' not supported.", 405,
+                          "method_not_allowed", Allow="GET, POST")
+
+
+def includeme(config: Configurator) -> None:
+    from seqcore.resources.root import Root
+
+    config.add_route("graphql", GRAPHQL_PATH, factory=Root)
+    config.add_view(graphql_view, route_name="graphql", request_method=("GET", "POST"))
+    config.add_view(method_not_allowed, route_name="graphql")

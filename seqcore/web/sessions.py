@@ -1,0 +1,62 @@
+"""Signed-cookie sessions for the web pages and GraphiQL.
+
+The cookie holds only the user id, the CSRF token and when the user signed in; it is signed
+(HMAC) with ``seqcore.session.secret``, HttpOnly and SameSite=Lax. Production must set the
+secret: without one, a SQLite deployment (development) generates it once and keeps it next
+to its database file, and anything else refuses to start.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from pyramid.config import Configurator
+from pyramid.exceptions import ConfigurationError
+from pyramid.session import JSONSerializer, SignedCookieSessionFactory
+from sqlalchemy.engine import make_url
+
+from seqcore.web.settings import setting
+
+COOKIE = "seqcore_session"
+SECRET_FILE = "seqcore-session-secret"
+
+
+def session_secret(settings: dict[str, Any]) -> str:
+    secret = setting(settings, "seqcore.session.secret")
+    if secret:
+        return secret
+    url = make_url(str(settings["sqlalchemy.url"]))
+    if url.get_backend_name() != "sqlite":
+        raise ConfigurationError(
+            "seqcore.session.secret (environment: SEQCORE_SESSION_SECRET) must be set: it "
+            "signs the session cookies of the sign-in pages and GraphiQL.")
+    if not url.database or url.database == ":memory:":
+        return secrets.token_urlsafe(32)
+    path = Path(url.database).resolve().parent / SECRET_FILE
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{SECRET_FILE}.{os.getpid()}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(32))
+        try:  # first writer wins; a concurrent start reads the winner's secret
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+    return path.read_text().strip()
+
+
+def includeme(config: Configurator) -> None:
+    settings = config.get_settings()
+    factory = SignedCookieSessionFactory(
+        session_secret(settings), cookie_name=COOKIE, httponly=True, samesite="Lax",
+        secure=setting(settings, "seqcore.session.secure"),
+        timeout=setting(settings, "seqcore.session.max_age"), reissue_time=60,
+        serializer=JSONSerializer(), salt="seqcore.session.",
+    )
+    config.set_session_factory(factory)

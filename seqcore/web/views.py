@@ -1,0 +1,165 @@
+"""Sign-in, sign-out, the profile page and its Access Tokens."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from pyramid.config import Configurator
+from pyramid.httpexceptions import HTTPFound, HTTPSeeOther
+from pyramid.request import Request
+from pyramid.response import Response
+from sqlalchemy import func, or_, select
+
+from seqcore.db import utcnow
+from seqcore.models.access_token import PersonalAccessToken
+from seqcore.models.user import User
+from seqcore.security.passwords import verify_password
+from seqcore.web.auth import SESSION_USER, session_identity
+from seqcore.web.ratelimit import blocked, clear_failures, record_failure
+from seqcore.web.render import page
+from seqcore.web.tokens import create_token, revoke_token, token_problems, tokens_of
+
+BAD_CREDENTIALS = "The username or password is not correct."
+
+
+def safe_next(value: str | None, default: str) -> str:
+    """Only local paths, so the sign-in page cannot redirect anywhere else."""
+    if value and value.startswith("/") and not value.startswith("//") and "\\" not in value:
+        return value
+    return default
+
+
+def sign_in_redirect(request: Request) -> HTTPFound:
+    query = urlencode({"next": request.path_qs})
+    return HTTPFound(location=f"{request.route_path('web.sign_in')}?{query}")
+
+
+def home(request: Request) -> Response:
+    if session_identity(request) is None:
+        return HTTPFound(location=request.route_path("web.sign_in"))
+    return HTTPFound(location=request.route_path("web.profile"))
+
+
+def sign_in_form(request: Request) -> Response:
+    next_url = safe_next(request.GET.get("next"), request.route_path("web.profile"))
+    if session_identity(request) is not None:
+        return HTTPFound(location=next_url)
+    return page(request, "sign_in.mako", error=None, username="", next_url=next_url)
+
+
+def sign_in(request: Request) -> Response:
+    username = request.POST.get("username", "").strip()
+    password = request.POST.get("password", "")
+    next_url = safe_next(request.POST.get("next"), request.route_path("web.profile"))
+    if not username or not password:
+        return page(request, "sign_in.mako", status=400, username=username, next_url=next_url,
+                    error="Enter your username (or e-mail address) and password.")
+    if blocked(request, username):
+        return page(request, "sign_in.mako", status=429, username=username, next_url=next_url,
+                    error="Too many failed sign-ins. Wait a few minutes, then try again.")
+    user = request.db.scalar(select(User).where(or_(
+        User.username == username, func.lower(User.email) == username.lower())))
+    if user is None or not user.enabled or not verify_password(user.password_hash, password):
+        record_failure(request, username)
+        return page(request, "sign_in.mako", status=400, username=username, next_url=next_url,
+                    error=BAD_CREDENTIALS)
+    clear_failures(request, username)
+    # A fresh session (and CSRF token) on sign-in, so a planted cookie gains nothing.
+    request.session.invalidate()
+    request.session[SESSION_USER] = user.id
+    request.session["signed_in"] = int(utcnow().timestamp())
+    request.session.new_csrf_token()
+    return HTTPSeeOther(location=next_url)
+
+
+def sign_out(request: Request) -> Response:
+    request.session.invalidate()
+    return HTTPSeeOther(location=request.route_path("web.sign_in"))
+
+
+def _user(request: Request) -> User | None:
+    identity = session_identity(request)
+    return None if identity is None else request.db.get(User, identity.user_id)
+
+
+def profile(request: Request) -> Response:
+    user = _user(request)
+    if user is None:
+        return sign_in_redirect(request)
+    return page(request, "profile.mako", user=user)
+
+
+def _fmt(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _status(token: PersonalAccessToken) -> str:
+    if token.revoked:
+        return "Revoked"
+    if token.expires_at is not None and token.expires_at <= utcnow():
+        return "Expired"
+    return "Active"
+
+
+def tokens_page(request: Request, status: int = 200, **values: Any) -> Response:
+    identity = session_identity(request)
+    values.setdefault("new_token", None)
+    values.setdefault("problems", {})
+    values.setdefault("form", {})
+    return page(request, "tokens.mako", status=status,
+                tokens=tokens_of(request.db, identity.user_id), fmt=_fmt, token_status=_status,
+                **values)
+
+
+def tokens(request: Request) -> Response:
+    if session_identity(request) is None:
+        return sign_in_redirect(request)
+    return tokens_page(request)
+
+
+def create(request: Request) -> Response:
+    identity = session_identity(request)
+    if identity is None:
+        return sign_in_redirect(request)
+    form = {"name": request.POST.get("name", ""), "scopes": request.POST.getall("scopes"),
+            "expires_at": request.POST.get("expires_at", "").strip()}
+    problems = token_problems(form["name"], form["scopes"], form["expires_at"] or None)
+    if problems:
+        return tokens_page(request, status=400, problems=problems, form=form)
+    # Shown in this response only: never stored in the session or redirected through.
+    new_token = create_token(request.db, identity.user_id, form["name"], form["scopes"],
+                             form["expires_at"] or None)
+    return tokens_page(request, status=201, new_token=new_token)
+
+
+def revoke(request: Request) -> Response:
+    identity = session_identity(request)
+    if identity is None:
+        return sign_in_redirect(request)
+    raw = request.matchdict["id"]
+    if not raw.isdigit() or len(raw) > 18 or not revoke_token(request.db, identity.user_id,
+                                                              int(raw)):
+        return page(request, "message.mako", status=404, heading="Not found",
+                    message="You have no such token.")
+    return HTTPSeeOther(location=request.route_path("web.tokens"))
+
+
+def includeme(config: Configurator) -> None:
+    config.add_route("web.home", "/")
+    config.add_route("web.sign_in", "/users/sign_in")
+    config.add_route("web.sign_out", "/users/sign_out")
+    config.add_route("web.profile", "/-/profile")
+    config.add_route("web.tokens", "/-/profile/personal_access_tokens")
+    config.add_route("web.token_revoke", "/-/profile/personal_access_tokens/{id}/revoke")
+    config.add_view(home, route_name="web.home", request_method="GET")
+    config.add_view(sign_in_form, route_name="web.sign_in", request_method="GET")
+    config.add_view(sign_in, route_name="web.sign_in", request_method="POST", require_csrf=True)
+    config.add_view(sign_out, route_name="web.sign_out", request_method="POST",
+                    require_csrf=True)
+    config.add_view(profile, route_name="web.profile", request_method="GET")
+    config.add_view(tokens, route_name="web.tokens", request_method="GET")
+    config.add_view(create, route_name="web.tokens", request_method="POST", require_csrf=True)
+    config.add_view(revoke, route_name="web.token_revoke", request_method="POST",
+                    require_csrf=True)
