@@ -8,7 +8,8 @@ Plugin authors get the same fixtures the core's own tests use:
 * ``app`` / ``testapp``: the WSGI app built by :func:`seqcore.config.configure`, and WebTest;
   ``build_app(plugins, **settings)`` builds another over the same database;
 * ``factories``: users, OAuth clients, tokens and projects committed straight to the database;
-* ``sql_counter``: counts SQL statements, for asserting a request's cost does not grow.
+* ``sql_counter``: counts SQL statements, for asserting a request's cost does not grow;
+* ``graphql``: posts GraphQL documents with a personal access token (``as_user(user)``).
 """
 
 from seqcore.testing.fixtures import (
@@ -19,6 +20,7 @@ from seqcore.testing.fixtures import (
     db,
     engine,
     factories,
+    graphql,
     seqcore_plugins,
     seqcore_settings,
     sql_counter,
@@ -33,6 +35,7 @@ __all__ = [
     "db",
     "engine",
     "factories",
+    "graphql",
     "seqcore_plugins",
     "seqcore_settings",
     "sql_counter",

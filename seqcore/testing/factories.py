@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import base64
 import itertools
+import secrets
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 import transaction
@@ -143,3 +145,20 @@ class Factories:
                             properties=properties)
         self._commit([run])
         return run
+
+    def access_token(self, user: User, scopes: Iterable[str] = ("read_api", "api"),
+                     name: str = "test token", expires_at: datetime | None = None,
+                     revoked: bool = False) -> str:
+        """A personal access token of ``user`` (GraphQL); returns its secret."""
+        from seqcore.models.access_token import PersonalAccessToken
+
+        secret = f"sqc_test_{next(_counter)}_{secrets.token_hex(8)}"
+        self._commit([PersonalAccessToken(user_id=user.id, name=name, token_hash=digest(secret),
+                                          scopes=" ".join(scopes), expires_at=expires_at,
+                                          revoked=revoked)])
+        return secret
+
+    def graphql_headers(self, user: User, scopes: Iterable[str] = ("read_api", "api")
+                        ) -> dict[str, str]:
+        """``Authorization: Basic <email:token>`` headers with a new personal access token."""
+        return self.basic(user.email, self.access_token(user, scopes))

@@ -136,3 +136,38 @@ class SQLCounter:
 @pytest.fixture
 def sql_counter(engine: Engine) -> SQLCounter:
     return SQLCounter(engine)
+
+
+class GraphQLClient:
+    """Posts GraphQL documents to ``/api/graphql`` through WebTest.
+
+    ``graphql(query, variables, headers=..., status=200)`` returns the decoded body;
+    ``headers`` default to the last ones given to :meth:`as_user`.
+    """
+
+    def __init__(self, testapp: Any, factories: Factories) -> None:
+        self.testapp = testapp
+        self.factories = factories
+        self.headers: dict[str, str] = {}
+
+    def as_user(self, user: Any, scopes: tuple[str, ...] = ("read_api", "api")) -> GraphQLClient:
+        self.headers = self.factories.graphql_headers(user, scopes)
+        return self
+
+    def __call__(self, query: str, variables: dict[str, Any] | None = None, *,
+                 headers: dict[str, str] | None = None, status: int = 200,
+                 operation_name: str | None = None) -> Any:
+        body: dict[str, Any] = {"query": query}
+        if variables is not None:
+            body["variables"] = variables
+        if operation_name is not None:
+            body["operationName"] = operation_name
+        response = self.testapp.post_json("/api/graphql", body, status=status,
+                                          headers=self.headers if headers is None else headers)
+        return response.json
+
+
+@pytest.fixture
+def graphql(testapp: Any, factories: Factories) -> GraphQLClient:
+    """A GraphQL client: ``graphql.as_user(user)`` then ``graphql(query, variables)``."""
+    return GraphQLClient(testapp, factories)
