@@ -247,3 +247,16 @@ def test_deleting_the_sample_deletes_its_files(testapp, factories, app_config, d
     assert len(stored_files(root)) == 1
     testapp.delete(f"/api/projects/{project.id}/samples/{sample.id}", headers=headers)
     nothing_left(db, app_config)
+
+
+def test_the_same_upload_twice_is_stored_once(testapp, world, db):
+    sample, headers = world
+    parts = [("file1", "x_R1.fastq", fastq(seed=1), None),
+             ("file2", "x_R2.fastq", fastq(seed=2), None)]
+    first = post(testapp, f"/api/samples/{sample.id}/pairs", parts, headers)
+    again = post(testapp, f"/api/samples/{sample.id}/pairs", parts, headers)
+    assert again.json["resource"]["identifier"] == first.json["resource"]["identifier"]
+    assert db.query(SequencingObject).count() == 1 and db.query(SequenceFile).count() == 2
+    changed = [parts[0], ("file2", "x_R2.fastq", fastq(seed=3), None)]
+    post(testapp, f"/api/samples/{sample.id}/pairs", changed, headers)
+    assert db.query(SequencingObject).count() == 2

@@ -200,6 +200,12 @@ def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[Sequencin
             raise ApiError(400, message="Missing file part(s): " + ", ".join(missing) + ".")
         params = [_parameters(upload.parts.get(name)) for name in param_names]
         run = _check_run(request, [_run_id(p) for p in params])
+        existing = _same_upload(request, kind, sample_id, [upload.parts[n] for n in file_names])
+        if existing is not None:
+            # The same files again (a client retrying, or re-running an upload): answer with
+            # what is already stored instead of keeping a second copy.
+            upload.discard()
+            return existing, existing.files
         now = utcnow()
         obj = SequencingObject(sample_id=sample_id, kind=kind.name,
                                run_id=run.id if run else None, created=now)
@@ -222,6 +228,17 @@ def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[Sequencin
     except BaseException:
         upload.discard()
         raise
+
+
+def _same_upload(request: Request, kind: FileKind, sample_id: int, parts: list[Part]
+                 ) -> SequencingObject | None:
+    wanted = [(p.filename, p.writer.sha256) for p in parts if p.writer is not None]
+    candidates = request.db.scalars(select(SequencingObject).where(
+        SequencingObject.sample_id == sample_id, SequencingObject.kind == kind.name))
+    for obj in candidates:
+        if [(f.file_name, f.upload_sha256) for f in obj.files] == wanted:
+            return obj
+    return None
 
 
 def upload(request: Request) -> dict:

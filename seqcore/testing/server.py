@@ -1,0 +1,128 @@
+"""A real seqcore server on loopback, for end-to-end tests with real client programs.
+
+It runs exactly as a deployment does: an ini file, ``seqcore db upgrade``, accounts and OAuth
+clients made with the ``seqcore`` command, then ``seqcore serve`` (waitress, with the
+embedded worker) in its own process.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SEQCORE = [sys.executable, "-m", "seqcore.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    root: Path
+    port: int
+    ini: Path
+    process: subprocess.Popen | None = None
+    tokens: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def cli(self, *args: str) -> str:
+        done = subprocess.run([*SEQCORE, "-c", str(self.ini), *args], capture_output=True,
+                              text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"seqcore {' '.join(args)} failed: {done.stderr}{done.stdout}")
+        return done.stdout
+
+    def create_user(self, username: str, password: str, role: str = "ROLE_USER") -> None:
+        self.cli("users", "create", "--username", username, "--email",
+                 f"{username}@example.org", "--password", password, "--first-name", "Test",
+                 "--last-name", username.title(), "--phone-number", "5550100", "--role", role)
+
+    def create_client(self, client_id: str, *extra: str) -> str:
+        out = self.cli("clients", "create", "--client-id", client_id, *extra)
+        return re.search(r"client_secret: (\w+)", out).group(1)
+
+    def start(self) -> None:
+        log = open(self.root / "server.log", "w")  # noqa: SIM115
+        self.process = subprocess.Popen([*SEQCORE, "-c", str(self.ini), "serve", "--port",
+                                         str(self.port)], stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("the server exited: " + (self.root / "server.log").read_text())
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+    def token(self, client_id: str, secret: str, username: str, password: str) -> str:
+        key = (client_id, username)
+        if key not in self.tokens:
+            form = urllib.parse.urlencode({
+                "grant_type": "password", "client_id": client_id, "client_secret": secret,
+                "username": username, "password": password}).encode()
+            with urllib.request.urlopen(f"{self.url}/api/oauth/token", form) as res:
+                self.tokens[key] = json.loads(res.read())["access_token"]
+        return self.tokens[key]
+
+    def request(self, method: str, path: str, token: str, body: Any = None,
+                accept: str = "application/json") -> tuple[int, bytes, dict]:
+        url = path if path.startswith("http") else self.url + path
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(url, data=data, method=method, headers={
+            "Authorization": f"Bearer {token}", "Accept": accept,
+            **({"Content-Type": "application/json"} if data is not None else {})})
+        try:
+            with urllib.request.urlopen(req) as res:
+                return res.status, res.read(), dict(res.headers)
+        except urllib.error.HTTPError as err:
+            return err.code, err.read(), dict(err.headers)
+
+    def get_json(self, path: str, token: str) -> Any:
+        status, body, _ = self.request("GET", path, token)
+        assert status == 200, (path, status, body[:300])
+        return json.loads(body)
+
+
+def live_server(root: Path, **settings: str) -> LiveServer:
+    """Prepare (not start) a server in ``root`` with its own SQLite database and storage."""
+    root.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    lines = {"use": "egg:seqcore",
+             "sqlalchemy.url": f"sqlite:///{root / 'seqcore.sqlite'}",
+             "seqcore.storage.path": str(root / "storage"),
+             "seqcore.worker.embedded": "true",
+             "seqcore.password_hash.time_cost": "1",
+             "seqcore.password_hash.memory_cost": "64",
+             **settings}
+    ini = root / "server.ini"
+    ini.write_text("[app:main]\n" + "".join(f"{k} = {v}\n" for k, v in lines.items()) +
+                   f"\n[server:main]\nuse = egg:waitress#main\nhost = 127.0.0.1\nport = {port}\n")
+    server = LiveServer(root, port, ini)
+    server.cli("db", "upgrade")
+    return server
