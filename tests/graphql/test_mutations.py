@@ -1,0 +1,342 @@
+"""Every mutation: success payloads, error payloads that change nothing, REST's rules."""
+
+import pytest
+from sqlalchemy import func, select
+
+from seqcore.models.project import Project, ProjectRole
+from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from seqcore.models.user import SystemRole
+from tests.graphql.conftest import gid
+
+
+@pytest.fixture
+def world(factories):
+    owner = factories.user(username="owner")
+    member = factories.user(username="member")
+    outsider = factories.user(username="outsider")
+    project = factories.project(owner=owner, name="Source project",
+                                members=[(member, ProjectRole.USER)])
+    target = factories.project(owner=owner, name="Target project")
+    foreign = factories.project(owner=outsider, name="Foreign project")
+    sample = factories.sample(project, name="sample-1", metadata={"country": "Canada",
+                                                                  "age": "40"})
+    return dict(owner=owner, member=member, outsider=outsider, project=project, target=target,
+                foreign=foreign, sample=sample)
+
+
+def count(db, model):
+    return db.scalar(select(func.count()).select_from(model))
+
+
+# -- createProject ---------------------------------------------------------------------------
+
+CREATE_PROJECT = """mutation($input: CreateProjectInput!) { createProject(input: $input) {
+  project { id name description fullPath } errors { message path } clientMutationId } }"""
+
+
+def test_create_project(graphql, world, db):
+    body = graphql.as_user(world["owner"])(CREATE_PROJECT, {"input": {
+        "name": "Bacillus outbreak", "description": "2022", "clientMutationId": "m1"}})
+    payload = body["data"]["createProject"]
+    assert payload["errors"] == []
+    assert payload["clientMutationId"] == "m1"
+    assert payload["project"]["fullPath"] == "owner/bacillus-outbreak"
+    assert payload["project"]["description"] == "2022"
+    _, pk = payload["project"]["id"].rsplit("/", 1)
+    project = db.get(Project, int(pk))
+    assert project.members[0].user_id == world["owner"].id
+    assert project.members[0].role == ProjectRole.OWNER
+    # The same name again gets the next free path.
+    again = graphql(CREATE_PROJECT, {"input": {"name": "Bacillus outbreak"}})
+    assert again["data"]["createProject"]["project"]["fullPath"] == "owner/bacillus-outbreak-2"
+
+
+def test_create_project_with_a_path(graphql, world):
+    graphql.as_user(world["owner"])
+    body = graphql(CREATE_PROJECT, {"input": {"name": "Anthrax 2024", "path": "anthrax"}})
+    assert body["data"]["createProject"]["project"]["fullPath"] == "owner/anthrax"
+    body = graphql(CREATE_PROJECT, {"input": {"name": "Anthrax again", "path": "anthrax"}})
+    assert body["data"]["createProject"] == {"project": None, "clientMutationId": None,
+                                             "errors": [{"message": "Path has already been "
+                                                         "taken", "path": ["project", "path"]}]}
+
+
+def test_create_project_validation_is_rest_s(graphql, world, db):
+    before = count(db, Project)
+    body = graphql.as_user(world["owner"])(CREATE_PROJECT, {"input": {
+        "name": "a/b", "path": "Not A Path"}})
+    errors = body["data"]["createProject"]["errors"]
+    assert {"message": "Project name must be at least 5 characters long.",
+            "path": ["project", "name"]} in errors
+    assert any(e["path"] == ["project", "name"] and "'/' character" in e["message"]
+               for e in errors)
+    assert any(e["path"] == ["project", "path"] for e in errors)
+    assert count(db, Project) == before
+
+
+def test_sequencer_accounts_cannot_create_projects(graphql, factories):
+    sequencer = factories.user(SystemRole.SEQUENCER)
+    body = graphql.as_user(sequencer)(CREATE_PROJECT, {"input": {"name": "Not allowed"}})
+    assert body["data"]["createProject"]["errors"] == [
+        {"message": "You are not authorized to create projects.", "path": ["project"]}]
+
+
+# -- createSample ----------------------------------------------------------------------------
+
+CREATE_SAMPLE = """mutation($input: CreateSampleInput!) { createSample(input: $input) {
+  sample { id name description metadata project { fullPath } } errors { message path } } }"""
+
+
+def test_create_sample(graphql, world):
+    body = graphql.as_user(world["owner"])(CREATE_SAMPLE, {"input": {
+        "projectId": gid("Project", world["project"].id), "name": "new-sample",
+        "description": "from GraphQL"}})
+    payload = body["data"]["createSample"]
+    assert payload["errors"] == []
+    assert payload["sample"]["name"] == "new-sample"
+    assert payload["sample"]["metadata"] == {}
+    assert payload["sample"]["project"]["fullPath"] == world["project"].full_path
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("ab", "Sample name must be at least 3 characters long."),
+    ("sample 2", "The name you have supplied contains a space character."),
+    ("sample-1", "An entity already exists with that identifier: Sample with the name "
+                 "'sample-1' already exists in project"),
+])
+def test_create_sample_errors_are_rest_s(graphql, world, db, name, message):
+    before = count(db, Sample)
+    body = graphql.as_user(world["owner"])(CREATE_SAMPLE, {"input": {
+        "projectId": gid("Project", world["project"].id), "name": name}})
+    payload = body["data"]["createSample"]
+    assert payload["sample"] is None
+    assert payload["errors"][0]["message"].startswith(message)
+    assert payload["errors"][0]["path"] == ["sample", "name"]
+    assert count(db, Sample) == before
+
+
+def test_create_sample_permissions(graphql, world):
+    project_id = gid("Project", world["project"].id)
+    body = graphql.as_user(world["member"])(CREATE_SAMPLE, {"input": {
+        "projectId": project_id, "name": "by-member"}})
+    assert body["data"]["createSample"]["errors"] == [{
+        "message": "You are not authorized to create samples in project Source project.",
+        "path": ["project"]}]
+    body = graphql.as_user(world["outsider"])(CREATE_SAMPLE, {"input": {
+        "projectId": project_id, "name": "by-outsider"}})
+    assert body["data"]["createSample"]["errors"] == [{
+        "message": "Project not found by provided ID", "path": ["project"]}]
+
+
+def test_a_malformed_id_is_a_top_level_error(graphql, world):
+    body = graphql.as_user(world["owner"])(CREATE_SAMPLE, {"input": {
+        "projectId": "42", "name": "whatever"}})
+    assert body["data"] == {"createSample": None}
+    assert body["errors"][0]["message"] == "42 is not a valid seqcore ID."
+
+
+# -- updateSampleMetadata --------------------------------------------------------------------
+
+UPDATE = """mutation($input: UpdateSampleMetadataInput!) { updateSampleMetadata(input: $input)
+  { sample { metadata } status errors { message path } } }"""
+
+
+def test_update_sample_metadata_reports_what_changed(graphql, world):
+    body = graphql.as_user(world["owner"])(UPDATE, {"input": {
+        "sampleId": gid("Sample", world["sample"].id),
+        "metadata": {"country": "France", "age": "40", "host": "Homo sapiens", "gone": "",
+                     "depth": 12}}})
+    payload = body["data"]["updateSampleMetadata"]
+    assert payload["errors"] == []
+    assert payload["status"] == {"added": ["host", "depth"], "updated": ["country"],
+                                 "deleted": [], "unchanged": ["age"], "not_found": ["gone"]}
+    assert payload["sample"]["metadata"] == {"age": "40", "country": "France", "depth": "12",
+                                             "host": "Homo sapiens"}
+    body = graphql(UPDATE, {"input": {"sampleId": gid("Sample", world["sample"].id),
+                                      "metadata": '{"host": null}'}})
+    assert body["data"]["updateSampleMetadata"]["status"]["deleted"] == ["host"]
+
+
+@pytest.mark.parametrize(("metadata", "error"), [
+    ({}, {"message": "Metadata must not be empty.", "path": ["metadata"]}),
+    ("{not json", None),
+    ({"nested": {"a": "b"}}, {"message": "Unknown keys in a metadata entry: a; only 'value' and "
+                                         "'type' are accepted.", "path": ["metadata", "nested"]}),
+    ({"flag": True}, {"message": "Metadata values must be strings (numbers are accepted as "
+                                 "text), not objects, lists or booleans.",
+                      "path": ["metadata", "flag"]}),
+    ({"x": {"value": "1", "type": "colour"}}, None),
+])
+def test_update_sample_metadata_errors_change_nothing(graphql, world, db, metadata, error):
+    body = graphql.as_user(world["owner"])(UPDATE, {"input": {
+        "sampleId": gid("Sample", world["sample"].id),
+        "metadata": {**({"country": "Peru"} if isinstance(metadata, dict) and metadata
+                        else {}), **metadata} if isinstance(metadata, dict) else metadata}})
+    payload = body["data"]["updateSampleMetadata"]
+    assert payload["sample"] is None
+    if error is not None:
+        assert payload["errors"] == [error]
+    else:
+        assert payload["errors"][0]["message"]
+    values = dict(db.execute(select(MetadataEntry.field, MetadataEntry.value).where(
+        MetadataEntry.sample_id == world["sample"].id)).all())
+    assert values == {"country": "Canada", "age": "40"}
+
+
+def test_update_sample_metadata_permissions(graphql, world):
+    sample_id = gid("Sample", world["sample"].id)
+    body = graphql.as_user(world["member"])(UPDATE, {"input": {"sampleId": sample_id,
+                                                              "metadata": {"a": "b"}}})
+    assert body["data"]["updateSampleMetadata"]["errors"] == [
+        {"message": "You are not authorized to update sample sample-1.", "path": ["sample"]}]
+    body = graphql.as_user(world["outsider"])(UPDATE, {"input": {"sampleId": sample_id,
+                                                                "metadata": {"a": "b"}}})
+    assert body["data"]["updateSampleMetadata"]["errors"] == [
+        {"message": "Sample not found by provided ID", "path": ["sample"]}]
+
+
+# -- bulkUpdateSampleMetadata ----------------------------------------------------------------
+
+BULK = """mutation($input: BulkUpdateSampleMetadataInput!) {
+  bulkUpdateSampleMetadata(input: $input) { status overallStatus errors { message path } } }"""
+
+
+def test_bulk_update_by_name_and_id(graphql, factories, world, db):
+    second = factories.sample(world["project"], name="sample-2")
+    body = graphql.as_user(world["owner"])(BULK, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "metadata": {"sample-1": {"country": "Chile"},
+                     gid("Sample", second.id): {"country": "Peru", "age": "3"}}}})
+    payload = body["data"]["bulkUpdateSampleMetadata"]
+    assert payload["errors"] == []
+    assert payload["overallStatus"] == "successful"
+    assert payload["status"]["sample-1"]["updated"] == ["country"]
+    assert payload["status"][gid("Sample", second.id)]["added"] == ["country", "age"]
+
+
+def test_bulk_update_is_all_or_nothing(graphql, factories, world, db):
+    foreign_sample = factories.sample(world["foreign"], name="elsewhere")
+    body = graphql.as_user(world["owner"])(BULK, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "metadata": {"sample-1": {"country": "Chile"}, "no-such-sample": {"a": "b"},
+                     gid("Sample", foreign_sample.id): {"a": "b"},
+                     "sample-1 ": {"": "x"}}}})
+    payload = body["data"]["bulkUpdateSampleMetadata"]
+    assert payload["overallStatus"] == "unsuccessful"
+    assert payload["status"] is None
+    paths = [e["path"] for e in payload["errors"]]
+    assert ["metadata", "no-such-sample"] in paths
+    assert ["metadata", gid("Sample", foreign_sample.id)] in paths
+    values = dict(db.execute(select(MetadataEntry.field, MetadataEntry.value).where(
+        MetadataEntry.sample_id == world["sample"].id)).all())
+    assert values["country"] == "Canada"
+
+
+# -- copySamples and transferSamples ---------------------------------------------------------
+
+COPY = """mutation($input: CopySamplesInput!) { copySamples(input: $input) {
+  samples errors { message path } } }"""
+TRANSFER = """mutation($input: TransferSamplesInput!) { transferSamples(input: $input) {
+  samples errors { message path } } }"""
+
+
+def memberships(db, sample_id):
+    return sorted((j.project_id, j.owner) for j in db.scalars(
+        select(ProjectSample).where(ProjectSample.sample_id == sample_id)))
+
+
+def test_copy_shares_the_sample_read_only(graphql, world, db):
+    sample_id = gid("Sample", world["sample"].id)
+    body = graphql.as_user(world["owner"])(COPY, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "newProjectId": gid("Project", world["target"].id), "sampleIds": [sample_id]}})
+    assert body["data"]["copySamples"] == {"samples": [{"original": sample_id,
+                                                        "copy": sample_id}], "errors": []}
+    assert memberships(db, world["sample"].id) == sorted(
+        [(world["project"].id, True), (world["target"].id, False)])
+    again = graphql(COPY, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "newProjectId": gid("Project", world["target"].id), "sampleIds": [sample_id]}})
+    assert again["data"]["copySamples"]["errors"] == [{
+        "message": "Sample sample-1 is already in project Target project.",
+        "path": ["samples", sample_id]}]
+
+
+def test_transfer_moves_the_membership(graphql, world, db):
+    sample_id = gid("Sample", world["sample"].id)
+    body = graphql.as_user(world["owner"])(TRANSFER, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "newProjectId": gid("Project", world["target"].id), "sampleIds": [sample_id]}})
+    assert body["data"]["transferSamples"] == {"samples": [sample_id], "errors": []}
+    assert memberships(db, world["sample"].id) == [(world["target"].id, True)]
+
+
+def test_transfer_rules(graphql, factories, world, db):
+    sample_id = gid("Sample", world["sample"].id)
+    base = {"projectId": gid("Project", world["project"].id),
+            "newProjectId": gid("Project", world["target"].id), "sampleIds": [sample_id]}
+    # A member may read but not change the source project.
+    body = graphql.as_user(world["member"])(TRANSFER, {"input": base})
+    assert body["data"]["transferSamples"]["errors"] == [{
+        "message": "You are not authorized to transfer samples from project Source project.",
+        "path": ["project"]}]
+    # A target the caller cannot read is not found.
+    body = graphql.as_user(world["owner"])(TRANSFER, {"input": {
+        **base, "newProjectId": gid("Project", world["foreign"].id)}})
+    assert body["data"]["transferSamples"]["errors"] == [{
+        "message": "Project not found by provided ID", "path": ["new_project"]}]
+    # A name already taken in the target, and a sample not in the source: nothing moves.
+    factories.sample(world["target"], name="sample-1")
+    stray = factories.sample(world["target"], name="stray")
+    body = graphql(TRANSFER, {"input": {**base, "sampleIds": [sample_id,
+                                                              gid("Sample", stray.id)]}})
+    errors = body["data"]["transferSamples"]["errors"]
+    assert {"message": "A sample named sample-1 already exists in project Target project.",
+            "path": ["samples", sample_id]} in errors
+    assert {"message": "Sample stray is not in project Source project.",
+            "path": ["samples", gid("Sample", stray.id)]} in errors
+    assert memberships(db, world["sample"].id) == [(world["project"].id, True)]
+    body = graphql(TRANSFER, {"input": {**base, "newProjectId": base["projectId"]}})
+    assert body["data"]["transferSamples"]["errors"][0]["path"] == ["new_project"]
+    body = graphql(TRANSFER, {"input": {**base, "sampleIds": []}})
+    assert body["data"]["transferSamples"]["errors"] == [
+        {"message": "Provide at least one sample.", "path": ["samples"]}]
+
+
+# -- scopes ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mutation", [CREATE_PROJECT, CREATE_SAMPLE, UPDATE, BULK, COPY,
+                                      TRANSFER])
+def test_a_read_api_token_cannot_mutate(graphql, world, db, mutation):
+    graphql.as_user(world["owner"], scopes=("read_api",))
+    inputs = {
+        CREATE_PROJECT: {"name": "Read only project"},
+        CREATE_SAMPLE: {"projectId": gid("Project", world["project"].id), "name": "ro-sample"},
+        UPDATE: {"sampleId": gid("Sample", world["sample"].id), "metadata": {"a": "b"}},
+        BULK: {"projectId": gid("Project", world["project"].id),
+               "metadata": {"sample-1": {"a": "b"}}},
+        COPY: {"projectId": gid("Project", world["project"].id),
+               "newProjectId": gid("Project", world["target"].id),
+               "sampleIds": [gid("Sample", world["sample"].id)]},
+        TRANSFER: {"projectId": gid("Project", world["project"].id),
+                   "newProjectId": gid("Project", world["target"].id),
+                   "sampleIds": [gid("Sample", world["sample"].id)]},
+    }
+    before = (count(db, Project), count(db, Sample), count(db, ProjectSample),
+              count(db, MetadataEntry))
+    body = graphql(mutation, {"input": inputs[mutation]})
+    (field, value), = body["data"].items()
+    assert value is None
+    assert body["errors"] == [{"message": "You are not authorized to perform this action",
+                               "locations": body["errors"][0]["locations"], "path": [field],
+                               "extensions": {"code": "unauthorized"}}]
+    assert (count(db, Project), count(db, Sample), count(db, ProjectSample),
+            count(db, MetadataEntry)) == before
+
+
+def test_mutations_need_post(testapp, factories, world):
+    headers = factories.graphql_headers(world["owner"])
+    response = testapp.get("/api/graphql", {"query": 'mutation { createProject(input: '
+                                            '{name: "Via GET"}) { errors { message } } }'},
+                           headers=headers, status=405)
+    assert response.json["errors"][0]["message"] == "Mutations must be sent with POST."
