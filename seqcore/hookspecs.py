@@ -184,8 +184,14 @@ def register_metadata_types() -> Iterable[MetadataType] | None:
 def register_graphql_types() -> Iterable[type] | None:
     """Return graphene types to add to the GraphQL schema.
 
-    Types reachable through ``node(id:)`` must implement seqcore's node interface. Two
-    plugins contributing the same type name fail at start-up.
+    Types reachable through ``node(id:)`` implement :class:`seqcore.graphql.types.Node`,
+    list the model classes they render in ``Meta.possible_types``, and define a classmethod
+    ``get_node(info, pk)`` returning the object (or an awaitable of it), or ``None`` when it
+    does not exist or the caller may not read it; their ``id`` is then
+    ``gid://<app>/<TypeName>/<pk>``. Resolvers find the request, the caller, the request's
+    data loaders and ``gid()`` in ``info.context`` (:class:`seqcore.graphql.context.Context`).
+    Two plugins, or a plugin and the core, contributing the same type name fail at start-up
+    with both names in the error.
 
     .. versionadded:: 26.11
     """
@@ -195,7 +201,12 @@ def register_graphql_types() -> Iterable[type] | None:
 def register_graphql_query_fields() -> Iterable[type] | None:
     """Return graphene ``ObjectType`` mixins whose fields are merged into ``Query``.
 
-    A field name claimed twice fails at start-up.
+    Each mixin declares fields and their ``resolve_<field>`` methods, exactly as on a
+    ``Query`` class. A field name claimed twice (by two plugins, or a plugin and the core's
+    ``currentUser``, ``node``, ``nodes``, ``samples``, ``projects``, ``project``) fails at
+    start-up with both names in the error. The schema is built once, after every
+    contribution. Connections come from :func:`seqcore.graphql.connections.connection_for`
+    and :func:`~seqcore.graphql.connections.paginate`.
 
     .. versionadded:: 26.11
     """
