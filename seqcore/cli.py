@@ -342,15 +342,16 @@ def serve(env: Env, host: str | None, port: int | None) -> None:
 
     import waitress
 
-    parser = configparser.ConfigParser()
+    parser = configparser.RawConfigParser()
     parser.read(env.ini)
-    server = parser["server:main"] if parser.has_section("server:main") else {}
-    listen_host = host or server.get("host", "127.0.0.1")
-    listen_port = port or int(server.get("port", "6543"))
-    click.echo(f"serving on http://{listen_host}:{listen_port}/api")
+    # Every waitress setting of [server:main] applies (body size limit, threads, proxies).
+    options = dict(parser["server:main"]) if parser.has_section("server:main") else {}
+    options.pop("use", None)
+    options["host"] = host or options.get("host", "127.0.0.1")
+    options["port"] = str(port or options.get("port", "6543"))
+    click.echo(f"serving on http://{options['host']}:{options['port']}/api")
     sys.stdout.flush()
-    waitress.serve(app, host=listen_host, port=listen_port,
-                   threads=int(server.get("threads", "4")))
+    waitress.serve(app, **options)
 
 
 if __name__ == "__main__":  # pragma: no cover

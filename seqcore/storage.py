@@ -64,6 +64,10 @@ class StorageWriter:
         assert self._fh is not None
         self._fh.write(data)
 
+    def flush(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
+
     @property
     def sha256(self) -> str:
         return self._sha.hexdigest()

@@ -52,6 +52,9 @@ class Upload:
 
     def discard(self) -> None:
         for part in self.parts.values():
+            close = getattr(part.check, "close", None)
+            if close is not None:
+                close()
             if part.writer is not None and part.writer.placed is None:
                 part.writer.discard()
 
@@ -114,6 +117,9 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
             part.filename = base
             part.writer = storage.writer(base)
             part.check = check_for(name, base)
+            follow = getattr(part.check, "follow", None)
+            if follow is not None:
+                follow(part.writer.tmp_path)
         parts[name] = part
         state["part"] = part
 
@@ -123,6 +129,7 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
         if part.writer is not None:
             part.writer.write(chunk)
             if part.check is not None:
+                part.writer.flush()  # a following check reads what is on disk
                 part.check.feed(chunk)
         else:
             part.data += chunk
@@ -131,14 +138,10 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
                                             f"{SMALL_PART_LIMIT} bytes.")
 
     def on_part_end() -> None:
+        # Checks finish once the whole body is in, so a pair's two checks run side by side.
         part: Part = state["part"]
         if part.writer is not None:
-            part.writer.close()
-            if part.check is not None:
-                try:
-                    part.check.finish()
-                except BadContent as err:
-                    raise ApiError(400, message=f"{part.filename}: {err}") from None
+            part.writer.flush()
         state["part"] = None
 
     def on_end() -> None:
@@ -180,6 +183,14 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
         if not state["ended"]:
             raise ApiError(400, message="The multipart body is truncated: its closing "
                                         "boundary is missing.")
+        for part in parts.values():
+            if part.writer is not None:
+                part.writer.close()
+            if part.check is not None:
+                try:
+                    part.check.finish()
+                except BadContent as err:
+                    raise ApiError(400, message=f"{part.filename}: {err}") from None
     except FileTooLarge:
         upload.discard()
         raise ApiError(413, message=f"The upload is larger than the limit of {file_limit} "

@@ -57,10 +57,17 @@ class LiveServer:
         out = self.cli("clients", "create", "--client-id", client_id, *extra)
         return re.search(r"client_secret: (\w+)", out).group(1)
 
-    def start(self) -> None:
+    def start(self, server: str = "waitress", workers: int = 2) -> None:
+        """Serve with waitress (``seqcore serve``, the development server, embedded worker)
+        or gunicorn (the production server; the worker is a separate process then)."""
         log = open(self.root / "server.log", "w")  # noqa: SIM115
-        self.process = subprocess.Popen([*SEQCORE, "-c", str(self.ini), "serve", "--port",
-                                         str(self.port)], stdout=log, stderr=subprocess.STDOUT)
+        if server == "gunicorn":
+            command = [sys.executable, "-m", "gunicorn", "--paste", str(self.ini), "--bind",
+                       f"127.0.0.1:{self.port}", "--workers", str(workers), "--timeout",
+                       "3600"]
+        else:
+            command = [*SEQCORE, "-c", str(self.ini), "serve", "--port", str(self.port)]
+        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -122,7 +129,8 @@ def live_server(root: Path, **settings: str) -> LiveServer:
              **settings}
     ini = root / "server.ini"
     ini.write_text("[app:main]\n" + "".join(f"{k} = {v}\n" for k, v in lines.items()) +
-                   f"\n[server:main]\nuse = egg:waitress#main\nhost = 127.0.0.1\nport = {port}\n")
+                   "\n[server:main]\nuse = egg:waitress#main\nhost = 127.0.0.1\n"
+                   f"port = {port}\nmax_request_body_size = 107374182400\n")
     server = LiveServer(root, port, ini)
     server.cli("db", "upgrade")
     return server

@@ -1,0 +1,203 @@
+"""Upload throughput and server memory: a gzipped read pair through a real server.
+
+Generates (once, cached under ``var/bench``) a gzipped FASTQ pair of ``--gb`` GB in total,
+starts seqcore with waitress on loopback, uploads the pair as the IRIDA uploader does (one
+multipart POST to ``/api/samples/{id}/pairs``), and times it beside ``cp`` of the same two
+files on the same disk in the same run. It also uploads a small pair first and reads the
+server's peak RSS after each upload: flat memory means the two peaks are close.
+
+    .venv/bin/python bench/upload.py [--gb 2] [--small-mb 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BOUNDARY = "B0undary"
+READS_PER_BLOCK = 200_000
+
+
+def fastq_block(seed: int, length: int = 150) -> bytes:
+    """A block of random reads as FASTQ text (numpy, so generating gigabytes is quick)."""
+    rng = np.random.default_rng(seed)
+    bases = np.frombuffer(b"ACGT", dtype=np.uint8)[rng.integers(0, 4, (READS_PER_BLOCK, length))]
+    quals = rng.integers(35, 74, (READS_PER_BLOCK, length), dtype=np.uint8)
+    lines = []
+    for i in range(READS_PER_BLOCK):
+        lines.append(b"@read%d_%d\n%s\n+\n%s\n" % (seed, i, bases[i].tobytes(),
+                                                   quals[i].tobytes()))
+    return b"".join(lines)
+
+
+def make_gz(path: Path, size: int, seed: int) -> None:
+    """A gzip file of about ``size`` bytes: compressed blocks of different reads, written as
+    successive gzip members (valid gzip, as bgzip and concatenated files are)."""
+    if path.exists() and abs(path.stat().st_size - size) < size * 0.1:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    members = [gzip.compress(fastq_block(seed * 100 + k), compresslevel=1, mtime=0)
+               for k in range(4)]
+    written = 0
+    with open(path, "wb") as out:
+        k = 0
+        while written < size:
+            member = members[k % len(members)]
+            out.write(member)
+            written += len(member)
+            k += 1
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        kids.extend(int(k) for k in text)
+    return kids
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The largest peak RSS among the server process and its workers (gunicorn forks the
+    workers that handle requests)."""
+    peaks = []
+    for proc in [pid, *_children(pid)]:
+        for line in Path(f"/proc/{proc}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                peaks.append(int(line.split()[1]) / 1024)
+    return max(peaks)
+
+
+def upload(port: int, sample_id: int, token: str, files: list[Path]) -> float:
+    """POST the pair as multipart/form-data, streaming from disk; returns seconds."""
+    heads, tails = [], []
+    for i, path in enumerate(files, start=1):
+        heads.append((f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file{i}\"; "
+                      f"filename=\"/data/{path.name}\"\r\n\r\n").encode())
+        tails.append(b"\r\n")
+    params = b"".join(
+        (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"parameters{i}\"\r\n"
+         "Content-Type: application/json\r\n\r\n{}\r\n").encode() for i in (1, 2))
+    end = f"--{BOUNDARY}--\r\n".encode()
+    length = sum(len(h) + p.stat().st_size + len(t) for h, p, t in zip(heads, files, tails,
+                                                                       strict=True))
+    length += len(params) + len(end)
+
+    def body():
+        for head, path, tail in zip(heads, files, tails, strict=True):
+            yield head
+            with open(path, "rb") as fh:
+                while block := fh.read(1 << 20):
+                    yield block
+            yield tail
+        yield params
+        yield end
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
+    start = time.perf_counter()
+    conn.request("POST", f"/api/samples/{sample_id}/pairs", body=body(), headers={
+        "Authorization": f"Bearer {token}", "Content-Length": str(length),
+        "Content-Type": f"multipart/form-data; boundary={BOUNDARY}"})
+    res = conn.getresponse()
+    data = res.read()
+    elapsed = time.perf_counter() - start
+    assert res.status == 201, (res.status, data[:500])
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gb", type=float, default=2.0)
+    parser.add_argument("--small-mb", type=float, default=50.0)
+    parser.add_argument("--server", choices=["gunicorn", "waitress"], default="gunicorn",
+                        help="gunicorn is the production server (production.ini); waitress "
+                             "the development one")
+    args = parser.parse_args()
+
+    from seqcore.testing.server import live_server
+
+    data = ROOT / "var" / "bench" / "upload"
+    big = [data / f"big_R{i}.fastq.gz" for i in (1, 2)]
+    small = [data / f"small_R{i}.fastq.gz" for i in (1, 2)]
+    t0 = time.perf_counter()
+    for i, path in enumerate(big, start=1):
+        make_gz(path, int(args.gb * 1e9 / 2), seed=i)
+    for i, path in enumerate(small, start=1):
+        make_gz(path, int(args.small_mb * 1e6 / 2), seed=10 + i)
+    total = sum(p.stat().st_size for p in big)
+    print(f"data ready in {time.perf_counter() - t0:.0f} s: {total / 1e9:.2f} GB", file=sys.stderr)
+
+    work = Path(tempfile.mkdtemp(prefix="seqcore-upload-", dir=ROOT / "var" / "bench"))
+    try:
+        # cp of the same files onto the same disk.
+        cp_dir = work / "cp"
+        cp_times = []
+        for _ in range(2):
+            cp_dir.mkdir()
+            start = time.perf_counter()
+            subprocess.run(["cp", *map(str, big), str(cp_dir)], check=True)
+            os.sync()
+            cp_times.append(time.perf_counter() - start)
+            shutil.rmtree(cp_dir)
+        cp_seconds = min(cp_times)
+
+        server = live_server(work / "server", **{"seqcore.upload.max_bytes": str(10 ** 11)})
+        server.create_user("admin", "Admin-pass1!", "ROLE_ADMIN")
+        secret = server.create_client("bench")
+        server.start(args.server)
+        try:
+            token = server.token("bench", secret, "admin", "Admin-pass1!")
+            status, body, _ = server.request("POST", "/api/projects", token,
+                                             {"name": "Upload bench"})
+            project = json.loads(body)["resource"]["identifier"]
+            ids = []
+            for name in ("small-pair", "big-pair", "big-pair-again"):
+                status, body, _ = server.request("POST", f"/api/projects/{project}/samples",
+                                                 token, {"sampleName": name})
+                ids.append(json.loads(body)["resource"]["identifier"])
+            pid = server.process.pid
+            small_seconds = upload(server.port, ids[0], token, small)
+            small_rss = peak_rss_mb(pid)
+            big_times = []
+            for sample_id in ids[1:]:  # best of two, as for cp
+                start = time.perf_counter()
+                upload(server.port, sample_id, token, big)
+                os.sync()
+                big_times.append(time.perf_counter() - start)
+            big_seconds = min(big_times)
+            big_rss = peak_rss_mb(pid)
+        finally:
+            server.stop()
+        result = {
+            "server": args.server,
+            "pair_bytes": total,
+            "cp_seconds": round(cp_seconds, 2),
+            "cp_mb_per_s": round(total / cp_seconds / 1e6, 1),
+            "upload_seconds": round(big_seconds, 2),
+            "upload_mb_per_s": round(total / big_seconds / 1e6, 1),
+            "upload_vs_cp": round(cp_seconds / big_seconds, 3),
+            "small_pair_bytes": sum(p.stat().st_size for p in small),
+            "small_upload_seconds": round(small_seconds, 2),
+            "server_peak_rss_mb_after_small": round(small_rss, 1),
+            "server_peak_rss_mb_after_big": round(big_rss, 1),
+        }
+        print(json.dumps(result, indent=2))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
