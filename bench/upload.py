@@ -160,13 +160,13 @@ def main() -> None:
         server.start(args.server)
         try:
             token = server.token("bench", secret, "admin", "Admin-pass1!")
-            status, body, _ = server.request("POST", "/api/projects", token,
-                                             {"name": "Upload bench"})
+            _, body, _ = server.request("POST", "/api/projects", token,
+                                        {"name": "Upload bench"})
             project = json.loads(body)["resource"]["identifier"]
             ids = []
             for name in ("small-pair", "big-pair", "big-pair-again"):
-                status, body, _ = server.request("POST", f"/api/projects/{project}/samples",
-                                                 token, {"sampleName": name})
+                _, body, _ = server.request("POST", f"/api/projects/{project}/samples",
+                                            token, {"sampleName": name})
                 ids.append(json.loads(body)["resource"]["identifier"])
             pid = server.process.pid
             small_seconds = upload(server.port, ids[0], token, small)
