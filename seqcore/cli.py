@@ -18,6 +18,18 @@ from sqlalchemy.orm import Session
 DEFAULT_INI = "development.ini"
 
 
+def app_section(ini: str) -> str:
+    """The name of the app in ``ini``: ``main``, or the last element of ``[pipeline:main]``
+    (production.ini puts a proxy filter in front of the app)."""
+    import configparser
+
+    parser = configparser.RawConfigParser()
+    parser.read(ini)
+    if parser.has_section("pipeline:main"):
+        return parser["pipeline:main"]["pipeline"].split()[-1]
+    return "main"
+
+
 class Env:
     """Settings and plugin manager for one CLI invocation, loaded lazily from the ini."""
 
@@ -33,7 +45,8 @@ class Env:
 
             from seqcore.settings import resolve_settings
 
-            raw = dict(get_appsettings(self.ini)) if os.path.exists(self.ini) else {}
+            raw = (dict(get_appsettings(self.ini, name=app_section(self.ini)))
+                   if os.path.exists(self.ini) else {})
             self._settings = resolve_settings(raw)
         return self._settings
 
@@ -346,7 +359,9 @@ def serve(env: Env, host: str | None, port: int | None) -> None:
     parser.read(env.ini)
     # Every waitress setting of [server:main] applies (body size limit, threads, proxies).
     options = dict(parser["server:main"]) if parser.has_section("server:main") else {}
-    options.pop("use", None)
+    if "waitress" not in options.pop("use", "egg:waitress#main"):
+        raise click.UsageError(f"{env.ini} does not use waitress: run it with pserve "
+                               "(and `seqcore worker` beside it).")
     options["host"] = host or options.get("host", "127.0.0.1")
     options["port"] = str(port or options.get("port", "6543"))
     click.echo(f"serving on http://{options['host']}:{options['port']}/api")
