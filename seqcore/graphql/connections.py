@@ -113,7 +113,7 @@ def decode_cursor(cursor: str, sample_value: Any) -> tuple[Any, int]:
             raise ValueError
         if isinstance(sample_value, datetime):
             value = datetime.fromisoformat(value)
-        elif not isinstance(value, str):
+        elif isinstance(value, bool) or not isinstance(value, str | int | float):
             raise ValueError
     except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
         raise GraphQLError(f"Invalid cursor: {cursor!r}.") from None

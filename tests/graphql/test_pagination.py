@@ -99,7 +99,7 @@ def test_first_over_100_returns_100(graphql, factories):
     assert len(names(body)) == 100
 
 
-@pytest.mark.parametrize("cursor", ["not-a-cursor", "WzEsMl0", "e30"])
+@pytest.mark.parametrize("cursor", ["not-a-cursor", "W3RydWUsMV0", "WyJ4Il0", "e30"])
 def test_a_malformed_cursor_is_an_error(graphql, thirty, cursor):
     body = graphql.as_user(thirty)(PAGE, {"first": 5, "after": cursor})
     assert body["data"]["samples"] is None
