@@ -9,6 +9,10 @@ from pyramid.config import Configurator
 
 def includeme(config: Configurator) -> None:
     config.include("seqcore.web.sessions")
-    config.add_static_view("-/static", "seqcore.web:static", cache_max_age=3600)
+    from seqcore.web.render import STATIC
+
+    # A directory path rather than an asset spec: served straight from the file system, the
+    # same way however seqcore was installed.
+    config.add_static_view("-/static", str(STATIC), cache_max_age=3600)
     config.include("seqcore.web.views")
     config.include("seqcore.web.graphiql")

@@ -11,6 +11,12 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def static_path(request: Request, name: str) -> str:
+    """The URL path of one of seqcore's own static files."""
+    return request.static_path(str(STATIC / name))
 
 
 @cache
@@ -24,7 +30,8 @@ def page(request: Request, template: str, status: int = 200, **values: Any) -> R
 
     body = lookup().get_template(template).render(
         request=request, identity=session_identity(request),
-        csrf_token=request.session.get_csrf_token(), **values)
+        csrf_token=request.session.get_csrf_token(),
+        static=lambda name: static_path(request, name), **values)
     response = Response(body, status=status, content_type="text/html", charset="utf-8")
     # Pages may hold a token's secret or a CSRF token: never cache them.
     response.headers["Cache-Control"] = "no-store"

@@ -7,7 +7,7 @@
 <meta name="seqcore-csrf-token" content="${csrf_token}">
 <title>GraphiQL - seqcore</title>
 <link rel="stylesheet" href="${request.route_path('web.graphiql_asset', name='graphiql.min.css')}">
-<link rel="stylesheet" href="${request.static_path('seqcore.web:static/graphiql.css')}">
+<link rel="stylesheet" href="${static('graphiql.css')}">
 </head>
 <body>
 <header class="graphiql-bar">
@@ -24,6 +24,6 @@
 <script src="${request.route_path('web.graphiql_asset', name='react.production.min.js')}"></script>
 <script src="${request.route_path('web.graphiql_asset', name='react-dom.production.min.js')}"></script>
 <script src="${request.route_path('web.graphiql_asset', name='graphiql.min.js')}"></script>
-<script src="${request.static_path('seqcore.web:static/graphiql-init.js')}"></script>
+<script src="${static('graphiql-init.js')}"></script>
 </body>
 </html>

@@ -4,7 +4,7 @@
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${self.title()} - seqcore</title>
-<link rel="stylesheet" href="${request.static_path('seqcore.web:static/site.css')}">
+<link rel="stylesheet" href="${static('site.css')}">
 ${self.head()}
 </head>
 <body>

@@ -13,7 +13,7 @@ password. Do not share it.</p>
 <input id="new-token" readonly value="${new_token.secret}" size="60" spellcheck="false">
 <button type="button" id="copy-token" data-copy="new-token" hidden>Copy token</button></p>
 </section>
-<script src="${request.static_path('seqcore.web:static/copy.js')}" defer></script>
+<script src="${static('copy.js')}" defer></script>
 % endif
 
 <h2>Create a personal access token</h2>
