@@ -270,22 +270,23 @@ def clients_revoke(env: Env, client_id: str) -> None:
               help="Seconds between looks at the queue when idle.")
 @pass_env
 def worker(env: Env, once: bool, interval: float) -> None:
-    """Process uploaded sequence data (checksum, decompression, QC) until stopped."""
+    """Process uploads (checksum, decompression, QC) and drive analyses until stopped."""
     import signal
     import threading
 
     from pyramid.paster import setup_logging
 
     from seqcore.config import configure
-    from seqcore.processing import Worker
+    from seqcore.worker import WorkerLoop
 
     if os.path.exists(env.ini):
         setup_logging(env.ini)
     config = configure(env.settings)
     config.commit()
-    runner = Worker(config.registry)
+    runner = WorkerLoop(config.registry)
     if once:
-        click.echo(f"processed {runner.run_until_idle()} object(s)")
+        click.echo(f"processed {runner.processing.run_until_idle()} object(s)")
+        runner.analyses.run_until_idle()
         return
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -347,9 +348,9 @@ def serve(env: Env, host: str | None, port: int | None) -> None:
     from seqcore.settings import as_bool
 
     if as_bool(env.settings.get("seqcore.worker.embedded", False)):
-        from seqcore.processing import start_embedded_worker
+        from seqcore.worker import start_embedded
 
-        start_embedded_worker(app.registry)
+        start_embedded(app.registry)
         click.echo("embedded worker started")
     import configparser
 

@@ -56,6 +56,7 @@ def configure(settings: Mapping[str, Any] | None = None,
     config.include("seqcore.storage")
     config.include("seqcore.filekinds")
     config.include("seqcore.processing")
+    config.include("seqcore.analysis")
     config.include("seqcore.oauth")
     # Sessions and web pages (sign-in, access tokens, GraphiQL), then GraphQL, whose schema
     # is built by a late action once every contribution below is registered.

@@ -8,7 +8,7 @@ that claim the same rel, path or name fail at start-up with both names in the er
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -108,6 +108,8 @@ class FileKind:
     :param upload_response: ``"file"`` answers an upload with the (first) file, as IRIDA does
         for single-end and FAST5 uploads; ``"object"`` with the object (pairs).
     :param default_upload: this kind receives ``POST /api/samples/{sid}/sequenceFiles``.
+    :param pipeline_files: ``pipeline_files(db, obj)`` the object's files in the order
+        analysis pipelines expect (a pair's forward file first); default: upload order.
     :param object_context: a subclass of
         :class:`seqcore.resources.files.SequencingObjectResource` for this kind's objects, so
         the plugin (and others) can register links on exactly these objects.
@@ -126,25 +128,85 @@ class FileKind:
     upload_response: str = "file"
     default_upload: bool = False
     object_context: type | None = None
+    pipeline_files: Callable[[Any, Any], list[Any]] | None = None
     label: str = ""
 
 
 @dataclass(frozen=True)
+class Parameter:
+    """One parameter of an analysis type.
+
+    ``type`` is ``int``, ``float``, ``bool``, ``str`` or ``choice`` (one of ``choices``);
+    ``minimum``/``maximum`` bound numbers. Submissions store every value as a string, as
+    IRIDA's ``inputParameters`` are.
+    """
+
+    name: str
+    type: str = "str"
+    default: Any = None
+    description: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Tool:
+    """An external program an analysis type needs; readiness reports it.
+
+    ``version_args`` print the version (first line of output is reported);
+    ``install`` tells an administrator how to get it (``apt-get install spades``).
+    """
+
+    name: str
+    command: str
+    version_args: tuple[str, ...] = ("--version",)
+    install: str = ""
+
+
+@dataclass(frozen=True)
 class AnalysisType:
-    """An analysis a plugin can run; the core derives its submission filter path and rel."""
+    """An analysis a plugin can run.
+
+    The core derives the submissions filter (``/api/analysisSubmissions/analysisType/<name>``
+    and the ``analysisSubmissions/<name>`` rel, for each alias too), launching, the state
+    machine and serving outputs. The plugin supplies:
+
+    :param pipeline: ``"package.module:function"``; the function receives a
+        :class:`seqcore.analysis.pipeline.PipelineContext` and returns ``{output key: path}``.
+        It runs in a separate process (local executor) or on another machine (Celery), so it
+        is named by import path and must not touch the database.
+    :param inputs: file kinds accepted (``("pairs",)``).
+    :param samples: ``"one"`` (exactly one sample) or ``"many"``.
+    :param parameters: the parameter schema, with defaults.
+    :param writes_back: whether results can be written back to samples.
+    :param write_back: ``write_back(db, submission, outputs, request)`` called in the worker
+        when a submission that asked for it completes: turn outputs into sample metadata,
+        assemblies... ``outputs`` maps keys to stored :class:`~seqcore.models.SequenceFile`.
+    :param tools: external programs it needs (readiness).
+    :param aliases: other names the filter path and rel answer to (IRIDA's ``sistr``).
+    """
 
     name: str
     label: str
     workflow_id: str
+    pipeline: str = ""
     version: str = "1"
     inputs: tuple[str, ...] = ("pairs",)
-    parameters: Mapping[str, Any] = field(default_factory=dict)
+    samples: str = "one"
+    parameters: tuple[Parameter, ...] = ()
+    writes_back: bool = False
+    write_back: Callable[..., None] | None = None
+    tools: tuple[Tool, ...] = ()
     aliases: tuple[str, ...] = ()
+    description: str = ""
 
 
 @dataclass(frozen=True)
 class OutputRel:
-    """A named output of an analysis type, shown as ``outputFile/<key>`` once completed."""
+    """A named output of an analysis type, served as ``outputFile/<key>`` once completed
+    (``rel`` is usually ``outputFile/<key>``; more rels may name the same key)."""
 
     analysis_type: str
     rel: str
@@ -155,10 +217,15 @@ class OutputRel:
 
 @dataclass(frozen=True)
 class Executor:
-    """Something that runs analysis pipelines (a local process pool, a Celery cluster)."""
+    """Something that runs analysis pipelines (local processes, a Celery cluster).
+
+    ``factory(settings)`` returns an object with ``submit(job) -> str`` (the executor's id
+    for the job), ``poll(remote_id, job) -> seqcore.analysis.executors.JobStatus`` and
+    ``cancel(remote_id)``; see :mod:`seqcore.analysis.executors`.
+    """
 
     name: str
-    factory: Callable[[Mapping[str, str]], Any]
+    factory: Callable[[Mapping[str, Any]], Any]
 
 
 @dataclass(frozen=True)

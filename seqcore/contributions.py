@@ -15,7 +15,16 @@ import pluggy
 from pyramid.config import Configurator
 from pyramid.exceptions import ConfigurationError
 
-from seqcore.contrib import ChildSpec, Endpoint, FileKind, LinkSpec, MetadataType
+from seqcore.contrib import (
+    AnalysisType,
+    ChildSpec,
+    Endpoint,
+    Executor,
+    FileKind,
+    LinkSpec,
+    MetadataType,
+    OutputRel,
+)
 
 
 def declarations(pm: pluggy.PluginManager, hook_name: str) -> Iterable[tuple[str, Any]]:
@@ -47,6 +56,10 @@ def _describe(item: Any) -> str:
         return f"rel {item.rel!r} on {item.context.__name__}"
     if isinstance(item, Endpoint):
         return f"{item.name!r} at {item.path!r}"
+    if isinstance(item, AnalysisType):
+        return f"{item.name!r}"
+    if isinstance(item, OutputRel):
+        return f"{item.rel!r} of {item.analysis_type!r}"
     if isinstance(item, FileKind):
         return f"{item.name!r} at {item.path_segment!r}"
     if isinstance(item, ChildSpec):
@@ -67,6 +80,10 @@ def includeme(config: Configurator) -> None:
           lambda c, spec: c.add_resource_child(spec))
     _each(config, pm, "register_links", LinkSpec, lambda c, spec: c.add_link(spec))
     _each(config, pm, "register_file_kinds", FileKind, lambda c, kind: c.add_file_kind(kind))
+    _each(config, pm, "register_analysis_types", AnalysisType,
+          lambda c, analysis_type: c.add_analysis_type(analysis_type))
+    _each(config, pm, "register_output_rels", OutputRel, lambda c, rel: c.add_output_rel(rel))
+    _each(config, pm, "register_executors", Executor, lambda c, ex: c.add_executor(ex))
     _each(config, pm, "register_metadata_types", MetadataType,
           lambda c, metadata_type: c.add_metadata_type(metadata_type))
     _each(config, pm, "register_rest_endpoints", Endpoint,

@@ -8,6 +8,13 @@ from pyramid.request import Request
 
 from seqcore.contrib import LinkSpec
 from seqcore.links import api_href, child_href, static, url_for
+from seqcore.resources.analyses import (
+    ProjectAnalysesByType,
+    SubmissionResource,
+    SubmissionsCollection,
+    TypeFilter,
+    TypeResource,
+)
 from seqcore.resources.files import (
     QCResource,
     SampleSequenceFiles,
@@ -64,11 +71,26 @@ def _may_see_runs(request: Request, resource: Any) -> bool:
                                      "ROLE_SEQUENCER")
 
 
+def _completed(request: Request, resource: Any) -> bool:
+    return resource.completed
+
+
+def _filter_href(request: Request, resource: Any) -> str:
+    return url_for(request, request.root["api"]["analysisSubmissions"], "analysisType",
+                   resource.analysis_type.name)
+
+
+@static
+def _grand_grandparent_href(request: Request, resource: Any) -> str:
+    return url_for(request, resource.__parent__.__parent__)
+
+
 def core_links() -> list[LinkSpec]:
     return [
         LinkSpec(ApiRoot, "projects", api_href("projects")),
         LinkSpec(ApiRoot, "users", api_href("users")),
         LinkSpec(ApiRoot, "version", api_href("version")),
+        LinkSpec(ApiRoot, "analysisSubmissions", api_href("analysisSubmissions")),
         LinkSpec(ApiRoot, "sequencingRuns", api_href("sequencingrun"), when=_may_see_runs),
         LinkSpec(UserResource, "user/projects", child_href("projects")),
         LinkSpec(ProjectMemberEntry, "relationship", _relationship),
@@ -86,6 +108,13 @@ def core_links() -> list[LinkSpec]:
         LinkSpec(SequenceFileResource, "sequenceFile/sequencingObject", _object_href),
         LinkSpec(SequenceFileResource, "sequencefile/qc", child_href("qc")),
         LinkSpec(QCResource, "qc/sequencefile", _parent_href),
+        LinkSpec(SubmissionsCollection, "analysisTypes", api_href("analysisTypes")),
+        LinkSpec(TypeFilter, "analysisSubmissions", _grand_grandparent_href),
+        LinkSpec(SubmissionResource, "analysis", child_href("analysis"), when=_completed),
+        LinkSpec(SubmissionResource, "input/unpaired", child_href("sequenceFiles", "unpaired")),
+        LinkSpec(SubmissionResource, "input/paired", child_href("sequenceFiles", "pairs")),
+        LinkSpec(TypeResource, "analysisSubmissions", _filter_href),
+        LinkSpec(ProjectAnalysesByType, "project", _grand_grandparent_href),
         LinkSpec(RunsCollection, "sequencingRun/seqmodel", child_href("seqmodelrun")),
         LinkSpec(RunsCollection, "sequencingRun/miseq", child_href("miseqrun")),
         LinkSpec(ProjectSampleResource, "sample/project", _sample_project),

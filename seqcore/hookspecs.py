@@ -286,10 +286,18 @@ def samples_deleting(sample_ids: list[int], request: Request | None) -> None:
 
 
 @hookspec
-def file_uploaded(sequencing_object: Any, kind: str, request: Request | None) -> None:
+def file_uploaded(sequencing_object: Any, kind: str, request: Request | None,
+                  registry: Any) -> None:
     """Notification: a sequencing object finished processing (checksum, QC).
 
-    Must not raise. Used to launch automated analyses.
+    Runs in the worker, inside the transaction that marks the object ``FINISHED`` (the
+    object's session is ``sqlalchemy.orm.object_session(sequencing_object)``): rows added
+    here commit with it. Must not raise. Used to launch automated analyses.
+
+    :param sequencing_object: the processed object.
+    :param kind: its file kind's name.
+    :param request: ``None`` (no request in the worker).
+    :param registry: the application's Pyramid registry (settings, analysis types).
 
     .. versionadded:: 26.11
     """

@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "seqcore"
 
 # The core's own contributions go through the same hooks a third-party plugin uses.
-CORE_PLUGINS = ("seqcore.core_plugin",)
+CORE_PLUGINS = ("seqcore.core_plugin", "seqcore.analysis.executors",
+                "seqcore.analysis.automation")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import os
 import shutil
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -258,7 +258,7 @@ class Worker:
             if state is ProcessingState.FINISHED:
                 try:
                     self.registry.pm.hook.file_uploaded(sequencing_object=obj, kind=obj.kind,
-                                                        request=None)
+                                                        request=None, registry=self.registry)
                 except Exception:
                     log.exception("a file_uploaded hook failed for object %s", object_id)
 
@@ -274,21 +274,6 @@ def _sha256(path: Path) -> str:
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def start_embedded_worker(registry: Registry) -> Callable[[], None]:
-    """Run a worker thread in this process (the development server); returns a stopper."""
-    stop = threading.Event()
-    worker = Worker(registry)
-    thread = threading.Thread(target=worker.run_forever, args=(stop,), name="seqcore-worker",
-                              daemon=True)
-    thread.start()
-
-    def stopper() -> None:
-        stop.set()
-        thread.join(timeout=30)
-
-    return stopper
 
 
 def includeme(config: Configurator) -> None:

@@ -53,6 +53,18 @@ CORE_SETTINGS: tuple[CoreSetting, ...] = (
                 "that another worker takes it over."),
     CoreSetting("seqcore.processing.max_attempts", 3, int,
                 "Times processing of an object may be interrupted before it is marked ERROR."),
+    CoreSetting("seqcore.analysis.executor", "local", str,
+                "The executor analyses run on: 'local' (processes on the worker's machine) "
+                "or an installed executor plugin's name ('celery')."),
+    CoreSetting("seqcore.analysis.max_running", 2, int,
+                "How many analyses may be between PREPARING and COMPLETED at once."),
+    CoreSetting("seqcore.analysis.threads", 2, int,
+                "Threads a pipeline may use (keep max_running x threads within the cores)."),
+    CoreSetting("seqcore.analysis.work_path", "var/work", str,
+                "Directory of the analyses' work directories (shared with remote executors)."),
+    CoreSetting("seqcore.analysis.cleanup_days", "", str,
+                "Remove work directories of finished analyses older than this many days "
+                "(fractions allowed); empty: keep them."),
     CoreSetting("seqcore.worker.embedded", False, as_bool,
                 "Run a processing worker thread inside the web server (development)."),
     CoreSetting("seqcore.oauth.access_token_seconds", 43200, int,

@@ -1,6 +1,16 @@
 """The core's mapped classes. Importing this package registers them with the mapper."""
 
 from seqcore.models.access_token import PersonalAccessToken, SignInFailure
+from seqcore.models.analysis import (
+    AnalysisOutput,
+    AnalysisState,
+    AnalysisSubmission,
+    AutomatedAnalysis,
+    CleanedState,
+    Priority,
+    SubmissionInput,
+    SubmissionProject,
+)
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
@@ -16,15 +26,21 @@ from seqcore.models.sequencing import (
 from seqcore.models.user import SystemRole, User
 
 __all__ = [
+    "AnalysisOutput",
+    "AnalysisState",
+    "AnalysisSubmission",
+    "AutomatedAnalysis",
+    "CleanedState",
     "MetadataEntry",
     "OAuthAuthorizationCode",
     "OAuthClient",
     "OAuthToken",
     "PersonalAccessToken",
+    "Priority",
+    "ProcessingState",
     "Project",
     "ProjectMember",
     "ProjectRole",
-    "ProcessingState",
     "ProjectSample",
     "QCRecord",
     "Sample",
@@ -33,6 +49,8 @@ __all__ = [
     "SequencingObjectFile",
     "SequencingRun",
     "SignInFailure",
+    "SubmissionInput",
+    "SubmissionProject",
     "SystemRole",
     "UploadStatus",
     "User",

@@ -70,6 +70,10 @@ class ProjectResource(Context):
             return ProjectSamples(self.request, key, self)
         if key == "analyses":
             return ProjectAnalyses(self.request, key, self)
+        if key == "automatedAnalyses":
+            from seqcore.resources.analyses import AutomatedAnalyses
+
+            return AutomatedAnalyses(self.request, key, self)
         raise KeyError(key)
 
 
@@ -99,6 +103,15 @@ class ProjectMemberResource(Context):
 
 class ProjectAnalyses(Context):
     """``/api/projects/{id}/analyses``: analysis submissions shared with the project."""
+
+    def child(self, key: str) -> Any:
+        from seqcore.analysis.registry import analysis_registry
+        from seqcore.resources.analyses import ProjectAnalysesByType
+
+        analysis_type = analysis_registry(self.request.registry).type(key)
+        if analysis_type is None:
+            raise KeyError(key)
+        return ProjectAnalysesByType(self.request, key, self, analysis_type)
 
 
 class ProjectMemberEntry(UserResource):

@@ -32,12 +32,15 @@ class ApiRoot(Context):
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
+        from seqcore.resources.analyses import SubmissionsCollection, TypesCollection
         from seqcore.resources.projects import ProjectsCollection
         from seqcore.resources.runs import RunsCollection
         from seqcore.resources.samples import SamplesCollection
         from seqcore.resources.users import UsersCollection
 
         children = {
+            "analysisSubmissions": SubmissionsCollection,
+            "analysisTypes": TypesCollection,
             "users": UsersCollection,
             "projects": ProjectsCollection,
             "samples": SamplesCollection,

@@ -43,3 +43,8 @@ class Permission(enum.StrEnum):
     RUN_UPDATE = "run:update"
     """Change a run's status and run sheet: administrators, and the sequencer account that
     created it."""
+    SUBMISSION_READ = "submission:read"
+    """Read an analysis submission and its outputs: its submitter, members of projects it is
+    shared with, administrators."""
+    ANALYSIS_LAUNCH = "analysis:launch"
+    """Launch analyses (on samples the caller can read): any account."""

@@ -17,7 +17,13 @@ from seqcore.db import session_for
 from seqcore.models.oauth import OAuthClient, digest
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
-from seqcore.models.sequencing import SequencingRun
+from seqcore.models.sequencing import (
+    QCRecord,
+    SequenceFile,
+    SequencingObject,
+    SequencingObjectFile,
+    SequencingRun,
+)
 from seqcore.models.user import SystemRole, User
 from seqcore.namespaces import free_path, namespace_for
 from seqcore.oauth.tokens import issue_token
@@ -162,3 +168,82 @@ class Factories:
                         ) -> dict[str, str]:
         """``Authorization: Basic <email:token>`` headers with a new personal access token."""
         return self.basic(user.email, self.access_token(user, scopes))
+
+    def sequencing_object(self, sample: Sample, kind: str = "pairs",
+                          files: Iterable[tuple[str, bytes]] | None = None,
+                          state: str = "FINISHED", qc: dict[str, Any] | None = None
+                          ) -> SequencingObject:
+        """A sequencing object with its files written to storage (default: a small pair)."""
+        from seqcore.storage import Storage
+        from seqcore.testing.uploads import fastq
+
+        if files is None:
+            files = ([("x_R1.fastq", fastq(seed=1)), ("x_R2.fastq", fastq(seed=2))]
+                     if kind == "pairs" else [("x.fastq", fastq(seed=3))])
+        storage = Storage(self.settings["seqcore.storage.path"])
+        manager = transaction.TransactionManager(explicit=True)
+        with manager:
+            db = session_for(self.session_factory, manager)
+            obj = SequencingObject(sample_id=sample.id, kind=kind, processing_state=state)
+            for position, (name, content) in enumerate(files):
+                writer = storage.writer(name)
+                writer.write(content)
+                stored = SequenceFile(path=writer.place(manager), file_name=name,
+                                      size=writer.size, upload_sha256=writer.sha256)
+                obj.links.append(SequencingObjectFile(position=position, file=stored))
+            db.add(obj)
+            db.flush()
+            if kind == "pairs":
+                from seqcore_sequencefiles.models import Pair
+
+                forward, reverse = obj.files[0], obj.files[1]
+                db.add(Pair(object_id=obj.id, forward_file_id=forward.id,
+                            reverse_file_id=reverse.id))
+            if qc is not None:
+                for stored in obj.files:
+                    db.add(QCRecord(file_id=stored.id, report=qc, engine="test"))
+            db.flush()
+            db.refresh(obj)
+            obj.files  # noqa: B018 - load them before the session closes
+            db.expunge_all()
+        return obj
+
+    def submission(self, submitter: User | None, objects: Iterable[SequencingObject],
+                   analysis_type: str = "readcount", state: str = "NEW",
+                   projects: Iterable[Project] = (),
+                   outputs: dict[str, tuple[str, bytes]] | None = None, **fields: Any) -> Any:
+        """An analysis submission (outputs, if given, are stored files by key)."""
+        from seqcore.models.analysis import (
+            AnalysisOutput,
+            AnalysisSubmission,
+            SubmissionInput,
+            SubmissionProject,
+        )
+        from seqcore.storage import Storage
+
+        storage = Storage(self.settings["seqcore.storage.path"])
+        manager = transaction.TransactionManager(explicit=True)
+        with manager:
+            db = session_for(self.session_factory, manager)
+            sub = AnalysisSubmission(
+                name=fields.pop("name", f"{analysis_type} {next(_counter)}"),
+                analysis_type=analysis_type, workflow_id=fields.pop("workflow_id", "test-1"),
+                submitter_id=submitter.id if submitter else None, state=state,
+                history=[[state, 0]], **fields)
+            for obj in objects:
+                sub.inputs.append(SubmissionInput(object_id=obj.id))
+            for project in projects:
+                sub.projects.append(SubmissionProject(project_id=project.id))
+            for key, (name, content) in (outputs or {}).items():
+                writer = storage.writer(name)
+                writer.write(content)
+                stored = SequenceFile(path=writer.place(manager), file_name=name,
+                                      size=writer.size, upload_sha256=writer.sha256)
+                sub.outputs.append(AnalysisOutput(key=key, file=stored))
+            db.add(sub)
+            db.flush()
+            db.refresh(sub)
+            for output in sub.outputs:  # load them before the session closes
+                output.file  # noqa: B018
+            db.expunge_all()
+        return sub

@@ -28,6 +28,7 @@ def seqcore_settings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]
     fixed session secret."""
     return {
         "seqcore.storage.path": str(tmp_path_factory.mktemp("storage")),
+        "seqcore.analysis.work_path": str(tmp_path_factory.mktemp("work")),
         "seqcore.password_hash.time_cost": 1,
         "seqcore.password_hash.memory_cost": 64,
         "seqcore.session.secret": "test-session-secret-not-for-production",

@@ -37,7 +37,33 @@ READERS = dict(admin=True, owner=True, member=True, sequencer=True)
 WRITERS = dict(admin=True, owner=True)
 
 # (endpoint name, method) -> (path template, JSON body or None, statuses per caller)
+def kind_rules(segment: str) -> dict:
+    """The endpoints every file kind gets, for the kinds the core's tests load."""
+    base = "/api/samples/{sid}/" + segment
+    alias = "/api/samples/{sid}/sequenceFiles/" + segment
+    obj = "{" + segment + "_oid}"
+    write = {**expect(200, 404, **WRITERS, sequencer=True), "member": 403}
+    upload = {**expect(415, 404, **WRITERS, sequencer=True), "member": 403}
+    return {
+        (f"api.{segment}", "GET"): (base, None, expect(200, 404, **READERS)),
+        (f"api.{segment}", "POST"): (base, None, upload),
+        (f"api.{segment}.alias", "GET"): (alias, None, expect(200, 404, **READERS)),
+        (f"api.{segment}.alias", "POST"): (alias, None, upload),
+        (f"api.{segment}.object", "GET"): (f"{base}/{obj}", None, expect(200, 404, **READERS)),
+        (f"api.{segment}.object", "DELETE"): (f"{base}/{obj}", None, write),
+        (f"api.{segment}.object.alias", "GET"): (f"{alias}/{obj}", None,
+                                                 expect(200, 404, **READERS)),
+        (f"api.{segment}.object.alias", "DELETE"): (f"{alias}/{obj}", None, write),
+        (f"api.{segment}.file", "GET"): (f"{base}/{obj}/files/{{{segment}_fid}}", None,
+                                         expect(200, 404, **READERS)),
+        (f"api.{segment}.qc", "GET"): (f"{base}/{obj}/files/{{{segment}_fid}}/qc", None,
+                                       expect(200, 404, **READERS)),
+    }
+
+
 RULES = {
+    **kind_rules("pairs"),
+    **kind_rules("unpaired"),
     ("api.root", "GET"): ("/api", None, everyone(200)),
     ("api.version", "GET"): ("/api/version", None, everyone(200)),
     ("api.plugins", "GET"): ("/api/plugins", None, expect(200, 403, admin=True)),
@@ -92,13 +118,37 @@ RULES = {
                                "member": 403}),
     ("api.sample.sequencefiles", "GET"): ("/api/samples/{sid}/sequenceFiles", None,
                                           expect(200, 404, **READERS)),
-    # No file kind is installed in the core's own tests: POST has nowhere to go (405) for
-    # those who may write the sample.
+    # Uploads without a multipart body: 415 for those who may write the sample.
     ("api.sample.sequencefiles", "POST"): ("/api/samples/{sid}/sequenceFiles", None,
-                                           {**expect(405, 404, **WRITERS, sequencer=True),
+                                           {**expect(415, 404, **WRITERS, sequencer=True),
                                             "member": 403}),
-    ("api.sample.sequencefile", "GET"): ("/api/samples/{sid}/sequenceFiles/1", None,
-                                         everyone(404)),
+    ("api.sample.sequencefile", "GET"): ("/api/samples/{sid}/sequenceFiles/{fid}", None,
+                                         expect(200, 404, **READERS)),
+    ("api.submissions", "GET"): ("/api/analysisSubmissions", None, everyone(200)),
+    ("api.submissions.type", "GET"): ("/api/analysisSubmissions/analysisType/readcount", None,
+                                      everyone(200)),
+    # Launching needs read access to the inputs: others are told the object does not exist.
+    ("api.submissions.type", "POST"): ("/api/analysisSubmissions/analysisType/readcount",
+                                       {"sequencingObjects": ["{oid}"]},
+                                       expect(201, 400, **READERS)),
+    ("api.submission", "GET"): ("/api/analysisSubmissions/{subid}", None,
+                                expect(200, 404, **READERS)),
+    ("api.submission.analysis", "GET"): ("/api/analysisSubmissions/{subid}/analysis", None,
+                                         expect(200, 404, **READERS)),
+    ("api.submission.output", "GET"): ("/api/analysisSubmissions/{subid}/analysis/file/{outid}",
+                                       None, expect(200, 404, **READERS)),
+    ("api.submission.inputs", "GET"): ("/api/analysisSubmissions/{subid}/sequenceFiles/pairs",
+                                       None, expect(200, 404, **READERS)),
+    ("api.analysis_types", "GET"): ("/api/analysisTypes", None, everyone(200)),
+    ("api.analysis_type", "GET"): ("/api/analysisTypes/readcount", None, everyone(200)),
+    ("api.project.analyses.type", "GET"): ("/api/projects/{pid}/analyses/readcount", None,
+                                           expect(200, 404, **READERS)),
+    ("api.project.automated", "GET"): ("/api/projects/{pid}/automatedAnalyses", None,
+                                       expect(200, 404, **READERS)),
+    ("api.project.automated", "PUT"): ("/api/projects/{pid}/automatedAnalyses",
+                                       {"analysisTypes": ["readcount"]},
+                                       {**expect(200, 404, **WRITERS), "member": 403,
+                                        "sequencer": 403}),
     ("api.runs", "GET"): ("/api/sequencingrun", None, {**everyone(403), "admin": 200}),
     ("api.runs", "POST"): ("/api/sequencingrun", {"layoutType": "PAIRED_END",
                                                   "sequencerType": "miseq"},
@@ -148,8 +198,28 @@ def world(factories):
                                 members=[(users["member"], ProjectRole.USER)])
     sample = factories.sample(project, name="matrix-sample")
     run = factories.run(users["sequencer"])
+    qc = {"totalSequences": 20}
+    pair = factories.sequencing_object(sample, "pairs", qc=qc)
+    single = factories.sequencing_object(sample, "unpaired", qc=qc)
+    submission = factories.submission(users["owner"], [pair], state="COMPLETED",
+                                      projects=[project],
+                                      outputs={"counts": ("counts.tsv", b"sample\treads\n")})
     return users, {"pid": project.id, "member_id": users["member"].id, "sid": sample.id,
-                   "rid": run.id}
+                   "rid": run.id, "pairs_oid": pair.id, "pairs_fid": pair.files[0].id,
+                   "unpaired_oid": single.id, "unpaired_fid": single.files[0].id,
+                   "fid": single.files[0].id, "oid": pair.id, "subid": submission.id,
+                   "outid": submission.outputs[0].id}
+
+
+def fill(body, ids):
+    """Ids in JSON bodies: ``"{oid}"`` strings become the world's numbers."""
+    if isinstance(body, dict):
+        return {k: fill(v, ids) for k, v in body.items()}
+    if isinstance(body, list):
+        return [fill(v, ids) for v in body]
+    if isinstance(body, str) and body.startswith("{") and body.endswith("}"):
+        return ids[body[1:-1]]
+    return body
 
 
 def call(testapp, method, path, body, headers):
@@ -165,7 +235,8 @@ def call(testapp, method, path, body, headers):
 def test_role(testapp, factories, world, rule, caller):
     users, ids = world
     path, body, statuses = RULES[rule]
-    res = call(testapp, rule[1], path.format(**ids), body, factories.headers(users[caller]))
+    res = call(testapp, rule[1], path.format(**ids), fill(body, ids),
+               factories.headers(users[caller]))
     assert res.status_int == statuses[caller], res.text
 
 
@@ -189,6 +260,6 @@ def test_read_scope(testapp, factories, world, rule):
     users, ids = world
     path, body, statuses = RULES[rule]
     headers = {"Authorization": f"Bearer {factories.token(users['admin'], scopes=['read'])}"}
-    res = call(testapp, rule[1], path.format(**ids), body, headers)
+    res = call(testapp, rule[1], path.format(**ids), fill(body, ids), headers)
     expected = statuses["admin"] if rule[1] in ("GET", "HEAD") else 403
     assert res.status_int == expected, res.text

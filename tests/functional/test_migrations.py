@@ -29,7 +29,6 @@ def test_core_schema_matches_models(app_config, engine):
     """The migrations build exactly the tables the core's models describe."""
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
-
     from sqlalchemy import MetaData
 
     from seqcore import core_plugin

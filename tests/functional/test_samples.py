@@ -47,8 +47,9 @@ def test_create_sample(testapp, project, headers):
     assert body["latitude"] == "45.42"
     assert body["strain"] is None
     assert testapp.get(res.headers["Location"], headers=headers).json["resource"] == body
-    assert [link["rel"] for link in body["links"]] == ["self", "sample/metadata",
-                                                       "sample/sequenceFiles"]
+    assert [link["rel"] for link in body["links"]] == [
+        "self", "sample/metadata", "sample/sequenceFiles", "sample/sequenceFiles/unpaired",
+        "sample/sequenceFiles/pairs"]
 
 
 VALID_NAME = {"sampleName": "good-name"}
@@ -180,6 +181,10 @@ def test_project_sample_links(testapp, factories, project, headers):
         {"rel": "sample/metadata", "href": f"http://localhost/api/samples/{sample.id}/metadata"},
         {"rel": "sample/sequenceFiles",
          "href": f"http://localhost/api/samples/{sample.id}/sequenceFiles"},
+        {"rel": "sample/sequenceFiles/unpaired",
+         "href": f"http://localhost/api/samples/{sample.id}/unpaired"},
+        {"rel": "sample/sequenceFiles/pairs",
+         "href": f"http://localhost/api/samples/{sample.id}/pairs"},
         {"rel": "sample/project", "href": f"http://localhost/api/projects/{project.id}"},
         {"rel": "project/sample",
          "href": f"http://localhost/api/projects/{project.id}/samples/{sample.id}"},

@@ -5,7 +5,16 @@ from seqcore.contrib import Endpoint
 
 
 def core_endpoints() -> list[Endpoint]:
-    from seqcore.rest.views import files, metadata, projects, root, runs, samples, users
+    from seqcore.rest.views import (
+        analyses,
+        files,
+        metadata,
+        projects,
+        root,
+        runs,
+        samples,
+        users,
+    )
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *samples.ENDPOINTS,
-            *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS]
+            *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS, *analyses.ENDPOINTS]

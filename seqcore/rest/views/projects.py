@@ -217,12 +217,13 @@ def remove_member(request: Request) -> dict:
                        ("project", url_for(request, project_ctx))])
 
 
-# -- placeholders filled by later capabilities ------------------------------------------------
+# -- analyses shared with the project ---------------------------------------------------------
 
 
-def empty_collection(request: Request) -> dict:
-    """Collections whose members arrive with plugins or later capabilities."""
-    return collection(request, request.context, [])
+def _project_analyses(request: Request) -> dict:
+    from seqcore.rest.views.analyses import project_analyses
+
+    return project_analyses(request)
 
 
 ENDPOINTS = [
@@ -244,6 +245,6 @@ ENDPOINTS = [
         "DELETE": View(remove_member, Permission.PROJECT_WRITE),
     }, description="One membership."),
     Endpoint("api.project.analyses", "/api/projects/{pid:\\d+}/analyses", {
-        "GET": View(empty_collection, Permission.PROJECT_READ),
+        "GET": View(_project_analyses, Permission.PROJECT_READ),
     }, description="Analysis submissions shared with the project."),
 ]

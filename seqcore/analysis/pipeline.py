@@ -1,0 +1,131 @@
+"""What a pipeline sees, and how any executor runs one.
+
+A job is a directory: ``job.json`` (what to run, parameters, input files), and after the run
+``result.json`` (the output files by key, or the error), ``pipeline.log`` and
+``progress.json``. Executors only start :func:`run_job` somewhere that sees the directory (a
+local process, a Celery worker on a shared file system); the worker reads the result back.
+The same pipeline code runs the same way under every executor.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+JOB = "job.json"
+RESULT = "result.json"
+LOG = "pipeline.log"
+PROGRESS = "progress.json"
+
+
+class PipelineError(Exception):
+    """Raise from a pipeline to fail with a message meant for the user."""
+
+
+@dataclass(frozen=True)
+class InputObject:
+    """One input sequencing object: its sample and its files (forward first for pairs)."""
+
+    object_id: int
+    kind: str
+    sample_id: int
+    sample_name: str
+    files: tuple[Path, ...]
+
+
+@dataclass
+class PipelineContext:
+    """Everything a pipeline gets: inputs, parameters (typed), a private work directory."""
+
+    work_dir: Path
+    parameters: dict[str, Any]
+    inputs: list[InputObject]
+    submission_id: int
+    analysis_type: str
+    threads: int = 1
+    logger: logging.Logger = field(default_factory=lambda: logging.getLogger("seqcore.job"))
+
+    def log(self, message: str) -> None:
+        """A line in the job's log (kept with the work directory)."""
+        self.logger.info(message)
+
+    def progress(self, fraction: float, message: str = "") -> None:
+        """Report how far along the job is (0 to 1)."""
+        (self.work_dir / PROGRESS).write_text(json.dumps(
+            {"fraction": max(0.0, min(1.0, fraction)), "message": message,
+             "time": time.time()}))
+
+    def output_path(self, name: str) -> Path:
+        """Where to write an output file."""
+        out = self.work_dir / "outputs"
+        out.mkdir(exist_ok=True)
+        return out / name
+
+
+def write_job(work_dir: Path, spec: dict[str, Any]) -> None:
+    work_dir.mkdir(parents=True, exist_ok=True)
+    (work_dir / JOB).write_text(json.dumps(spec, indent=2))
+
+
+def read_result(work_dir: Path) -> dict[str, Any] | None:
+    """The job's result, or ``None`` while it has not finished."""
+    path = work_dir / RESULT
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError:
+        return None  # being written
+
+
+def _finish(work_dir: Path, result: dict[str, Any]) -> None:
+    tmp = work_dir / (RESULT + ".tmp")
+    tmp.write_text(json.dumps(result))
+    os.replace(tmp, work_dir / RESULT)  # readers never see half a result
+
+
+def run_job(work_dir: str | Path) -> dict[str, Any]:
+    """Run the job in ``work_dir`` and write ``result.json``; never raises."""
+    work_dir = Path(work_dir)
+    spec = json.loads((work_dir / JOB).read_text())
+    logger = logging.getLogger(f"seqcore.job.{spec['submission_id']}")
+    logger.setLevel(logging.INFO)
+    handler = logging.FileHandler(work_dir / LOG)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    logger.addHandler(handler)
+    try:
+        module_name, _, function_name = spec["pipeline"].partition(":")
+        pipeline = getattr(importlib.import_module(module_name), function_name)
+        inputs = [InputObject(i["object_id"], i["kind"], i["sample_id"], i["sample_name"],
+                              tuple(Path(p) for p in i["files"])) for i in spec["inputs"]]
+        context = PipelineContext(work_dir=work_dir, parameters=spec["parameters"],
+                                  inputs=inputs, submission_id=spec["submission_id"],
+                                  analysis_type=spec["analysis_type"],
+                                  threads=int(spec.get("threads", 1)), logger=logger)
+        logger.info("starting %s for submission %s", spec["pipeline"], spec["submission_id"])
+        outputs = pipeline(context) or {}
+        missing = {k: str(p) for k, p in outputs.items() if not Path(p).is_file()}
+        if missing:
+            raise PipelineError(f"the pipeline named output files that do not exist: {missing}")
+        result = {"status": "ok", "outputs": {k: str(Path(p).resolve())
+                                               for k, p in outputs.items()}}
+        logger.info("finished with outputs %s", sorted(outputs))
+    except PipelineError as err:
+        logger.error("failed: %s", err)
+        result = {"status": "error", "error": str(err)}
+    except Exception as err:  # any failure of the pipeline becomes the submission's reason
+        logger.error("failed: %s", traceback.format_exc())
+        result = {"status": "error", "error": f"{type(err).__name__}: {err}"}
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    _finish(work_dir, result)
+    return result
+

@@ -1,0 +1,97 @@
+"""The analysis types, output rels and executors of one application."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pyramid.config import Configurator
+from pyramid.exceptions import ConfigurationError
+from pyramid.registry import Registry
+
+from seqcore.contrib import AnalysisType, Executor, OutputRel
+
+
+class AnalysisRegistry:
+    """Lookups by name or alias; filled by config actions, read at request time."""
+
+    def __init__(self) -> None:
+        self.types: dict[str, AnalysisType] = {}
+        self.aliases: dict[str, str] = {}
+        self.outputs: dict[str, list[OutputRel]] = {}
+        self.executors: dict[str, Executor] = {}
+
+    def type(self, name: str) -> AnalysisType | None:
+        return self.types.get(self.aliases.get(name, name))
+
+    def names(self, analysis_type: AnalysisType) -> tuple[str, ...]:
+        """The type's name and aliases: each gets a filter path and a rel."""
+        return (analysis_type.name, *analysis_type.aliases)
+
+    def output_rels(self, type_name: str) -> list[OutputRel]:
+        return self.outputs.get(type_name, [])
+
+    def output_keys(self, type_name: str) -> dict[str, OutputRel]:
+        return {rel.key: rel for rel in self.output_rels(type_name)}
+
+
+def analysis_registry(registry: Registry) -> AnalysisRegistry:
+    return registry["seqcore.analysis"]
+
+
+def add_analysis_type(config: Configurator, analysis_type: AnalysisType) -> None:
+    if analysis_type.samples not in ("one", "many"):
+        raise ConfigurationError(f"analysis type {analysis_type.name!r}: samples must be "
+                                 "'one' or 'many'")
+
+    def register() -> None:
+        reg = analysis_registry(config.registry)
+        reg.types[analysis_type.name] = analysis_type
+        for alias in analysis_type.aliases:
+            reg.aliases[alias] = analysis_type.name
+
+    config.action(("seqcore.analysis_type", analysis_type.name), register)
+    for alias in analysis_type.aliases:  # an alias may not shadow another type or alias
+        config.action(("seqcore.analysis_type", alias), None)
+    # Derived links: the submissions collection links to each name's filter.
+    from seqcore.contrib import LinkSpec
+    from seqcore.links import api_href
+    from seqcore.resources.analyses import SubmissionsCollection
+
+    for name in (analysis_type.name, *analysis_type.aliases):
+        config.add_link(LinkSpec(SubmissionsCollection, f"analysisSubmissions/{name}",
+                                 api_href("analysisSubmissions", "analysisType", name)))
+
+
+def add_output_rel(config: Configurator, output: OutputRel) -> None:
+    def register() -> None:
+        analysis_registry(config.registry).outputs.setdefault(output.analysis_type, []).append(
+            output)
+
+    config.action(("seqcore.output_rel", output.analysis_type, output.rel), register,
+                  order=1)  # after the types
+
+
+def add_executor(config: Configurator, executor: Executor) -> None:
+    def register() -> None:
+        analysis_registry(config.registry).executors[executor.name] = executor
+
+    config.action(("seqcore.executor", executor.name), register)
+
+
+def make_executor(registry: Registry, name: str | None = None) -> Any:
+    """An executor instance by name (the ``seqcore.analysis.executor`` setting by default)."""
+    settings: Mapping[str, Any] = registry.settings
+    reg = analysis_registry(registry)
+    name = name or settings["seqcore.analysis.executor"]
+    if name not in reg.executors:
+        raise ConfigurationError(f"no executor named {name!r}; installed: "
+                                 f"{', '.join(sorted(reg.executors))}")
+    return reg.executors[name].factory(settings)
+
+
+def includeme(config: Configurator) -> None:
+    config.registry["seqcore.analysis"] = AnalysisRegistry()
+    config.add_directive("add_analysis_type", add_analysis_type)
+    config.add_directive("add_output_rel", add_output_rel)
+    config.add_directive("add_executor", add_executor)

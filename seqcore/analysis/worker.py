@@ -1,0 +1,365 @@
+"""The analysis state machine, driven by workers.
+
+``NEW`` → ``PREPARING`` (work directory, ``job.json``) → ``PREPARED`` → ``SUBMITTING``
+(handed to the executor) → ``RUNNING`` → ``FINISHED_RUNNING`` → ``COMPLETING`` (outputs
+copied into storage) → [``TRANSFERRED`` → ``POST_PROCESSING`` (results written back to
+samples), when asked] → ``COMPLETED``; ``ERROR`` from anywhere, with the reason.
+
+Every move is a conditional update, so any number of workers can share the queue. Steps a
+worker does itself hold a lease; a worker that dies mid-step leaves the lease to run out and
+the next worker redoes the step (``PREPARING`` and ``SUBMITTING`` restart from ``NEW``,
+``COMPLETING`` from ``FINISHED_RUNNING``, ``POST_PROCESSING`` from ``TRANSFERRED``), or, after
+``seqcore.processing.max_attempts`` interruptions, marks the submission ``ERROR``. A running
+job belongs to its executor: a job whose executor lost it is resubmitted the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import transaction
+from pyramid.registry import Registry
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm import Session
+
+from seqcore.analysis.pipeline import write_job
+from seqcore.analysis.registry import analysis_registry, make_executor
+from seqcore.db import session_for, utcnow
+from seqcore.models.analysis import (
+    AnalysisOutput,
+    AnalysisState,
+    AnalysisSubmission,
+    CleanedState,
+)
+from seqcore.models.sample import Sample
+from seqcore.models.sequencing import SequenceFile, SequencingObject
+from seqcore.processing import worker_name
+from seqcore.rest.values import epoch_ms
+
+log = logging.getLogger(__name__)
+
+S = AnalysisState
+ACTIVE = (S.PREPARING, S.PREPARED, S.SUBMITTING, S.RUNNING, S.FINISHED_RUNNING, S.COMPLETING,
+          S.TRANSFERRED, S.POST_PROCESSING)
+# Where a worker's interrupted step starts over.
+RESTART = {S.PREPARING: S.NEW, S.PREPARED: S.NEW, S.SUBMITTING: S.NEW,
+           S.FINISHED_RUNNING: S.FINISHED_RUNNING, S.COMPLETING: S.FINISHED_RUNNING,
+           S.TRANSFERRED: S.TRANSFERRED, S.POST_PROCESSING: S.TRANSFERRED}
+
+
+class AnalysisWorker:
+    def __init__(self, registry: Registry, name: str | None = None) -> None:
+        self.registry = registry
+        self.settings = registry.settings
+        self.session_factory = registry["seqcore.db_session_factory"]
+        self.storage = registry["seqcore.storage"]
+        self.analyses = analysis_registry(registry)
+        self.name = name or worker_name()
+        self.lease = timedelta(seconds=int(self.settings["seqcore.processing.lease_seconds"]))
+        self.max_attempts = int(self.settings["seqcore.processing.max_attempts"])
+        self.capacity = int(self.settings["seqcore.analysis.max_running"])
+        self.work_root = Path(self.settings["seqcore.analysis.work_path"]).resolve()
+        self._executors: dict[str, Any] = {}
+
+    @contextmanager
+    def session(self) -> Iterator[tuple[Session, transaction.TransactionManager]]:
+        manager = transaction.TransactionManager(explicit=True)
+        with manager:
+            yield session_for(self.session_factory, manager), manager
+
+    def executor(self, name: str | None) -> Any:
+        key = name or self.settings["seqcore.analysis.executor"]
+        if key not in self._executors:
+            self._executors[key] = make_executor(self.registry, key)
+        return self._executors[key]
+
+    # -- moving between states -------------------------------------------------------------
+
+    def _move(self, db: Session, sub: AnalysisSubmission, new: S, **values: Any) -> None:
+        old = sub.state
+        sub.state = new.value
+        sub.history = [*(sub.history or []), [new.value, epoch_ms(utcnow())]]
+        sub.modified = utcnow()
+        for key, value in values.items():
+            setattr(sub, key, value)
+        db.flush()
+        try:
+            self.registry.pm.hook.submission_state_changed(
+                submission=sub, old_state=old, new_state=new.value, request=None)
+        except Exception:
+            log.exception("a submission_state_changed hook failed for %s", sub.id)
+
+    def _claim(self, submission_id: int, expected: S, new: S) -> bool:
+        """Move ``expected`` → ``new`` only if nobody else did; take the lease."""
+        with self.session() as (db, _):
+            result = db.execute(
+                update(AnalysisSubmission)
+                .where(AnalysisSubmission.id == submission_id,
+                       AnalysisSubmission.state == expected.value)
+                .values(state=new.value, worker=self.name, lease_until=utcnow() + self.lease,
+                        modified=utcnow()))
+            if result.rowcount != 1:
+                return False
+            sub = db.get(AnalysisSubmission, submission_id)
+            sub.history = [*(sub.history or []), [new.value, epoch_ms(utcnow())]]
+            self.registry.pm.hook.submission_state_changed(
+                submission=sub, old_state=expected.value, new_state=new.value, request=None)
+        return True
+
+    def fail(self, submission_id: int, reason: str) -> None:
+        with self.session() as (db, _):
+            sub = db.get(AnalysisSubmission, submission_id)
+            if sub is not None and sub.state != S.ERROR:
+                self._move(db, sub, S.ERROR, error=reason[:10_000], lease_until=None)
+
+    # -- one round --------------------------------------------------------------------------
+
+    def run_once(self) -> int:
+        """Recover, start what capacity allows, advance running jobs, clean up; returns how
+        many submissions moved."""
+        moved = self.recover()
+        moved += self.schedule()
+        moved += self.advance()
+        self.cleanup()
+        return moved
+
+    def run_until_idle(self, timeout: float = 300.0, interval: float = 0.2) -> None:
+        """Drive every submission to COMPLETED or ERROR (tests, ``seqcore worker --once``)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.run_once()
+            with self.session() as (db, _):
+                busy = db.scalar(select(func.count()).select_from(AnalysisSubmission).where(
+                    AnalysisSubmission.state.in_([S.NEW.value, *(s.value for s in ACTIVE)])))
+            if not busy:
+                return
+            time.sleep(interval)
+        raise TimeoutError("analyses still running after the timeout")
+
+    def recover(self) -> int:
+        now = utcnow()
+        moved = 0
+        with self.session() as (db, _):
+            stale = db.scalars(select(AnalysisSubmission).where(
+                AnalysisSubmission.state.in_([s.value for s in RESTART]),
+                or_(AnalysisSubmission.lease_until.is_(None),
+                    AnalysisSubmission.lease_until < now)))
+            for sub in stale:
+                sub.attempts += 1
+                if sub.attempts >= self.max_attempts:
+                    self._move(db, sub, S.ERROR, lease_until=None, error=(
+                        f"Interrupted {sub.attempts} times while {sub.state} (worker "
+                        f"{sub.worker} stopped); giving up."))
+                else:
+                    log.warning("submission %s: %s was interrupted; redoing it", sub.id,
+                                sub.state)
+                    self._move(db, sub, RESTART[S(sub.state)], lease_until=None)
+                moved += 1
+        return moved
+
+    def schedule(self) -> int:
+        with self.session() as (db, _):
+            running = db.scalar(select(func.count()).select_from(AnalysisSubmission).where(
+                AnalysisSubmission.state.in_([s.value for s in ACTIVE])))
+            free = self.capacity - running
+            if free <= 0:
+                return 0
+            waiting = list(db.scalars(
+                select(AnalysisSubmission.id).where(AnalysisSubmission.state == S.NEW.value)
+                .order_by(AnalysisSubmission.priority_rank, AnalysisSubmission.id)
+                .limit(free)))
+        started = 0
+        for submission_id in waiting:
+            if self._claim(submission_id, S.NEW, S.PREPARING):
+                self.start(submission_id)
+                started += 1
+        return started
+
+    def start(self, submission_id: int) -> None:
+        """PREPARING → PREPARED → SUBMITTING → RUNNING."""
+        try:
+            with self.session() as (db, _):
+                sub = db.get(AnalysisSubmission, submission_id)
+                analysis_type = self.analyses.type(sub.analysis_type)
+                if analysis_type is None:
+                    raise RuntimeError(f"the analysis type {sub.analysis_type!r} is not "
+                                       "installed")
+                work_dir = self.work_root / f"{sub.id}-{sub.attempts}"
+                if work_dir.exists():
+                    shutil.rmtree(work_dir)
+                write_job(work_dir, self._job(db, sub, analysis_type))
+                self._move(db, sub, S.PREPARED, work_dir=str(work_dir),
+                           executor=self.settings["seqcore.analysis.executor"],
+                           remote_input_data_id=str(work_dir))
+                self._move(db, sub, S.SUBMITTING)
+            executor = self.executor(None)
+            remote_id = executor.submit(work_dir)
+            with self.session() as (db, _):
+                sub = db.get(AnalysisSubmission, submission_id)
+                self._move(db, sub, S.RUNNING, remote_workflow_id=remote_id, lease_until=None)
+        except Exception as err:
+            log.exception("submission %s could not start", submission_id)
+            self.fail(submission_id, f"Could not start: {type(err).__name__}: {err}")
+
+    def _job(self, db: Session, sub: AnalysisSubmission, analysis_type: Any) -> dict[str, Any]:
+        kinds = {k.name: k for k in self.registry.get("seqcore.file_kinds", {}).values()}
+        inputs = []
+        for link in sub.inputs:
+            obj = db.get(SequencingObject, link.object_id)
+            kind = kinds.get(obj.kind)
+            files = (kind.pipeline_files(db, obj) if kind is not None and
+                     kind.pipeline_files is not None else obj.files)
+            sample = db.get(Sample, obj.sample_id)
+            inputs.append({"object_id": obj.id, "kind": obj.kind, "sample_id": sample.id,
+                           "sample_name": sample.name,
+                           "files": [str(self.storage.path(f.path)) for f in files]})
+        schema = {p.name: p for p in analysis_type.parameters}
+        from seqcore.analysis.parameters import check_parameters
+
+        typed, _ = check_parameters(analysis_type, {k: v for k, v in sub.parameters.items()
+                                                    if k in schema})
+        return {"submission_id": sub.id, "analysis_type": analysis_type.name,
+                "pipeline": analysis_type.pipeline, "parameters": typed, "inputs": inputs,
+                "threads": int(self.settings["seqcore.analysis.threads"])}
+
+    def advance(self) -> int:
+        """Poll running jobs; collect finished ones; write back; complete."""
+        moved = 0
+        with self.session() as (db, _):
+            running = [(s.id, s.executor, s.remote_workflow_id, s.work_dir) for s in
+                       db.scalars(select(AnalysisSubmission).where(
+                           AnalysisSubmission.state == S.RUNNING.value))]
+            ready = list(db.scalars(select(AnalysisSubmission.id).where(
+                AnalysisSubmission.state.in_([S.FINISHED_RUNNING.value,
+                                              S.TRANSFERRED.value]),
+                AnalysisSubmission.lease_until.is_(None))))
+        for submission_id, executor, remote_id, work_dir in running:
+            try:
+                status = self.executor(executor).poll(remote_id, Path(work_dir))
+            except Exception as err:
+                log.exception("polling submission %s failed", submission_id)
+                self.fail(submission_id, f"The executor could not be asked: {err}")
+                moved += 1
+                continue
+            if status.state == "running":
+                continue
+            moved += 1
+            if status.state == "lost":
+                self._requeue(submission_id, status.detail)
+            elif status.result.get("status") == "ok":
+                with self.session() as (db, _):
+                    sub = db.get(AnalysisSubmission, submission_id)
+                    self._move(db, sub, S.FINISHED_RUNNING)
+                ready.append(submission_id)
+            else:
+                self.fail(submission_id, status.result.get("error") or "The pipeline failed.")
+        for submission_id in ready:
+            self.finish(submission_id)
+            moved += 1
+        return moved
+
+    def _requeue(self, submission_id: int, detail: str) -> None:
+        with self.session() as (db, _):
+            sub = db.get(AnalysisSubmission, submission_id)
+            sub.attempts += 1
+            if sub.attempts >= self.max_attempts:
+                self._move(db, sub, S.ERROR, error=f"The job was lost {sub.attempts} times "
+                                                   f"({detail}); giving up.")
+            else:
+                log.warning("submission %s: job lost (%s); starting it again", sub.id, detail)
+                self._move(db, sub, S.NEW)
+
+    def finish(self, submission_id: int) -> None:
+        """FINISHED_RUNNING → COMPLETING → [TRANSFERRED → POST_PROCESSING →] COMPLETED."""
+        try:
+            with self.session() as (db, _):
+                sub = db.get(AnalysisSubmission, submission_id)
+                state = S(sub.state)
+            if state == S.FINISHED_RUNNING:
+                if not self._claim(submission_id, S.FINISHED_RUNNING, S.COMPLETING):
+                    return
+                self._collect(submission_id)
+                with self.session() as (db, _):
+                    sub = db.get(AnalysisSubmission, submission_id)
+                    if sub.update_samples:
+                        self._move(db, sub, S.TRANSFERRED, lease_until=None)
+                    else:
+                        self._move(db, sub, S.COMPLETED, lease_until=None)
+                        return
+            if not self._claim(submission_id, S.TRANSFERRED, S.POST_PROCESSING):
+                return
+            with self.session() as (db, _):
+                sub = db.get(AnalysisSubmission, submission_id)
+                analysis_type = self.analyses.type(sub.analysis_type)
+                if analysis_type is not None and analysis_type.write_back is not None:
+                    outputs = {o.key: o.file for o in sub.outputs}
+                    analysis_type.write_back(db, sub, outputs, self)
+                self._move(db, sub, S.COMPLETED, lease_until=None)
+        except Exception as err:
+            log.exception("submission %s could not complete", submission_id)
+            self.fail(submission_id, f"Could not complete: {type(err).__name__}: {err}")
+
+    def _collect(self, submission_id: int) -> None:
+        """Copy the job's outputs into storage (replacing any partial earlier attempt)."""
+        from seqcore.analysis.pipeline import read_result
+
+        with self.session() as (db, manager):
+            sub = db.get(AnalysisSubmission, submission_id)
+            result = read_result(Path(sub.work_dir)) or {"outputs": {}}
+            declared = self.analyses.output_keys(sub.analysis_type)
+            old_paths = [o.file.path for o in sub.outputs]
+            for output in list(sub.outputs):
+                db.delete(output.file)
+                sub.outputs.remove(output)
+            db.flush()
+            self.storage.remove_after_commit(old_paths, manager)
+            for key, path in sorted(result["outputs"].items()):
+                rel = declared.get(key)
+                file_name = rel.file_name if rel is not None else Path(path).name
+                relative, digest, size = self.storage.store_file(Path(path), file_name,
+                                                                 manager)
+                stored = SequenceFile(path=relative, file_name=file_name, size=size,
+                                      upload_sha256=digest)
+                sub.outputs.append(AnalysisOutput(key=key, file=stored))
+            sub.lease_until = utcnow() + self.lease
+            db.flush()
+
+    def cleanup(self) -> None:
+        """Remove work directories of finished submissions older than the configured age."""
+        days = self.settings.get("seqcore.analysis.cleanup_days")
+        if days in (None, ""):
+            return
+        cutoff = utcnow() - timedelta(days=float(days))
+        with self.session() as (db, _):
+            due = list(db.scalars(select(AnalysisSubmission.id).where(
+                AnalysisSubmission.state.in_([S.COMPLETED.value, S.ERROR.value]),
+                AnalysisSubmission.cleaned_state == CleanedState.NOT_CLEANED.value,
+                AnalysisSubmission.created <= cutoff)))
+        for submission_id in due:
+            with self.session() as (db, _):
+                result = db.execute(update(AnalysisSubmission).where(
+                    AnalysisSubmission.id == submission_id,
+                    AnalysisSubmission.cleaned_state == CleanedState.NOT_CLEANED.value)
+                    .values(cleaned_state=CleanedState.CLEANING.value))
+                if result.rowcount != 1:
+                    continue
+                work_dir = db.get(AnalysisSubmission, submission_id).work_dir
+            state = CleanedState.CLEANED
+            try:
+                if work_dir:
+                    shutil.rmtree(work_dir, ignore_errors=False)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                log.exception("cleaning submission %s failed", submission_id)
+                state = CleanedState.CLEANING_ERROR
+            with self.session() as (db, _):
+                db.get(AnalysisSubmission, submission_id).cleaned_state = state.value

@@ -1,0 +1,339 @@
+"""Analysis submissions: listing, launching, reading, outputs and inputs; analysis types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyramid.request import Request
+from pyramid.response import Response
+from sqlalchemy import select
+
+from seqcore.analysis.parameters import schema
+from seqcore.analysis.readiness import readiness
+from seqcore.analysis.registry import analysis_registry
+from seqcore.analysis.service import launch
+from seqcore.contrib import Endpoint, View
+from seqcore.links import url_for
+from seqcore.models.analysis import (
+    AnalysisSubmission,
+    AutomatedAnalysis,
+    SubmissionInput,
+    SubmissionProject,
+)
+from seqcore.models.sequencing import SequencingObject
+from seqcore.resources.analyses import (
+    AnalysisResource,
+    InputObjects,
+    OutputFileResource,
+    SubmissionResource,
+    SubmissionsCollection,
+    TypeFilter,
+    TypeResource,
+)
+from seqcore.resources.files import SequencingObjects, file_kinds
+from seqcore.rest.body import read_json
+from seqcore.rest.envelope import collection, entry
+from seqcore.rest.errors import ApiError, validation_error
+from seqcore.rest.values import epoch_ms
+from seqcore.rest.views.files import download, object_entry
+from seqcore.security.permissions import Permission
+
+INPUT_KINDS = {"pairs": "pairs", "unpaired": "unpaired"}
+
+
+def submission_fields(submission: AnalysisSubmission) -> dict[str, Any]:
+    fields = {
+        "name": submission.name,
+        "workflowId": submission.workflow_id,
+        "analysisType": submission.analysis_type,
+        "inputParameters": dict(submission.parameters or {}),
+        "createdDate": epoch_ms(submission.created),
+        "modifiedDate": epoch_ms(submission.modified),
+        "analysisDescription": submission.description,
+        "updateSamples": submission.update_samples,
+        "emailPipelineResultCompleted": False,
+        "emailPipelineResultError": False,
+        "label": submission.name,
+        "remoteInputDataId": submission.remote_input_data_id,
+        "remoteWorkflowId": submission.remote_workflow_id,
+        "remoteFilesPaired": [],
+        "remoteFilesSingle": [],
+        "priority": submission.priority,
+        "analysisState": submission.state,
+        "automated": submission.automated,
+        "analysisCleanedState": submission.cleaned_state,
+        "stateHistory": [{"state": state, "date": at} for state, at in submission.history or []],
+    }
+    if submission.error:
+        fields["analysisError"] = submission.error
+    return fields
+
+
+def submission_entry(request: Request, context: SubmissionResource) -> dict[str, Any]:
+    return entry(request, context, submission_fields(context.submission),
+                 identifier=context.submission.id)
+
+
+def _visible_query(request: Request) -> Any:
+    identity = request.identity
+    query = select(AnalysisSubmission).order_by(AnalysisSubmission.id)
+    if not identity.is_admin:
+        query = query.where(AnalysisSubmission.submitter_id == identity.user_id)
+    return query
+
+
+def list_submissions(request: Request) -> dict:
+    context = request.context
+    root = context if isinstance(context, SubmissionsCollection) else context.__parent__.__parent__
+    query = _visible_query(request)
+    if isinstance(context, TypeFilter):
+        query = query.where(AnalysisSubmission.analysis_type == context.analysis_type.name)
+    entries = (submission_entry(request, root.resource_for(s))
+               for s in request.db.scalars(query))
+    return collection(request, context, entries)
+
+
+def launch_submission(request: Request) -> dict:
+    context: TypeFilter = request.context
+    submission = launch(request, context.analysis_type.name, read_json(request))
+    resource = context.__parent__.__parent__.resource_for(submission)
+    request.response.status = 201
+    request.response.location = url_for(request, resource)
+    return {"resource": submission_entry(request, resource)}
+
+
+def get_submission(request: Request) -> dict:
+    return {"resource": submission_entry(request, request.context)}
+
+
+def _output_rels(request: Request, submission: AnalysisSubmission) -> dict[str, list[str]]:
+    """Output key → rels (declared rels first; an undeclared output gets outputFile/<key>)."""
+    rels: dict[str, list[str]] = {}
+    for rel in analysis_registry(request.registry).output_rels(submission.analysis_type):
+        rels.setdefault(rel.key, []).append(rel.rel)
+    return rels
+
+
+def get_analysis(request: Request) -> dict:
+    context: AnalysisResource = request.context
+    submission = context.submission
+    rels = _output_rels(request, submission)
+    links = [{"rel": "self", "href": url_for(request, context)}]
+    for output in submission.outputs:
+        href = url_for(request, context, "file", output.id)
+        for rel in rels.get(output.key, [f"outputFile/{output.key}"]):
+            links.append({"rel": rel, "href": href})
+    return {"resource": {
+        "description": analysis_registry(request.registry).type(
+            submission.analysis_type).label if analysis_registry(request.registry).type(
+            submission.analysis_type) else submission.analysis_type,
+        "executionManagerAnalysisId": submission.remote_workflow_id,
+        "createdDate": epoch_ms(submission.modified or submission.created),
+        "additionalProperties": {},
+        "analysisType": {"type": submission.analysis_type.upper().replace("-", "_")},
+        "label": submission.name,
+        "links": links,
+        "identifier": str(submission.id),
+    }}
+
+
+def get_output(request: Request) -> Response | dict:
+    context: OutputFileResource = request.context
+    output = context.output
+    submission = context.__parent__.__parent__.submission
+    declared = analysis_registry(request.registry).output_keys(submission.analysis_type)
+    media = declared[output.key].media_type if output.key in declared else "text/plain"
+    offers = list(dict.fromkeys(["application/json", "text/plain", media]))
+    acceptable = [o for o, _ in request.accept.acceptable_offers(offers)]
+    if not acceptable:
+        raise ApiError(406, message="This output is available as " + ", ".join(offers) + ".")
+    if acceptable[0] != "application/json":
+        return download(request, context, acceptable[0])
+    stored = output.file
+    request.response.content_type = "application/json"
+    request.response.json_body = {"resource": entry(request, context, {
+        "createdDate": epoch_ms(output.created),
+        "fileRevisionNumber": 0,
+        "label": stored.file_name,
+        "file": str(request.storage.path(stored.path)),
+        "executionManagerFileId": output.key,
+        "fileSizeBytes": stored.size,
+    }, identifier=output.id)}
+    return request.response
+
+
+def list_inputs(request: Request) -> dict:
+    context: InputObjects = request.context
+    kind_name = INPUT_KINDS[context.__name__]
+    kinds = {k.name: k for k in file_kinds(request).values()}
+    kind = kinds.get(kind_name)
+    entries = []
+    if kind is not None:
+        objects = request.db.scalars(
+            select(SequencingObject).join(SubmissionInput,
+                                          SubmissionInput.object_id == SequencingObject.id)
+            .where(SubmissionInput.submission_id == context.submission.id,
+                   SequencingObject.kind == kind_name).order_by(SequencingObject.id))
+        samples = request.root["api"]["samples"]
+        for obj in objects:
+            sample_ctx = samples[str(obj.sample_id)]
+            owner = SequencingObjects(request, kind.path_segment, sample_ctx, kind)
+            entries.append(object_entry(request, owner.resource_for(obj)))
+    return collection(request, context, entries)
+
+
+def project_analyses(request: Request) -> dict:
+    """Submissions shared with the project; entries carry only ``self``, as IRIDA's."""
+    context = request.context
+    query = (select(AnalysisSubmission)
+             .join(SubmissionProject, SubmissionProject.submission_id == AnalysisSubmission.id)
+             .where(SubmissionProject.project_id == _project(context).project.id)
+             .order_by(AnalysisSubmission.id))
+    if hasattr(context, "analysis_type"):
+        query = query.where(AnalysisSubmission.analysis_type == context.analysis_type.name)
+    submissions = request.root["api"]["analysisSubmissions"]
+    entries = []
+    for submission in request.db.scalars(query):
+        resource = submissions.resource_for(submission)
+        entries.append({**submission_fields(submission),
+                        "links": [{"rel": "self", "href": url_for(request, resource)}],
+                        "identifier": str(submission.id)})
+    return collection(request, context, entries)
+
+
+def _project(context: Any) -> Any:
+    node = context
+    while not hasattr(node, "project"):
+        node = node.__parent__
+    return node
+
+
+def type_fields(request: Request, analysis_type: Any) -> dict[str, Any]:
+    registry = analysis_registry(request.registry)
+    ready, states = readiness(analysis_type)
+    return {
+        "name": analysis_type.name,
+        "label": analysis_type.label,
+        "description": analysis_type.description,
+        "workflowId": analysis_type.workflow_id,
+        "version": analysis_type.version,
+        "aliases": list(analysis_type.aliases),
+        "inputs": list(analysis_type.inputs),
+        "samples": analysis_type.samples,
+        "parameters": schema(analysis_type),
+        "outputs": [{"rel": r.rel, "key": r.key, "fileName": r.file_name,
+                     "mediaType": r.media_type} for r in registry.output_rels(
+                         analysis_type.name)],
+        "writesResultsToSamples": analysis_type.writes_back,
+        "ready": ready,
+        "tools": [{"name": s.name, "command": s.command, "path": s.path, "version": s.version,
+                   "install": s.install, "ready": s.ready} for s in states],
+    }
+
+
+def list_types(request: Request) -> dict:
+    context = request.context
+    registry = analysis_registry(request.registry)
+    entries = [entry(request, TypeResource(request, name, context, t), type_fields(request, t))
+               for name, t in sorted(registry.types.items())]
+    return collection(request, context, entries)
+
+
+def get_type(request: Request) -> dict:
+    context: TypeResource = request.context
+    return {"resource": entry(request, context, type_fields(request, context.analysis_type))}
+
+
+# -- automated analyses -----------------------------------------------------------------------
+
+
+def get_automated(request: Request) -> dict:
+    project = _project(request.context).project
+    rows = request.db.scalars(select(AutomatedAnalysis).where(
+        AutomatedAnalysis.project_id == project.id).order_by(AutomatedAnalysis.analysis_type))
+    return {"resource": {
+        "analysisTypes": [{"type": r.analysis_type, "parameters": r.parameters} for r in rows],
+        "links": [{"rel": "self", "href": url_for(request, request.context)},
+                  {"rel": "project", "href": url_for(request, _project(request.context))}]}}
+
+
+def put_automated(request: Request) -> dict:
+    """Replace the project's automated analyses: ``{"analysisTypes": [{"type": ...,
+    "parameters": {...}}, ...]}`` (a bare type name is accepted for an item)."""
+    from seqcore.analysis.parameters import as_strings, check_parameters
+
+    project = _project(request.context).project
+    body = read_json(request)
+    items = body.get("analysisTypes")
+    if set(body) - {"analysisTypes"} or not isinstance(items, list):
+        raise ApiError(400, body={"message": "Send {\"analysisTypes\": [...]}.",
+                                  "acceptable-properties": ["analysisTypes"]})
+    registry = analysis_registry(request.registry)
+    problems: dict[str, list[str]] = {}
+    chosen: dict[str, dict[str, str]] = {}
+    for item in items:
+        item = {"type": item} if isinstance(item, str) else item
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            problems.setdefault("analysisTypes", []).append(
+                "Each item is a type name or {\"type\": ..., \"parameters\": {...}}.")
+            continue
+        analysis_type = registry.type(item["type"])
+        if analysis_type is None:
+            problems.setdefault("analysisTypes", []).append(
+                f"There is no analysis type '{item['type']}'.")
+            continue
+        values, errors = check_parameters(analysis_type, item.get("parameters") or {})
+        for key, messages in errors.items():
+            problems[f"{analysis_type.name}.{key}"] = messages
+        chosen[analysis_type.name] = as_strings(values)
+    if problems:
+        raise validation_error(problems)
+    for row in request.db.scalars(select(AutomatedAnalysis).where(
+            AutomatedAnalysis.project_id == project.id)):
+        request.db.delete(row)
+    request.db.flush()
+    for name, parameters in chosen.items():
+        request.db.add(AutomatedAnalysis(project_id=project.id, analysis_type=name,
+                                         parameters=parameters))
+    request.db.flush()
+    return get_automated(request)
+
+
+SID = "{id:\\d+}"
+ENDPOINTS = [
+    Endpoint("api.submissions", "/api/analysisSubmissions", {
+        "GET": View(list_submissions, Permission.API_READ),
+    }, description="The caller's analysis submissions (administrators: all)."),
+    Endpoint("api.submissions.type", "/api/analysisSubmissions/analysisType/{type}", {
+        "GET": View(list_submissions, Permission.API_READ),
+        "POST": View(launch_submission, Permission.ANALYSIS_LAUNCH),
+    }, description="The caller's submissions of one type; POST launches one."),
+    Endpoint("api.submission", f"/api/analysisSubmissions/{SID}", {
+        "GET": View(get_submission, Permission.SUBMISSION_READ),
+    }, description="One submission (immutable)."),
+    Endpoint("api.submission.analysis", f"/api/analysisSubmissions/{SID}/analysis", {
+        "GET": View(get_analysis, Permission.SUBMISSION_READ),
+    }, description="The outputs of a completed submission (404 before)."),
+    Endpoint("api.submission.output",
+             f"/api/analysisSubmissions/{SID}/analysis/file/{{fid:\\d+}}", {
+                 "GET": View(get_output, Permission.SUBMISSION_READ, renderer=None),
+             }, description="One output; Accept: text/plain (or its media type) gives the "
+                            "content."),
+    Endpoint("api.submission.inputs",
+             f"/api/analysisSubmissions/{SID}/sequenceFiles/{{kind:pairs|unpaired}}", {
+                 "GET": View(list_inputs, Permission.SUBMISSION_READ),
+             }, description="The submission's input pairs or single-end files."),
+    Endpoint("api.analysis_types", "/api/analysisTypes", {
+        "GET": View(list_types, Permission.API_READ),
+    }, description="Analysis types: parameters with defaults, outputs, readiness."),
+    Endpoint("api.analysis_type", "/api/analysisTypes/{name}", {
+        "GET": View(get_type, Permission.API_READ),
+    }, description="One analysis type."),
+    Endpoint("api.project.analyses.type", "/api/projects/{pid:\\d+}/analyses/{type}", {
+        "GET": View(project_analyses, Permission.PROJECT_READ),
+    }, description="Submissions of one type shared with the project."),
+    Endpoint("api.project.automated", "/api/projects/{pid:\\d+}/automatedAnalyses", {
+        "GET": View(get_automated, Permission.PROJECT_READ),
+        "PUT": View(put_automated, Permission.PROJECT_WRITE),
+    }, description="Analysis types the project launches on every new upload."),
+]

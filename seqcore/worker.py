@@ -1,0 +1,53 @@
+"""One worker loop for everything that must not happen in a request: processing uploads
+and driving analyses. ``seqcore worker`` runs it; the development server runs it in a
+thread."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from pyramid.registry import Registry
+
+from seqcore.analysis.worker import AnalysisWorker
+from seqcore.processing import Worker, worker_name
+
+log = logging.getLogger(__name__)
+
+
+class WorkerLoop:
+    def __init__(self, registry: Registry, name: str | None = None) -> None:
+        self.name = name or worker_name()
+        self.processing = Worker(registry, self.name)
+        self.analyses = AnalysisWorker(registry, self.name)
+
+    def run_once(self) -> int:
+        busy = 0
+        for step in (self.processing.run_once, self.analyses.run_once):
+            try:
+                busy += step()
+            except Exception:
+                log.exception("worker %s: a round of %s failed", self.name, step.__self__)
+        return busy
+
+    def run_forever(self, stop: threading.Event, interval: float = 2.0) -> None:
+        log.info("worker %s started", self.name)
+        while not stop.is_set():
+            if not self.run_once():
+                stop.wait(interval)
+
+
+def start_embedded(registry: Registry) -> Callable[[], None]:
+    """A worker thread in this process (the development server); returns a stopper."""
+    stop = threading.Event()
+    loop = WorkerLoop(registry)
+    thread = threading.Thread(target=loop.run_forever, args=(stop, 1.0), name="seqcore-worker",
+                              daemon=True)
+    thread.start()
+
+    def stopper() -> None:
+        stop.set()
+        thread.join(timeout=30)
+
+    return stopper

@@ -1,0 +1,346 @@
+"""The analysis framework with a small real analysis (tests/plugins/readcount.py): launch,
+the state machine, outputs, errors, parameters, sharing, write-back, automation, recovery."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from seqcore.analysis.worker import AnalysisWorker
+from seqcore.models.analysis import AnalysisSubmission
+from seqcore.models.project import ProjectRole
+from seqcore.models.sample import MetadataEntry
+from seqcore.models.user import SystemRole
+from seqcore.processing import Worker
+from seqcore.testing.uploads import fastq, multipart
+
+LAUNCH = "/api/analysisSubmissions/analysisType/readcount"
+FULL_PATH = ["NEW", "PREPARING", "PREPARED", "SUBMITTING", "RUNNING", "FINISHED_RUNNING",
+             "COMPLETING"]
+
+
+@pytest.fixture
+def world(factories):
+    owner = factories.user(username="owner")
+    member = factories.user(username="member")
+    project = factories.project(owner=owner, members=[(member, ProjectRole.USER)])
+    sample = factories.sample(project, name="isolate-1")
+    pair = factories.sequencing_object(sample, "pairs", files=[
+        ("s_R1.fastq", fastq(reads=30, length=50, seed=1)),
+        ("s_R2.fastq", fastq(reads=30, length=70, seed=2))])
+    return {"owner": owner, "member": member, "project": project, "sample": sample,
+            "pair": pair, "headers": factories.headers(owner)}
+
+
+def launch(testapp, headers, status=201, **body):
+    return testapp.post_json(LAUNCH, body, headers=headers, status=status)
+
+
+def run(app_config):
+    AnalysisWorker(app_config.registry).run_until_idle(timeout=120)
+
+
+def links(body):
+    return {link["rel"]: link["href"] for link in body["links"]}
+
+
+def test_launch_run_and_serve_outputs(testapp, app_config, world, db):
+    res = launch(testapp, world["headers"], name="counts of isolate-1",
+                 sequencingObjects=[world["pair"].id], parameters={"min_length": 60},
+                 projects=[world["project"].id])
+    body = res.json["resource"]
+    assert res.headers["Location"] == links(body)["self"]
+    assert body["analysisState"] == "NEW"
+    assert body["inputParameters"] == {"min_length": "60", "fail": "false", "sleep": "0.0"}
+    assert body["workflowId"] == "readcount-1" and body["analysisCleanedState"] == "NOT_CLEANED"
+    assert "analysis" not in links(body)
+    url = links(body)["self"].replace("http://localhost", "")
+    testapp.get(url + "/analysis", headers=world["headers"], status=404)
+
+    run(app_config)
+    body = testapp.get(url, headers=world["headers"]).json["resource"]
+    assert body["analysisState"] == "COMPLETED"
+    assert [h["state"] for h in body["stateHistory"]] == [*FULL_PATH, "COMPLETED"]
+    assert body["remoteWorkflowId"].startswith("local:")
+    assert body["remoteInputDataId"]
+    analysis = testapp.get(links(body)["analysis"], headers=world["headers"]).json["resource"]
+    assert analysis["analysisType"] == {"type": "READCOUNT"}
+    outputs = links(analysis)
+    counts = testapp.get(outputs["outputFile/counts"],
+                         headers={**world["headers"], "Accept": "text/plain"}).text
+    # Only the 70 bp reverse reads pass min_length 60.
+    assert counts.splitlines() == ["sample\tfile\treads\tbases",
+                                   "isolate-1\ts_R1.fastq\t0\t0",
+                                   "isolate-1\ts_R2.fastq\t30\t2100"]
+    meta = testapp.get(outputs["outputFile/summary"], headers=world["headers"]).json["resource"]
+    assert meta["label"] == "summary.json" and meta["executionManagerFileId"] == "summary"
+    # JSON outputs come as content with text/plain (application/json is the record).
+    summary = testapp.get(outputs["outputFile/summary"],
+                          headers={**world["headers"], "Accept": "text/plain"})
+    assert json.loads(summary.body)["samples"][str(world["sample"].id)]["reads"] == 30
+    # The inputs are served in the pair format, with their sample.
+    pairs = testapp.get(links(body)["input/paired"], headers=world["headers"]).json
+    (pair,) = pairs["resource"]["resources"]
+    assert pair["identifier"] == str(world["pair"].id)
+    assert "sample" in links(pair)
+    unpaired = testapp.get(links(body)["input/unpaired"], headers=world["headers"]).json
+    assert unpaired["resource"]["resources"] == []
+
+
+def test_submissions_are_immutable(testapp, world):
+    url = links(launch(testapp, world["headers"],
+                       sequencingObjects=[world["pair"].id]).json["resource"])["self"]
+    testapp.patch_json(url, {"name": "renamed"}, headers=world["headers"], status=405)
+    testapp.delete(url, headers=world["headers"], status=405)
+
+
+def test_pipeline_error_gives_error_with_reason(testapp, app_config, world):
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id],
+                  parameters={"fail": True}).json["resource"]
+    run(app_config)
+    body = testapp.get(links(body)["self"], headers=world["headers"]).json["resource"]
+    assert body["analysisState"] == "ERROR"
+    assert body["analysisError"] == "asked to fail"
+    assert "analysis" not in links(body)
+    testapp.get(links(body)["self"] + "/analysis", headers=world["headers"], status=404)
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"parameters": {"min_length": "abc"}}, "parameters.min_length"),
+    ({"parameters": {"min_length": -1}}, "parameters.min_length"),
+    ({"parameters": {"sleep": 1000}}, "parameters.sleep"),
+    ({"parameters": {"fail": "maybe"}}, "parameters.fail"),
+    ({"parameters": {"colour": "red"}}, "parameters.colour"),
+    ({"parameters": "min_length=3"}, "parameters"),
+    ({"sequencingObjects": [999999]}, "sequencingObjects"),
+    ({"sequencingObjects": "1"}, "sequencingObjects"),
+    ({"samples": [999999]}, "samples"),
+    ({"projects": [999999]}, "projects"),
+    ({"priority": "URGENT"}, "priority"),
+    ({"writeResultsToSamples": "yes"}, "writeResultsToSamples"),
+])
+def test_bad_launches_are_refused(testapp, world, db, body, field):
+    body = {"sequencingObjects": [world["pair"].id], **body}
+    res = launch(testapp, world["headers"], status=400, **body)
+    assert field in res.json, res.json
+    assert db.query(AnalysisSubmission).count() == 0
+
+
+def test_all_problems_at_once_and_unknown_fields(testapp, world):
+    res = launch(testapp, world["headers"], status=400, sequencingObjects=[999999],
+                 parameters={"min_length": "x", "colour": 1})
+    assert set(res.json) == {"sequencingObjects", "parameters.min_length", "parameters.colour"}
+    res = launch(testapp, world["headers"], status=400, inputs=[1])
+    assert "acceptable-properties" in res.json
+
+
+def test_types_aliases_and_readiness(testapp, world):
+    headers = world["headers"]
+    collection = testapp.get("/api/analysisSubmissions", headers=headers).json["resource"]
+    rels = links(collection)
+    assert {"analysisSubmissions/readcount", "analysisSubmissions/countreads",
+            "analysisSubmissions/needs-tool", "analysisTypes"} <= set(rels)
+    testapp.get("/api/analysisSubmissions/analysisType/nothing", headers=headers, status=404)
+    launch(testapp, headers, sequencingObjects=[world["pair"].id])
+    by_alias = testapp.get("/api/analysisSubmissions/analysisType/countreads", headers=headers)
+    assert len(by_alias.json["resource"]["resources"]) == 1
+    types = {t["name"]: t for t in testapp.get("/api/analysisTypes", headers=headers).json[
+        "resource"]["resources"]}
+    assert types["readcount"]["ready"] is True
+    assert types["readcount"]["parameters"][0] == {
+        "name": "min_length", "type": "int", "default": 0,
+        "description": "Only count reads at least this long.", "minimum": 0, "maximum": None,
+        "choices": None, "required": False}
+    assert {o["rel"] for o in types["readcount"]["outputs"]} == {"outputFile/counts",
+                                                                 "outputFile/summary"}
+    tool = {t["name"]: t for t in types["needs-tool"]["tools"]}
+    assert types["needs-tool"]["ready"] is False
+    assert tool["Frobnicator"]["install"] == "apt-get install frobnicator"
+    assert tool["Python"]["version"].startswith("Python 3")
+    res = testapp.post_json("/api/analysisSubmissions/analysisType/needs-tool",
+                            {"sequencingObjects": [world["pair"].id]}, headers=headers,
+                            status=409)
+    assert "apt-get install frobnicator" in res.json["message"]
+
+
+def test_who_sees_a_submission(testapp, factories, world):
+    private = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id]).json
+    shared = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id],
+                    projects=[world["project"].id]).json
+    private_url = links(private["resource"])["self"]
+    shared_url = links(shared["resource"])["self"]
+    member = factories.headers(world["member"])
+    testapp.get(shared_url, headers=member)
+    testapp.get(private_url, headers=member, status=404)
+    stranger = factories.headers(factories.user())
+    testapp.get(shared_url, headers=stranger, status=404)
+    admin = factories.headers(factories.user(role=SystemRole.ADMIN))
+    testapp.get(private_url, headers=admin)
+    # Listings: one's own; the project's shared ones.
+    assert testapp.get("/api/analysisSubmissions", headers=member).json["resource"][
+        "resources"] == []
+    assert len(testapp.get("/api/analysisSubmissions", headers=admin).json["resource"][
+        "resources"]) == 2
+    project = world["project"].id
+    shared_list = testapp.get(f"/api/projects/{project}/analyses", headers=member).json
+    (entry,) = shared_list["resource"]["resources"]
+    assert [link["rel"] for link in entry["links"]] == ["self"]
+    typed = testapp.get(f"/api/projects/{project}/analyses/readcount", headers=member).json
+    assert len(typed["resource"]["resources"]) == 1
+    testapp.get(f"/api/projects/{project}/analyses/nothing", headers=member, status=404)
+
+
+def test_launching_on_unreadable_samples_is_refused(testapp, factories, world):
+    stranger = factories.headers(factories.user())
+    res = launch(testapp, stranger, status=400, sequencingObjects=[world["pair"].id])
+    assert "No such sequencing object" in res.json["sequencingObjects"][0]
+
+
+def test_write_back_with_provenance(testapp, app_config, factories, world, db):
+    res = launch(testapp, factories.headers(world["member"]), status=403,
+                 samples=[world["sample"].id], writeResultsToSamples=True)
+    assert "permission" in res.json["message"]
+    body = launch(testapp, world["headers"], samples=[world["sample"].id],
+                  writeResultsToSamples=True).json["resource"]
+    run(app_config)
+    done = testapp.get(links(body)["self"], headers=world["headers"]).json["resource"]
+    assert [h["state"] for h in done["stateHistory"]] == [
+        *FULL_PATH, "TRANSFERRED", "POST_PROCESSING", "COMPLETED"]
+    metadata = testapp.get(f"/api/samples/{world['sample'].id}/metadata",
+                           headers=world["headers"]).json["resource"]["metadata"]
+    assert metadata["read count"] == {"value": "60", "type": "text"}
+    assert metadata["base count"] == {"value": str(30 * 50 + 30 * 70), "type": "text"}
+    entry = db.query(MetadataEntry).filter_by(field="read count").one()
+    assert entry.submission_id == int(body["identifier"])
+
+
+def test_capacity_and_priority(testapp, app_config, world):
+    low = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id],
+                 priority="LOW").json["resource"]
+    high = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id],
+                  priority="HIGH").json["resource"]
+    worker = AnalysisWorker(app_config.registry)
+    worker.capacity = 1
+    worker.schedule()
+
+    def state(body):
+        return testapp.get(links(body)["self"], headers=world["headers"]).json["resource"][
+            "analysisState"]
+
+    assert state(high) == "RUNNING" and state(low) == "NEW"
+    worker.run_until_idle(timeout=60)
+    assert state(low) == state(high) == "COMPLETED"
+
+
+def test_automated_analysis_on_upload(testapp, app_config, world, db):
+    project = world["project"].id
+    headers = world["headers"]
+    res = testapp.put_json(f"/api/projects/{project}/automatedAnalyses",
+                           {"analysisTypes": [{"type": "readcount",
+                                               "parameters": {"min_length": 10}}]},
+                           headers=headers)
+    assert res.json["resource"]["analysisTypes"] == [
+        {"type": "readcount", "parameters": {"min_length": "10", "fail": "false",
+                                             "sleep": "0.0"}}]
+    testapp.put_json(f"/api/projects/{project}/automatedAnalyses",
+                     {"analysisTypes": ["nothing"]}, headers=headers, status=400)
+    body, content_type = multipart([("file1", "a_R1.fastq", fastq(seed=5), None),
+                                    ("file2", "a_R2.fastq", fastq(seed=6), None)])
+    testapp.post(f"/api/samples/{world['sample'].id}/pairs", body,
+                 headers={**headers, "Content-Type": content_type})
+    Worker(app_config.registry).run_until_idle()
+    submission = db.query(AnalysisSubmission).one()
+    assert submission.automated and submission.update_samples
+    assert submission.name == "Read count - isolate-1"
+    run(app_config)
+    shared = testapp.get(f"/api/projects/{project}/analyses/readcount", headers=headers).json
+    assert shared["resource"]["resources"][0]["analysisState"] == "COMPLETED"
+    metadata = testapp.get(f"/api/samples/{world['sample'].id}/metadata",
+                           headers=headers).json["resource"]["metadata"]
+    assert metadata["read count"]["value"] == "40"
+
+
+def test_cleanup_of_work_directories(testapp, app_config, build_app, world, db):
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id]).json
+    worker = AnalysisWorker(app_config.registry)
+    worker.run_until_idle(timeout=60)
+    submission = db.get(AnalysisSubmission, int(body["resource"]["identifier"]))
+    assert Path(submission.work_dir).is_dir()
+    worker.settings = {**worker.settings, "seqcore.analysis.cleanup_days": "0"}
+    worker.cleanup()
+    db.expire_all()
+    submission = db.get(AnalysisSubmission, submission.id)
+    assert submission.cleaned_state == "CLEANED"
+    assert not Path(submission.work_dir).exists()
+    # Outputs stay downloadable after cleaning.
+    url = links(body["resource"])["self"]
+    analysis = testapp.get(url + "/analysis", headers=world["headers"]).json["resource"]
+    testapp.get(links(analysis)["outputFile/counts"],
+                headers={**world["headers"], "Accept": "text/plain"})
+
+
+# -- a worker killed mid-run ------------------------------------------------------------------
+
+
+def _ini(tmp_path, database_url, settings):
+    path = tmp_path / f"worker{len(list(tmp_path.glob('*.ini')))}.ini"
+    path.write_text(
+        "[app:main]\nuse = egg:seqcore\n"
+        f"sqlalchemy.url = {database_url}\n"
+        f"seqcore.storage.path = {settings['seqcore.storage.path']}\n"
+        f"seqcore.analysis.work_path = {settings['seqcore.analysis.work_path']}\n"
+        "seqcore.plugins.enabled = sequencefiles\n"
+        "seqcore.plugins.modules = tests.plugins.readcount\n"
+        "seqcore.processing.lease_seconds = 2\n")
+    return path
+
+
+def _worker(ini):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([sys.executable, "-m", "seqcore.cli", "-c", str(ini), "worker",
+                             "--interval", "0.2"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def _wait(db, submission_id, states, timeout=90):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        db.expire_all()
+        submission = db.get(AnalysisSubmission, submission_id)
+        if submission.state in states:
+            return submission
+        time.sleep(0.2)
+    raise AssertionError(f"submission stuck in {submission.state}")
+
+
+@pytest.mark.parametrize("also_kill_the_job", [False, True])
+def test_worker_killed_mid_run(testapp, app_config, world, db, database_url, tmp_path,
+                               also_kill_the_job):
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id],
+                  parameters={"sleep": 3}).json["resource"]
+    submission_id = int(body["identifier"])
+    ini = _ini(tmp_path, database_url, app_config.get_settings())
+    first = _worker(ini)
+    try:
+        running = _wait(db, submission_id, {"RUNNING"})
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    if also_kill_the_job:
+        os.killpg(int(running.remote_workflow_id.split(":")[1]), signal.SIGKILL)
+    second = _worker(ini)
+    try:
+        done = _wait(db, submission_id, {"COMPLETED", "ERROR"})
+    finally:
+        second.terminate()
+        second.wait(timeout=30)
+    assert done.state == "COMPLETED", done.error
+    assert done.attempts == (1 if also_kill_the_job else 0)
+    states = [state for state, _ in done.history]
+    assert states[-1] == "COMPLETED" and states.count("RUNNING") == (2 if also_kill_the_job
+                                                                      else 1)

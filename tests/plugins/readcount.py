@@ -1,0 +1,52 @@
+"""A small real analysis for the framework's tests: counts reads and bases per sample."""
+
+from seqcore import hookimpl
+from seqcore.analysis.results import write_metadata
+from seqcore.contrib import AnalysisType, OutputRel, Parameter, Tool
+
+READCOUNT = AnalysisType(
+    name="readcount", label="Read count", workflow_id="readcount-1", version="1.0",
+    pipeline="tests.plugins.readcount_pipeline:count_reads", inputs=("pairs", "unpaired"),
+    samples="many", writes_back=True, aliases=("countreads",),
+    parameters=(
+        Parameter("min_length", "int", 0, "Only count reads at least this long.", minimum=0),
+        Parameter("fail", "bool", False, "Fail on purpose (tests)."),
+        Parameter("sleep", "float", 0.0, "Seconds to wait first (tests).", minimum=0,
+                  maximum=600),
+    ),
+)
+
+NEEDS_TOOL = AnalysisType(
+    name="needs-tool", label="Needs a missing tool", workflow_id="needs-tool-1",
+    pipeline="tests.plugins.readcount_pipeline:count_reads",
+    tools=(Tool("Frobnicator", "frobnicate-not-installed",
+                install="apt-get install frobnicator"),
+           Tool("Python", "python3", ("--version",))),
+)
+
+
+def write_counts(db, submission, outputs, worker):
+    """Each sample's read and base counts become its metadata, with provenance."""
+    import json
+
+    summary = json.loads(worker.storage.path(outputs["summary"].path).read_text())
+    for sample_id, counts in summary["samples"].items():
+        write_metadata(db, int(sample_id), {"read count": str(counts["reads"]),
+                                            "base count": str(counts["bases"])}, submission)
+
+
+@hookimpl
+def register_analysis_types():
+    from dataclasses import replace
+
+    return [replace(READCOUNT, write_back=write_counts), NEEDS_TOOL]
+
+
+@hookimpl
+def register_output_rels():
+    return [
+        OutputRel("readcount", "outputFile/counts", "counts", "counts.tsv",
+                  "text/tab-separated-values"),
+        OutputRel("readcount", "outputFile/summary", "summary", "summary.json",
+                  "application/json"),
+    ]
