@@ -25,11 +25,10 @@ def server(request, tmp_path):
 
 
 def test_disconnect_mid_upload(server):
-    status, body, _ = server.request("POST", "/api/projects", server.admin,
-                                     {"name": "Disconnects"})
+    _, body, _ = server.request("POST", "/api/projects", server.admin, {"name": "Disconnects"})
     project = json.loads(body)["resource"]["identifier"]
-    status, body, _ = server.request("POST", f"/api/projects/{project}/samples", server.admin,
-                                     {"sampleName": "dropped"})
+    _, body, _ = server.request("POST", f"/api/projects/{project}/samples", server.admin,
+                                {"sampleName": "dropped"})
     sample = json.loads(body)["resource"]["identifier"]
     head = (b"--B0undary\r\nContent-Disposition: form-data; name=\"file\"; "
             b"filename=\"x.fastq\"\r\n\r\n")

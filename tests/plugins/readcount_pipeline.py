@@ -10,7 +10,7 @@ from seqcore.analysis.pipeline import PipelineError
 def _open(path):
     with open(path, "rb") as fh:
         magic = fh.read(2)
-    return gzip.open(path, "rt") if magic == b"\x1f\x8b" else open(path)  # noqa: SIM115
+    return gzip.open(path, "rt") if magic == b"\x1f\x8b" else open(path)
 
 
 def count_reads(ctx):
