@@ -1,0 +1,1 @@
+"""Analyses on a Celery cluster: ``seqcore.analysis.executor = celery``."""
