@@ -116,3 +116,92 @@ class FileKindContract:
         _, sample, _ = self._setup(factories)
         self.upload(testapp, sample, factories.headers(factories.user()), status=404)
         self.upload(testapp, sample, {}, status=401)
+
+
+class AnalysisPluginContract:
+    """What every analysis type owes: set ``analysis_type`` (its name), ``output_rels``
+    (every rel its completed analysis shows), ``aliases`` if any, and ``migration_branch``
+    if the plugin ships tables. The suite checks registration, links, that outputs appear
+    only once completed and are served as text, and the plugin's migrations."""
+
+    analysis_type: ClassVar[str]
+    output_rels: ClassVar[set[str]]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    migration_branch: ClassVar[str | None] = None
+
+    def _world(self, factories: Any) -> tuple[Any, Any, dict]:
+        owner = factories.user()
+        sample = factories.sample(factories.project(owner=owner))
+        pair = factories.sequencing_object(sample, "pairs")
+        return owner, pair, factories.headers(owner)
+
+    def test_type_is_listed_with_its_outputs(self, testapp: Any, factories: Any) -> None:
+        _, _, headers = self._world(factories)
+        listed = testapp.get("/api/analysisTypes", headers=headers).json["resource"]
+        types = {t["name"]: t for t in listed["resources"]}
+        assert self.analysis_type in types
+        declared = {o["rel"] for o in types[self.analysis_type]["outputs"]}
+        assert self.output_rels <= declared
+
+    def test_submissions_link_to_the_filter(self, testapp: Any, factories: Any) -> None:
+        _, _, headers = self._world(factories)
+        links = testapp.get("/api/analysisSubmissions", headers=headers).json["resource"][
+            "links"]
+        rels = {link["rel"]: link["href"] for link in links}
+        for name in (self.analysis_type, *self.aliases):
+            href = rels[f"analysisSubmissions/{name}"]
+            testapp.get(href, headers=headers)
+
+    def test_analysis_only_when_completed(self, testapp: Any, factories: Any) -> None:
+        owner, pair, headers = self._world(factories)
+        for state in ("NEW", "RUNNING", "ERROR"):
+            sub = factories.submission(owner, [pair], self.analysis_type, state=state)
+            body = testapp.get(f"/api/analysisSubmissions/{sub.id}", headers=headers).json
+            assert "analysis" not in {link["rel"] for link in body["resource"]["links"]}
+            testapp.get(f"/api/analysisSubmissions/{sub.id}/analysis", headers=headers,
+                        status=404)
+
+    def test_completed_outputs_are_served_as_text(self, testapp: Any, factories: Any,
+                                                  app: Any) -> None:
+        from seqcore.analysis.registry import analysis_registry
+
+        owner, pair, headers = self._world(factories)
+        keys = analysis_registry(app.registry).output_keys(self.analysis_type)
+        outputs = {key: (rel.file_name, f"content of {key}\n".encode())
+                   for key, rel in keys.items()}
+        sub = factories.submission(owner, [pair], self.analysis_type, state="COMPLETED",
+                                   outputs=outputs)
+        body = testapp.get(f"/api/analysisSubmissions/{sub.id}", headers=headers).json
+        analysis_href = {link["rel"]: link["href"] for link in body["resource"]["links"]}[
+            "analysis"]
+        analysis = testapp.get(analysis_href, headers=headers).json["resource"]
+        rels = {link["rel"]: link["href"] for link in analysis["links"]}
+        assert self.output_rels <= set(rels)
+        by_href = {rel.rel: key for key, rel in keys.items()}
+        for rel in self.output_rels:
+            got = testapp.get(rels[rel], headers={**headers, "Accept": "text/plain"})
+            key = by_href.get(rel)
+            if key is not None:
+                assert got.body == outputs[key][1]
+
+    def test_migrations_upgrade_and_downgrade(self, app_config: Any, tmp_path: Path) -> None:
+        if self.migration_branch is None:
+            return
+        from sqlalchemy import inspect
+
+        from seqcore.db import get_engine
+        from seqcore.db.migrations import downgrade, upgrade
+
+        url = f"sqlite:///{tmp_path / 'contract.sqlite'}"
+        settings = {**app_config.get_settings(), "sqlalchemy.url": url}
+        pm = app_config.registry.pm
+        upgrade(settings, pm)
+        engine = get_engine(url)
+        before = set(inspect(engine).get_table_names())
+        downgrade(settings, pm, f"{self.migration_branch}@base")
+        after = set(inspect(engine).get_table_names())
+        assert {"user", "project", "sample"} <= after  # core tables untouched
+        assert after < before
+        upgrade(settings, pm)
+        assert set(inspect(engine).get_table_names()) == before
+        engine.dispose()
