@@ -1,0 +1,163 @@
+"""What the analysis framework costs by itself, with a pipeline that does nothing.
+
+For the local executor and the Celery executor (Redis broker, a real Celery worker process),
+in the same run:
+
+* latency of one submission from launch to COMPLETED, beside the anchor of starting a bare
+  Python process (what the local executor pays per job at least);
+* how many submissions per minute one seqcore worker drives (``--count`` submissions,
+  ``seqcore.analysis.max_running`` of them at once).
+
+    .venv/bin/python bench/analysis.py [--count 40] [--running 4] [--skip-celery]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, this directory would come first on sys.path, and bench/graphql.py would
+# hide the graphql package: look modules up from the project root instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+
+
+def build(tmp: Path, executor: str, running: int, queue: str) -> tuple:
+    import seqcore_celery.plugin
+    import seqcore_sequencefiles.plugin
+    import transaction
+
+    from bench import noop_pipeline
+    from seqcore.config import configure
+    from seqcore.db.migrations import upgrade
+    from seqcore.testing.factories import Factories
+
+    url = f"sqlite:///{tmp / f'{executor}.sqlite'}"
+    settings = {"sqlalchemy.url": url, "seqcore.storage.path": str(tmp / "storage"),
+                "seqcore.analysis.work_path": str(tmp / "work"),
+                "seqcore.analysis.executor": executor,
+                "seqcore.analysis.max_running": running,
+                "seqcore.celery.broker_url": "redis://127.0.0.1:6379/0",
+                "seqcore.celery.queue": queue,
+                "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
+    config = configure(settings, plugins=[seqcore_sequencefiles.plugin, seqcore_celery.plugin,
+                                          noop_pipeline])
+    config.commit()
+    upgrade(config.get_settings(), config.registry.pm)
+    factories = Factories(config.registry["seqcore.db_session_factory"], config.get_settings())
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    pair = factories.sequencing_object(sample, "pairs")
+    del transaction
+    return config, owner, pair
+
+
+def launch(config, owner, pair, count: int) -> list[int]:
+    import transaction
+
+    from seqcore.analysis.registry import analysis_registry
+    from seqcore.analysis.service import create_submission
+    from seqcore.db import session_for
+    from seqcore.models.sequencing import SequencingObject
+
+    noop = analysis_registry(config.registry).type("noop")
+    ids = []
+    manager = transaction.TransactionManager(explicit=True)
+    with manager:
+        db = session_for(config.registry["seqcore.db_session_factory"], manager)
+        obj = db.get(SequencingObject, pair.id)
+        for _ in range(count):
+            sub = create_submission(db, noop, name="noop", inputs=[obj], parameters={},
+                                    project_ids=[], update_samples=False, priority="MEDIUM",
+                                    submitter_id=owner.id)
+            ids.append(sub.id)
+    return ids
+
+
+def drive(config, interval: float = 0.02) -> float:
+    from seqcore.analysis.worker import AnalysisWorker
+
+    worker = AnalysisWorker(config.registry)
+    start = time.perf_counter()
+    worker.run_until_idle(timeout=1800, interval=interval)
+    return time.perf_counter() - start
+
+
+def check_completed(config, ids: list[int]) -> None:
+    from seqcore.models.analysis import AnalysisSubmission
+
+    session = config.registry["seqcore.db_session_factory"]()
+    states = {s.state for s in session.query(AnalysisSubmission).filter(
+        AnalysisSubmission.id.in_(ids))}
+    session.close()
+    assert states == {"COMPLETED"}, states
+
+
+def measure(tmp: Path, executor: str, count: int, running: int, queue: str) -> dict:
+    config, owner, pair = build(tmp, executor, running, queue)
+    latencies = []
+    for _ in range(3):
+        ids = launch(config, owner, pair, 1)
+        latencies.append(drive(config))
+        check_completed(config, ids)
+    ids = launch(config, owner, pair, count)
+    elapsed = drive(config)
+    check_completed(config, ids)
+    return {"executor": executor, "latency_s": round(statistics.median(latencies), 3),
+            "submissions": count, "elapsed_s": round(elapsed, 2),
+            "per_minute": round(count / elapsed * 60, 1)}
+
+
+def python_start() -> float:
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=40)
+    parser.add_argument("--running", type=int, default=4)
+    parser.add_argument("--skip-celery", action="store_true")
+    args = parser.parse_args()
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    anchor = python_start()
+    results = {"python_start_s": round(anchor, 3)}
+    with tempfile.TemporaryDirectory(dir=ROOT / "var") as tmp:
+        tmp_path = Path(tmp)
+        local = measure(tmp_path / "local", "local", args.count, args.running, "unused")
+        local["latency_vs_python_start"] = round(local["latency_s"] / anchor, 2)
+        results["local"] = local
+        if not args.skip_celery:
+            queue = f"seqcore-bench-{uuid.uuid4().hex[:8]}"
+            celery = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "seqcore_celery.worker", "worker",
+                 "--pool", "prefork", "--concurrency", str(args.running), "-Q", queue,
+                 "--without-gossip", "--without-mingle", "--loglevel", "WARNING"],
+                env={**os.environ, "SEQCORE_CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"},
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                time.sleep(3)
+                remote = measure(tmp_path / "celery", "celery", args.count, args.running, queue)
+                remote["latency_vs_python_start"] = round(remote["latency_s"] / anchor, 2)
+                results["celery"] = remote
+            finally:
+                celery.terminate()
+                celery.wait(timeout=30)
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
