@@ -81,3 +81,67 @@ def test_pipeline_error_under_celery(build_app, factories, broker, celery_worker
     AnalysisWorker(app.app.registry).run_until_idle(timeout=120)
     submission = db.get(AnalysisSubmission, int(body["identifier"]))
     assert (submission.state, submission.error) == ("ERROR", "asked to fail")
+
+
+def _ini(tmp_path, database_url, settings, broker, queue):
+    path = tmp_path / f"seqcore-worker-{uuid.uuid4().hex[:6]}.ini"
+    path.write_text(
+        "[app:main]\nuse = egg:seqcore\n"
+        f"sqlalchemy.url = {database_url}\n"
+        f"seqcore.storage.path = {settings['seqcore.storage.path']}\n"
+        f"seqcore.analysis.work_path = {settings['seqcore.analysis.work_path']}\n"
+        "seqcore.analysis.executor = celery\n"
+        f"seqcore.celery.broker_url = {broker}\n"
+        f"seqcore.celery.queue = {queue}\n"
+        "seqcore.plugins.enabled = sequencefiles celery\n"
+        "seqcore.plugins.modules = tests.plugins.readcount\n"
+        "seqcore.processing.lease_seconds = 2\n")
+    return path
+
+
+def _seqcore_worker(ini):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([sys.executable, "-m", "seqcore.cli", "-c", str(ini), "worker",
+                             "--interval", "0.2"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def _wait(db, submission_id, states, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        db.expire_all()
+        submission = db.get(AnalysisSubmission, submission_id)
+        if submission.state in states:
+            return submission
+        time.sleep(0.2)
+    raise AssertionError(f"submission stuck in {submission.state}")
+
+
+def test_seqcore_worker_killed_while_celery_runs_the_job(testapp, app_config, factories,
+                                                         broker, celery_worker, database_url,
+                                                         tmp_path, db):
+    import signal
+
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    pair = factories.sequencing_object(sample, "pairs")
+    body = testapp.post_json("/api/analysisSubmissions/analysisType/readcount",
+                             {"sequencingObjects": [pair.id], "parameters": {"sleep": 3}},
+                             headers=factories.headers(owner), status=201).json["resource"]
+    submission_id = int(body["identifier"])
+    ini = _ini(tmp_path, database_url, app_config.get_settings(), broker, celery_worker)
+    first = _seqcore_worker(ini)
+    try:
+        running = _wait(db, submission_id, {"RUNNING"})
+        assert running.remote_workflow_id.startswith("celery:")
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    second = _seqcore_worker(ini)
+    try:
+        done = _wait(db, submission_id, {"COMPLETED", "ERROR"})
+    finally:
+        second.terminate()
+        second.wait(timeout=30)
+    assert done.state == "COMPLETED", done.error
+    assert [state for state, _ in done.history].count("RUNNING") == 1
