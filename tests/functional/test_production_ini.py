@@ -12,6 +12,7 @@ def test_links_follow_the_proxy(monkeypatch, tmp_path, factories, database_url, 
 
     monkeypatch.setenv("SEQCORE_SQLALCHEMY_URL", database_url)
     monkeypatch.setenv("SEQCORE_STORAGE_PATH", str(tmp_path))
+    monkeypatch.setenv("SEQCORE_SESSION_SECRET", "production-sets-its-own")
     app = TestApp(get_app(str(ROOT / "production.ini"), "main"))
     headers = {**factories.headers(factories.user()), "X-Forwarded-Proto": "https",
                "X-Forwarded-Host": "seqcore.example.org"}
