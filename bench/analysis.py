@@ -32,10 +32,10 @@ sys.path.insert(0, str(ROOT))
 
 
 def build(tmp: Path, executor: str, running: int, queue: str) -> tuple:
-    import seqcore_celery.plugin
-    import seqcore_sequencefiles.plugin
     import transaction
 
+    import seqcore_celery.plugin
+    import seqcore_sequencefiles.plugin
     from bench import noop_pipeline
     from seqcore.config import configure
     from seqcore.db.migrations import upgrade

@@ -181,9 +181,10 @@ class AnalysisType:
     :param samples: ``"one"`` (exactly one sample) or ``"many"``.
     :param parameters: the parameter schema, with defaults.
     :param writes_back: whether results can be written back to samples.
-    :param write_back: ``write_back(db, submission, outputs, request)`` called in the worker
-        when a submission that asked for it completes: turn outputs into sample metadata,
-        assemblies... ``outputs`` maps keys to stored :class:`~seqcore.models.SequenceFile`.
+    :param write_back: ``write_back(ctx)`` called in the worker when a submission that asked
+        for it completes, with a :class:`seqcore.analysis.results.WriteBack` (session,
+        storage, submission, stored outputs by key): turn outputs into sample metadata,
+        assemblies...
     :param tools: external programs it needs (readiness).
     :param aliases: other names the filter path and rel answer to (IRIDA's ``sistr``).
     """

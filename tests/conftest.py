@@ -12,7 +12,6 @@ import pytest
 @pytest.fixture(scope="session")
 def seqcore_plugins():
     import seqcore_sequencefiles.plugin
-
     from tests.plugins import readcount
 
     return [seqcore_sequencefiles.plugin, readcount]

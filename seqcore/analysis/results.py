@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -29,3 +31,32 @@ def write_metadata(db: Any, sample_id: int, values: Mapping[str, str], submissio
     if sample is not None:
         sample.modified = now
     db.flush()
+
+
+@dataclass
+class WriteBack:
+    """What an analysis type's ``write_back`` gets when a submission that asked for it
+    completes: the worker's session and transaction, storage, the submission, and its stored
+    outputs by key. Everything it writes commits with the move to ``COMPLETED``."""
+
+    db: Any
+    manager: Any
+    storage: Any
+    submission: Any
+    outputs: Mapping[str, Any]
+
+    def output_path(self, key: str) -> Path:
+        """Where an output is stored, to read it."""
+        return self.storage.path(self.outputs[key].path)
+
+    def samples(self) -> list[int]:
+        """The ids of the samples the submission analysed."""
+        from seqcore.models.sequencing import SequencingObject
+
+        ids = [link.object_id for link in self.submission.inputs]
+        objects = self.db.scalars(select(SequencingObject.sample_id).where(
+            SequencingObject.id.in_(ids)))
+        return sorted(set(objects))
+
+    def metadata(self, sample_id: int, values: Mapping[str, str], kind: str = "text") -> None:
+        write_metadata(self.db, sample_id, values, self.submission, kind)

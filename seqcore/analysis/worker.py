@@ -296,12 +296,15 @@ class AnalysisWorker:
                         return
             if not self._claim(submission_id, S.TRANSFERRED, S.POST_PROCESSING):
                 return
-            with self.session() as (db, _):
+            with self.session() as (db, manager):
                 sub = db.get(AnalysisSubmission, submission_id)
                 analysis_type = self.analyses.type(sub.analysis_type)
                 if analysis_type is not None and analysis_type.write_back is not None:
-                    outputs = {o.key: o.file for o in sub.outputs}
-                    analysis_type.write_back(db, sub, outputs, self)
+                    from seqcore.analysis.results import WriteBack
+
+                    analysis_type.write_back(WriteBack(
+                        db=db, manager=manager, storage=self.storage, submission=sub,
+                        outputs={o.key: o.file for o in sub.outputs}))
                 self._move(db, sub, S.COMPLETED, lease_until=None)
         except Exception as err:
             log.exception("submission %s could not complete", submission_id)

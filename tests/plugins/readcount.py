@@ -1,7 +1,6 @@
 """A small real analysis for the framework's tests: counts reads and bases per sample."""
 
 from seqcore import hookimpl
-from seqcore.analysis.results import write_metadata
 from seqcore.contrib import AnalysisType, OutputRel, Parameter, Tool
 
 READCOUNT = AnalysisType(
@@ -25,14 +24,14 @@ NEEDS_TOOL = AnalysisType(
 )
 
 
-def write_counts(db, submission, outputs, worker):
+def write_counts(ctx):
     """Each sample's read and base counts become its metadata, with provenance."""
     import json
 
-    summary = json.loads(worker.storage.path(outputs["summary"].path).read_text())
+    summary = json.loads(ctx.output_path("summary").read_text())
     for sample_id, counts in summary["samples"].items():
-        write_metadata(db, int(sample_id), {"read count": str(counts["reads"]),
-                                            "base count": str(counts["bases"])}, submission)
+        ctx.metadata(int(sample_id), {"read count": str(counts["reads"]),
+                                      "base count": str(counts["bases"])})
 
 
 @hookimpl

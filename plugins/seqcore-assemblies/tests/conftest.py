@@ -1,4 +1,5 @@
 import pytest
+
 import seqcore_assemblies.plugin
 
 

@@ -1,10 +1,10 @@
 import pytest
-from seqcore_assemblies.models import Assembly
-from seqcore_assemblies.plugin import human_size
 
 from seqcore.models.sequencing import SequenceFile
 from seqcore.testing.contracts import stored_files
 from seqcore.testing.uploads import fasta, fastq, gz, multipart, parameters
+from seqcore_assemblies.models import Assembly
+from seqcore_assemblies.plugin import human_size
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from seqcore import hookimpl
 from seqcore.analysis.executors import JobStatus
 from seqcore.analysis.pipeline import read_result
 from seqcore.contrib import Executor, Setting
-
 from seqcore_celery.app import TASK, make_app
 
 
