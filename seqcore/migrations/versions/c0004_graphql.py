@@ -23,9 +23,12 @@ def _backfill() -> None:
 
     conn = op.get_bind()
     owners = {}
-    for project_id, username in conn.execute(sa.text(
+    for project_id, username in conn.execute(
+        sa.text(
             'SELECT m.project_id, u.username FROM project_member m JOIN "user" u '
-            "ON u.id = m.user_id WHERE m.role = 'PROJECT_OWNER' ORDER BY m.id DESC")):
+            "ON u.id = m.user_id WHERE m.role = 'PROJECT_OWNER' ORDER BY m.id DESC"
+        )
+    ):
         owners[project_id] = username  # the earliest owner is written last
     taken: set[tuple[str, str]] = set()
     for project_id, name in conn.execute(sa.text("SELECT id, name FROM project ORDER BY id")):
@@ -33,10 +36,12 @@ def _backfill() -> None:
         base = slugify(name)
         path, n = base, 2
         while (namespace, path) in taken:
-            path, n = f"{base[:MAX_PATH - 8]}-{n}", n + 1
+            path, n = f"{base[: MAX_PATH - 8]}-{n}", n + 1
         taken.add((namespace, path))
-        conn.execute(sa.text("UPDATE project SET namespace = :ns, path = :path WHERE id = :id"),
-                     {"ns": namespace, "path": path, "id": project_id})
+        conn.execute(
+            sa.text("UPDATE project SET namespace = :ns, path = :path WHERE id = :id"),
+            {"ns": namespace, "path": path, "id": project_id},
+        )
 
 
 def upgrade() -> None:
@@ -61,15 +66,18 @@ def upgrade() -> None:
         sa.Column("revoked", sa.Boolean(), nullable=False),
         sa.Column("created", sa.DateTime(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["user_id"], ["user.id"],
-            name=op.f("fk_personal_access_token_user_id_user"), ondelete="CASCADE",
+            ["user_id"],
+            ["user.id"],
+            name=op.f("fk_personal_access_token_user_id_user"),
+            ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_personal_access_token")),
         sa.UniqueConstraint("token_hash", name=op.f("uq_personal_access_token_token_hash")),
     )
     with op.batch_alter_table("personal_access_token", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_personal_access_token_user_id"), ["user_id"],
-                              unique=False)
+        batch_op.create_index(
+            batch_op.f("ix_personal_access_token_user_id"), ["user_id"], unique=False
+        )
 
     op.create_table(
         "sign_in_failure",
@@ -82,8 +90,7 @@ def upgrade() -> None:
     with op.batch_alter_table("sign_in_failure", schema=None) as batch_op:
         batch_op.create_index("ix_sign_in_failure_username", ["username"], unique=False)
         batch_op.create_index("ix_sign_in_failure_address", ["address"], unique=False)
-        batch_op.create_index(batch_op.f("ix_sign_in_failure_created"), ["created"],
-                              unique=False)
+        batch_op.create_index(batch_op.f("ix_sign_in_failure_created"), ["created"], unique=False)
 
 
 def downgrade() -> None:
