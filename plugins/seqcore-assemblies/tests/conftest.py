@@ -5,4 +5,12 @@ import seqcore_assemblies.plugin
 
 @pytest.fixture(scope="session")
 def seqcore_plugins():
-    return [seqcore_assemblies.plugin]
+    import sys
+    from pathlib import Path
+
+    import seqcore_sequencefiles.plugin
+
+    sys.path.insert(0, str(Path(__file__).parent))  # the test analysis' pipeline module
+    import assembling
+
+    return [seqcore_assemblies.plugin, seqcore_sequencefiles.plugin, assembling]

@@ -75,3 +75,22 @@ def test_permissions(testapp, world, factories):
                                             (5_300_000, "5.3 MB")])
 def test_human_size(size, text):
     assert human_size(size) == text
+
+
+def test_an_analysis_saves_its_assembly_to_the_sample(testapp, app_config, factories):
+    from seqcore.analysis.worker import AnalysisWorker
+
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    pair = factories.sequencing_object(sample, "pairs")
+    headers = factories.headers(owner)
+    body = testapp.post_json("/api/analysisSubmissions/analysisType/fake-assembly",
+                             {"sequencingObjects": [pair.id], "writeResultsToSamples": True},
+                             headers=headers, status=201).json["resource"]
+    AnalysisWorker(app_config.registry).run_until_idle(timeout=60)
+    (assembly,) = testapp.get(f"/api/samples/{sample.id}/assemblies",
+                              headers=headers).json["resource"]["resources"]
+    links = {link["rel"]: link["href"] for link in assembly["links"]}
+    assert links["assembly/analysis"].endswith(f"/api/analysisSubmissions/{body['identifier']}")
+    got = testapp.get(links["self"], headers={**headers, "Accept": "application/fasta"})
+    assert got.body == b">contig1\nACGTACGTACGT\n"
