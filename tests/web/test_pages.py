@@ -173,9 +173,10 @@ def test_token_pages_need_a_session(testapp):
 def test_production_needs_a_session_secret(database_url, tmp_path, monkeypatch):
     monkeypatch.delenv("SEQCORE_SESSION_SECRET", raising=False)
     with pytest.raises(ConfigurationError, match=r"seqcore\.session\.secret"):
-        configure({"sqlalchemy.url": "postgresql+psycopg://nobody@127.0.0.1:1/none"})
+        configure({"sqlalchemy.url": "postgresql+psycopg://nobody@127.0.0.1:1/none"},
+                  plugins=[])
     url = f"sqlite:///{tmp_path / 'dev.sqlite'}"
-    configure({"sqlalchemy.url": url})
+    configure({"sqlalchemy.url": url}, plugins=[])
     secret = (tmp_path / "seqcore-session-secret").read_text()
-    configure({"sqlalchemy.url": url})
+    configure({"sqlalchemy.url": url}, plugins=[])
     assert (tmp_path / "seqcore-session-secret").read_text() == secret
