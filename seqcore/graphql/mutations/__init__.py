@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import graphene
 
+from seqcore.graphql.mutations.analyses import LaunchAnalysis
 from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
 from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
 from seqcore.graphql.mutations.projects import CreateProject
@@ -17,3 +18,4 @@ class Mutation(graphene.ObjectType):
     bulk_update_sample_metadata = BulkUpdateSampleMetadata.Field()
     copy_samples = CopySamples.Field()
     transfer_samples = TransferSamples.Field()
+    launch_analysis = LaunchAnalysis.Field()
