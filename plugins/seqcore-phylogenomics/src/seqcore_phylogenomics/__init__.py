@@ -1,0 +1,1 @@
+"""Phylogenomics (SNVPhyl-compatible) for seqcore: reference files and the analysis."""

@@ -1,0 +1,386 @@
+"""Phylogenomics (SNVPhyl 1.2.3 outputs) and project reference files.
+
+The analysis type takes its reference genome as the ``reference`` parameter
+(``referenceFile:<id>`` or ``assembly:<id>``), because the framework's launch body has no
+reference field and its parameters are plain values. A reference is readable data of its own
+(a project's file, a sample's assembly) that the caller must be allowed to read, and the
+pipeline runs without a database, so the plugin launches through an endpoint of its own,
+``POST /api/analysisSubmissions/phylogenomics``: it checks the reference and the isolates
+(400 with the framework's error body), then hands the body to the framework's ``launch`` and
+records the reference's stored path with the new submission, in the same transaction. When
+the worker prepares the job, the ``submission_state_changed`` hook writes that path next to
+``job.json``; a submission launched through the generic endpoint has none, and fails with a
+reason that names the right endpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pyramid.request import Request
+from pyramid.response import Response
+from sqlalchemy import select
+from sqlalchemy.orm import object_session
+
+from seqcore import hookimpl
+from seqcore.analysis.service import launch
+from seqcore.contentchecks import FastaCheck
+from seqcore.contrib import (
+    AnalysisType,
+    ChildSpec,
+    Endpoint,
+    LinkSpec,
+    MigrationSource,
+    OutputRel,
+    Parameter,
+    Tool,
+    View,
+)
+from seqcore.links import child_href, url_for
+from seqcore.models.sequencing import SequenceFile
+from seqcore.resources.base import Context, int_key
+from seqcore.resources.projects import ProjectResource
+from seqcore.rest.body import read_json
+from seqcore.rest.envelope import collection, entry
+from seqcore.rest.errors import ApiError, validation_error
+from seqcore.rest.multipart import parse_upload
+from seqcore.rest.values import epoch_ms
+from seqcore.rest.views.files import download
+from seqcore.security.permissions import Permission
+from seqcore_phylogenomics import snv
+from seqcore_phylogenomics.models import ReferenceFile, SubmissionReference
+from seqcore_phylogenomics.pipeline import OUTPUT_FILES, REFERENCE_JOB_FILE
+
+FASTA = "application/fasta"
+NAME = "phylogenomics"
+LAUNCH_PATH = "/api/analysisSubmissions/phylogenomics"
+REFERENCE = re.compile(r"^(referenceFile|assembly):(\d{1,18})$")
+
+
+def _tool(name: str, command: str, package: str, *args: str) -> Tool:
+    return Tool(name, command, args or ("--version",), install=f"apt-get install {package}")
+
+
+PHYLOGENOMICS = AnalysisType(
+    name=NAME, label="Phylogenomics (SNVPhyl)", workflow_id="SNVPhyl-1.2.3",
+    version="1.2.3", pipeline="seqcore_phylogenomics.pipeline:run", inputs=("pairs",),
+    samples="many",
+    description="Whole-genome SNV phylogeny of many isolates against a reference, with "
+                "SNVPhyl's steps, filters and outputs. Launch with POST "
+                f"{LAUNCH_PATH}.",
+    parameters=(
+        Parameter("reference", "str", None, "referenceFile:<id> (a project's reference file) "
+                  "or assembly:<id> (an assembly of a readable sample).", required=True),
+        Parameter("minimum-read-coverage", "int", 15, "Minimum depth at a site, every "
+                  "isolate (SNVPhyl's --min-coverage).", minimum=1, maximum=100000),
+        Parameter("minimum-mean-mapping-quality", "int", 30, "Minimum mean mapping quality "
+                  "of the reads showing a variant.", minimum=0, maximum=255),
+        Parameter("snv-abundance-ratio", "float", 0.75, "Minimum fraction of the reads "
+                  "showing the called base.", minimum=0.5, maximum=1.0),
+        Parameter("minimum-percent-coverage", "float", 80.0, "Isolates covering less of the "
+                  "reference at the minimum depth are reported in mappingQuality.txt "
+                  "(the run continues).", minimum=0.0, maximum=100.0),
+        Parameter("repeat-minimum-length", "int", 150, "Shortest repeat masked (nucmer "
+                  "self-alignment).", minimum=20, maximum=100000),
+        Parameter("repeat-minimum-pid", "float", 90.0, "Lowest percent identity of a "
+                  "masked repeat.", minimum=50.0, maximum=100.0),
+        Parameter("run-density-filter", "bool", True, "Mask regions of high SNV density."),
+        Parameter("filter-density-threshold", "int", 2, "More SNVs than this in one window "
+                  "of one isolate mask the window.", minimum=1, maximum=1000),
+        Parameter("filter-density-window-size", "int", 500, "Window of the density filter "
+                  "(bp).", minimum=2, maximum=100000),
+        Parameter("mapper", "choice", "minimap2", "Read mapper (SNVPhyl used smalt).",
+                  choices=("minimap2", "bwa", "smalt")),
+        Parameter("caller", "choice", "pileup", "Variant evidence: a pileup of the "
+                  "alignments, or freebayes confirmed by bcftools mpileup as SNVPhyl does.",
+                  choices=("pileup", "freebayes")),
+        Parameter("tree", "choice", "phyml", "Maximum-likelihood tree: PhyML (SNVPhyl's "
+                  "options) or FastTree.", choices=("phyml", "fasttree")),
+    ),
+    tools=(
+        _tool("MUMmer (nucmer)", "nucmer", "mummer"),
+        _tool("MUMmer (show-coords)", "show-coords", "mummer", "-h"),
+        _tool("minimap2", "minimap2", "minimap2"),
+        _tool("BWA", "bwa", "bwa", "-h"),
+        _tool("SMALT", "smalt", "smalt", "version"),
+        _tool("SAMtools", "samtools", "samtools"),
+        _tool("BCFtools", "bcftools", "bcftools"),
+        _tool("FreeBayes", "freebayes", "freebayes"),
+        _tool("PhyML", "phyml", "phyml"),
+        _tool("FastTree", "fasttree", "fasttree", "-expert"),
+    ),
+)
+
+OUTPUT_RELS = [
+    OutputRel(NAME, "outputFile/tree", "tree", OUTPUT_FILES["tree"], "text/plain"),
+    OutputRel(NAME, "outputFile/matrix", "matrix", OUTPUT_FILES["matrix"],
+              "text/tab-separated-values"),
+    OutputRel(NAME, "outputFile/table", "table", OUTPUT_FILES["table"],
+              "text/tab-separated-values"),
+    *(OutputRel(NAME, f"outputFile/{key}", key, OUTPUT_FILES[key],
+                "text/tab-separated-values" if key == "core" else "text/plain")
+      for key in ("filter-stats", "mapping-quality", "tree-stats", "alignment", "core")),
+]
+
+
+# -- reference files -------------------------------------------------------------------------
+
+class ProjectReferenceFiles(Context):
+    """``/api/projects/{id}/referenceFiles``: inherits the project's ACL (members read,
+    owners write) through ``__parent__``."""
+
+    @property
+    def project(self) -> Any:
+        return self.__parent__.project
+
+    def child(self, key: str) -> Any:
+        ref = self.db.get(ReferenceFile, int_key(key))
+        if ref is None or ref.project_id != self.project.id:
+            raise KeyError(key)
+        return ReferenceFileResource(self.request, key, self, ref)
+
+
+class ReferenceFileResource(Context):
+    def __init__(self, request: Any, name: str, parent: Context, ref: ReferenceFile) -> None:
+        super().__init__(request, name, parent)
+        self.reference = ref
+
+    @property
+    def file(self) -> SequenceFile:
+        return self.reference.file
+
+
+def reference_entry(request: Request, context: ReferenceFileResource) -> dict[str, Any]:
+    ref = context.reference
+    return entry(request, context, {
+        "createdDate": epoch_ms(ref.created),
+        "label": ref.file.file_name,
+        "fileName": ref.file.file_name,
+        "fileSizeBytes": ref.file.size,
+        "fileLength": ref.length,
+        "reference": f"referenceFile:{ref.id}",
+    }, identifier=ref.id)
+
+
+def list_references(request: Request) -> dict:
+    context: ProjectReferenceFiles = request.context
+    rows = request.db.scalars(select(ReferenceFile).where(
+        ReferenceFile.project_id == context.project.id).order_by(ReferenceFile.id))
+    return collection(request, context, (
+        reference_entry(request, ReferenceFileResource(request, str(r.id), context, r))
+        for r in rows))
+
+
+def upload_reference(request: Request) -> dict:
+    """Multipart ``file``: a FASTA (plain or gzipped), parsed whole before it is kept, so a
+    file that only starts like FASTA is refused too."""
+    context: ProjectReferenceFiles = request.context
+    limit = int(request.registry.settings["seqcore.upload.max_bytes"])
+    verify = bool(request.registry.settings["seqcore.upload.verify_gzip"])
+    upload = parse_upload(request, request.storage, limit,
+                          lambda part, name: FastaCheck(verify) if part == "file" else None)
+    try:
+        unexpected = sorted(set(upload.parts) - {"file", "parameters"})
+        if unexpected:
+            raise ApiError(400, message=f"Unexpected part(s) {', '.join(unexpected)}; this "
+                                        "upload takes file.")
+        part = upload.file("file")
+        if part is None:
+            raise ApiError(400, message="Missing file part(s): file.")
+        assert part.writer is not None
+        part.writer.close()
+        try:
+            parsed = snv.read_fasta(part.writer.tmp_path)
+        except snv.ReferenceError as err:
+            raise ApiError(400, message=f"The reference is not usable: {err}") from err
+        stored = SequenceFile(path=part.writer.place(request.tm), file_name=part.filename,
+                              size=part.writer.size, upload_sha256=part.writer.sha256)
+        ref = ReferenceFile(project_id=context.project.id, file=stored, length=parsed.size)
+        request.db.add(ref)
+        request.db.flush()
+    except BaseException:
+        upload.discard()
+        raise
+    ref_ctx = ReferenceFileResource(request, str(ref.id), context, ref)
+    request.response.status = 201
+    request.response.location = url_for(request, ref_ctx)
+    return {"resource": reference_entry(request, ref_ctx)}
+
+
+def get_reference(request: Request) -> Response | dict:
+    context: ReferenceFileResource = request.context
+    acceptable = [o for o, _ in request.accept.acceptable_offers(["application/json", FASTA])]
+    if not acceptable:
+        raise ApiError(406, message=f"Reference files are available as application/json and "
+                                    f"{FASTA}.")
+    if acceptable[0] == FASTA:
+        return download(request, context, FASTA)
+    request.response.content_type = "application/json"
+    request.response.json_body = {"resource": reference_entry(request, context)}
+    return request.response
+
+
+def delete_reference(request: Request) -> dict:
+    """Owners remove a reference file; submissions launched with it keep their outputs."""
+    context: ReferenceFileResource = request.context
+    path = context.reference.file.path
+    request.db.delete(context.reference.file)
+    request.db.delete(context.reference)
+    request.db.flush()
+    request.storage.remove_after_commit([path], request.tm)
+    return {"resource": {"message": "Reference file removed."}}
+
+
+# -- launching -------------------------------------------------------------------------------
+
+def resolve_reference(request: Request, value: Any) -> tuple[str | None, str | None]:
+    """``(stored path, None)`` for a reference the caller may read, else ``(None, problem)``.
+    What the caller cannot read does not exist for it (same message as a wrong id)."""
+    match = REFERENCE.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None, ("'reference' must be referenceFile:<id> (a project's reference file) "
+                      "or assembly:<id> (an assembly of a sample).")
+    kind, ident = match.group(1), int(match.group(2))
+    api = request.root["api"]
+    if kind == "referenceFile":
+        ref = request.db.get(ReferenceFile, ident)
+        context = None
+        if ref is not None:
+            context = api["projects"][str(ref.project_id)]["referenceFiles"][str(ident)]
+        if context is None or not request.has_permission(Permission.PROJECT_READ, context):
+            return None, f"There is no reference file {ident}."
+        return str(request.storage.path(ref.file.path)), None
+    try:
+        from seqcore_assemblies.models import Assembly
+    except ImportError:
+        return None, "Assemblies are not installed here (the seqcore-assemblies plugin)."
+    assembly = request.db.get(Assembly, ident)
+    if assembly is None or not request.has_permission(
+            Permission.SAMPLE_READ, api["samples"][str(assembly.sample_id)]):
+        return None, f"There is no assembly {ident}."
+    path = request.storage.path(assembly.file.path)
+    try:
+        snv.read_fasta(path)
+    except (snv.ReferenceError, UnicodeDecodeError) as err:
+        return None, f"Assembly {ident} is not a usable reference: {err}"
+    return str(path), None
+
+
+def launch_phylogenomics(request: Request) -> dict:
+    """The framework's launch body; the reference is checked and resolved first, then the
+    submission and the reference it resolved to are created in one transaction."""
+    from seqcore.rest.views.analyses import submission_entry
+
+    body = read_json(request)
+    if not isinstance(body, dict):
+        raise ApiError(400, message="The body must be a JSON object.")
+    parameters = body.get("parameters") or {}
+    problems: dict[str, list[str]] = {}
+    path = None
+    if isinstance(parameters, dict):
+        if parameters.get("reference") is None:
+            problems["parameters.reference"] = ["'reference' is required."]
+        else:
+            path, problem = resolve_reference(request, parameters["reference"])
+            if problem:
+                problems["parameters.reference"] = [problem]
+    if problems:
+        raise validation_error(problems)
+    submission = launch(request, NAME, body)
+    if len(_sample_ids(request, submission)) < 2:  # raising rolls the submission back
+        raise validation_error({"samples": [
+            "Phylogenomics compares isolates: give the paired reads of at least two samples."]})
+    request.db.add(SubmissionReference(submission_id=submission.id,
+                                       reference=str(parameters["reference"]), path=path))
+    request.db.flush()
+    resource = request.root["api"]["analysisSubmissions"].resource_for(submission)
+    request.response.status = 201
+    request.response.location = url_for(request, resource)
+    return {"resource": submission_entry(request, resource)}
+
+
+def _sample_ids(request: Request, submission: Any) -> set[int]:
+    from seqcore.models.sequencing import SequencingObject
+
+    ids = [link.object_id for link in submission.inputs]
+    return set(request.db.scalars(select(SequencingObject.sample_id).where(
+        SequencingObject.id.in_(ids))))
+
+
+def _project_href(request: Request, context: ProjectReferenceFiles) -> str:
+    return url_for(request, context.__parent__)
+
+
+# -- hooks -----------------------------------------------------------------------------------
+
+@hookimpl
+def register_models() -> list[type]:
+    return [ReferenceFile, SubmissionReference]
+
+
+@hookimpl
+def register_migrations() -> list[MigrationSource]:
+    return [MigrationSource("phylogenomics", "seqcore_phylogenomics:migrations/versions")]
+
+
+@hookimpl
+def register_analysis_types() -> list[AnalysisType]:
+    return [PHYLOGENOMICS]
+
+
+@hookimpl
+def register_output_rels() -> list[OutputRel]:
+    return OUTPUT_RELS
+
+
+@hookimpl
+def register_resource_children() -> list[ChildSpec]:
+    return [ChildSpec(ProjectResource, "referenceFiles",
+                      lambda parent: ProjectReferenceFiles(parent.request, "referenceFiles",
+                                                           parent))]
+
+
+@hookimpl
+def register_links() -> list[LinkSpec]:
+    return [
+        LinkSpec(ProjectResource, "project/referenceFiles", child_href("referenceFiles")),
+        LinkSpec(ProjectReferenceFiles, "project", _project_href),
+    ]
+
+
+@hookimpl
+def register_rest_endpoints() -> list[Endpoint]:
+    return [
+        Endpoint("phylogenomics.references", "/api/projects/{pid:\\d+}/referenceFiles", {
+            "GET": View(list_references, Permission.PROJECT_READ),
+            "POST": View(upload_reference, Permission.PROJECT_WRITE),
+        }, description="A project's reference files; POST uploads one (multipart 'file')."),
+        Endpoint("phylogenomics.reference",
+                 "/api/projects/{pid:\\d+}/referenceFiles/{rid:\\d+}", {
+                     "GET": View(get_reference, Permission.PROJECT_READ, renderer=None),
+                     "DELETE": View(delete_reference, Permission.PROJECT_WRITE),
+                 }, description="One reference file; Accept: application/fasta downloads it."),
+        Endpoint("phylogenomics.launch", LAUNCH_PATH, {
+            "POST": View(launch_phylogenomics, Permission.ANALYSIS_LAUNCH),
+        }, traverse=f"/api/analysisSubmissions/analysisType/{NAME}",
+            description="Launch phylogenomics: the framework's launch body, with the "
+                        "reference checked and resolved."),
+    ]
+
+
+@hookimpl
+def submission_state_changed(submission: Any, old_state: str, new_state: str,
+                             request: Any) -> None:
+    """When the worker has written the job, put the reference resolved at launch beside it
+    (``reference.json``); the pipeline reads nothing else from seqcore."""
+    if new_state != "PREPARED" or submission.analysis_type != NAME or not submission.work_dir:
+        return
+    db = object_session(submission)
+    row = db.get(SubmissionReference, submission.id) if db is not None else None
+    if row is None:
+        return
+    (Path(submission.work_dir) / REFERENCE_JOB_FILE).write_text(
+        json.dumps({"reference": row.reference, "path": row.path}))

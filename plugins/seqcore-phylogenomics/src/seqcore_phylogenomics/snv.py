@@ -1,0 +1,521 @@
+"""SNV evidence, consolidation and SNVPhyl's output formats, as plain numpy functions.
+
+Everything here works on genome-wide arrays: the reference's contigs are concatenated and a
+position is an index into that concatenation, so one vectorised pass filters every site of
+every contig. Bases are coded 0-3 (A, C, G, T), 4 for ``N`` (ambiguous, or caller
+disagreement) and 5 for ``-`` (below the minimum coverage), the cell values of SNVPhyl's
+``snvTable.tsv``. The module has no seqcore imports, so benchmarks and tests can reuse it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+N_CODE = 4
+GAP_CODE = 5
+LETTERS = np.frombuffer(b"ACGTN-", dtype=np.uint8)
+_ENCODE = np.full(256, N_CODE, dtype=np.uint8)
+for _i, _b in enumerate(b"ACGT"):
+    _ENCODE[_b] = _i
+    _ENCODE[ord(chr(_b).lower())] = _i
+
+VALID = "valid"
+COVERAGE = "filtered-coverage"
+MPILEUP = "filtered-mpileup"
+INVALID = "filtered-invalid"
+
+
+class ReferenceError(ValueError):
+    """The reference is not a usable FASTA file."""
+
+
+@dataclass
+class Reference:
+    """The reference genome: contig names and lengths, and all bases coded, concatenated."""
+
+    names: list[str]
+    lengths: list[int]
+    codes: np.ndarray
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64)
+
+    @property
+    def size(self) -> int:
+        return int(sum(self.lengths))
+
+    def contig_index(self, positions: np.ndarray) -> np.ndarray:
+        """Which contig each genome-wide position falls in."""
+        return np.searchsorted(self.offsets, positions, side="right") - 1
+
+
+def read_fasta(path: Path) -> Reference:
+    """Parse a FASTA reference; refuses what is not FASTA with a message for the user."""
+    names: list[str] = []
+    chunks: list[list[bytes]] = []
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            line = raw.strip()
+            if not line:
+                continue
+            if line.startswith(b">"):
+                name = line[1:].split()[0].decode("utf-8", "replace") if line[1:].split() else ""
+                if not name:
+                    raise ReferenceError(f"line {number}: a FASTA header without a name.")
+                if name in names:
+                    raise ReferenceError(f"the contig name {name!r} appears twice.")
+                names.append(name)
+                chunks.append([])
+            elif not names:
+                raise ReferenceError("this is not FASTA: it does not start with '>'.")
+            else:
+                if not line.replace(b"-", b"").isalpha():
+                    raise ReferenceError(f"line {number}: not a sequence line.")
+                chunks[-1].append(line)
+    if not names:
+        raise ReferenceError("this is not FASTA: no sequence records.")
+    seqs = [b"".join(c) for c in chunks]
+    empty = [n for n, s in zip(names, seqs, strict=True) if not s]
+    if empty:
+        raise ReferenceError(f"contig(s) without sequence: {', '.join(empty)}.")
+    codes = _ENCODE[np.frombuffer(b"".join(seqs), dtype=np.uint8)]
+    return Reference(names, [len(s) for s in seqs], codes)
+
+
+def write_fasta(reference: Reference, path: Path, width: int = 80) -> None:
+    """The reference as clean upper-case FASTA (what every tool is given)."""
+    letters = LETTERS[reference.codes].tobytes()
+    with open(path, "wb") as out:
+        for name, start, length in zip(reference.names, reference.offsets,
+                                       reference.lengths, strict=False):
+            out.write(b">" + name.encode() + b"\n")
+            seq = letters[start:start + length]
+            for i in range(0, len(seq), width):
+                out.write(seq[i:i + width] + b"\n")
+
+
+# -- repeats ---------------------------------------------------------------------------------
+
+def parse_self_alignment(coords: str, reference: Reference) -> np.ndarray:
+    """The repeat mask from ``show-coords -T -H`` of a reference aligned to itself.
+
+    Every alignment but the trivial one of a contig onto itself marks both of its copies.
+    """
+    mask = np.zeros(reference.size, dtype=bool)
+    index = {name: i for i, name in enumerate(reference.names)}
+    offsets = reference.offsets
+    for line in coords.splitlines():
+        fields = line.split("\t")
+        if len(fields) < 9 or not fields[0].strip().isdigit():
+            continue
+        s1, e1, s2, e2 = (int(f) for f in fields[:4])
+        tag1, tag2 = fields[7], fields[8]
+        if tag1 == tag2 and s1 == s2 and e1 == e2:
+            continue
+        for tag, a, b in ((tag1, s1, e1), (tag2, s2, e2)):
+            if tag not in index:
+                continue
+            lo, hi = min(a, b), max(a, b)
+            base = offsets[index[tag]]
+            mask[base + lo - 1: base + hi] = True
+    return mask
+
+
+def start_repeat_search(reference_fasta: Path, prefix: Path) -> subprocess.Popen:
+    """Start ``nucmer`` aligning the reference to itself (it runs while reads are mapped)."""
+    log = open(f"{prefix}.nucmer.log", "wb")  # noqa: SIM115 - closed by finish_repeat_search
+    return subprocess.Popen(["nucmer", "--maxmatch", "--nosimplify", f"--prefix={prefix}",
+                             str(reference_fasta), str(reference_fasta)],
+                            stdout=log, stderr=subprocess.STDOUT)
+
+
+def finish_repeat_search(process: subprocess.Popen, prefix: Path, reference: Reference,
+                         min_length: int, min_identity: float) -> np.ndarray:
+    """Wait for ``nucmer``, keep repeats of ``min_length`` bp at ``min_identity`` %."""
+    if process.wait() != 0:
+        raise RuntimeError("nucmer failed: " + _tail(Path(f"{prefix}.nucmer.log")))
+    coords = subprocess.run(
+        ["show-coords", "-T", "-H", "-r", "-I", f"{min_identity:g}", "-L", str(min_length),
+         f"{prefix}.delta"], capture_output=True, text=True)
+    if coords.returncode != 0:
+        raise RuntimeError("show-coords failed: " + coords.stderr[-2000:])
+    Path(f"{prefix}.coords").write_text(coords.stdout)
+    return parse_self_alignment(coords.stdout, reference)
+
+
+def _tail(path: Path, size: int = 2000) -> str:
+    try:
+        return path.read_text(errors="replace")[-size:].strip()
+    except OSError:
+        return ""
+
+
+def write_bed(mask: np.ndarray, reference: Reference, path: Path) -> None:
+    """Masked positions as BED intervals (``invalid_positions.bed`` in SNVPhyl)."""
+    lines = []
+    for name, start, length in zip(reference.names, reference.offsets, reference.lengths,
+                                   strict=False):
+        part = np.concatenate([[False], mask[start:start + length], [False]]).astype(np.int8)
+        edges = np.flatnonzero(np.diff(part))
+        for lo, hi in zip(edges[::2], edges[1::2], strict=True):
+            lines.append(f"{name}\t{lo}\t{hi}\n")
+    path.write_text("".join(lines))
+
+
+# -- evidence ----------------------------------------------------------------------------------
+
+@dataclass
+class Thresholds:
+    min_coverage: int = 15
+    min_mean_mapping: int = 30
+    snv_abundance_ratio: float = 0.75
+
+
+@dataclass
+class Evidence:
+    """One isolate: depth, the base called at each position (coded), and where it carries a
+    variant that passes the caller-side filters (coverage, abundance ratio, mapping
+    quality) - SNVPhyl's filtered freebayes calls."""
+
+    depth: np.ndarray
+    base: np.ndarray
+    variant: np.ndarray
+
+    def save(self, path: Path) -> None:
+        np.savez(path, depth=self.depth, base=self.base, variant=self.variant)
+
+    @classmethod
+    def load(cls, path: Path) -> Evidence:
+        with np.load(path) as data:
+            return cls(data["depth"], data["base"], data["variant"])
+
+
+def evidence_from_counts(counts: np.ndarray, mean_mq: np.ndarray, ref_codes: np.ndarray,
+                         t: Thresholds) -> Evidence:
+    """Calls from base counts (4 x L) and the mean mapping quality of covering reads.
+
+    A base is called where coverage reaches the minimum and one base makes at least the
+    abundance ratio of the reads; a variant base also needs the minimum mean mapping
+    quality. Anything else covered enough is ``N``: there SNVPhyl's two callers disagree.
+    """
+    depth = counts.sum(axis=0, dtype=np.int32)
+    top = counts.argmax(axis=0).astype(np.uint8)
+    top_count = counts.max(axis=0)
+    covered = depth >= t.min_coverage
+    abundant = (depth > 0) & (top_count >= t.snv_abundance_ratio * depth)
+    mapped_well = mean_mq >= t.min_mean_mapping
+    differs = (top != ref_codes) & (ref_codes < N_CODE)
+    called = abundant & (~differs | mapped_well)
+    base = np.where(covered, np.where(called, top, N_CODE), GAP_CODE).astype(np.uint8)
+    variant = covered & abundant & mapped_well & differs
+    return Evidence(depth, base, variant)
+
+
+def pileup_counts(bam: Path, reference: Reference) -> tuple[np.ndarray, np.ndarray]:
+    """Base counts (all base qualities, as SNVPhyl's mpileup ``-Q 0``) and the mean mapping
+    quality of the primary alignments covering each position, straight from the BAM."""
+    import pysam
+
+    counts = np.zeros((4, reference.size), dtype=np.int32)
+    mean_mq = np.zeros(reference.size, dtype=np.float32)
+    with pysam.AlignmentFile(str(bam), "rb") as alignments:
+        for name, offset, length in zip(reference.names, reference.offsets,
+                                        reference.lengths, strict=False):
+            starts: list[int] = []
+            ends: list[int] = []
+            quals: list[int] = []
+            keep = _collector(starts, ends, quals)
+
+            per_base = alignments.count_coverage(name, 0, length, quality_threshold=0,
+                                                 read_callback=keep)
+            for i in range(4):
+                counts[i, offset:offset + length] = np.asarray(per_base[i])
+            if starts:
+                s = np.asarray(starts, dtype=np.int64)
+                e = np.asarray(ends, dtype=np.int64)
+                q = np.asarray(quals, dtype=np.float64)
+                total = np.zeros(length + 1)
+                number = np.zeros(length + 1)
+                np.add.at(total, s, q)
+                np.add.at(total, e, -q)
+                np.add.at(number, s, 1)
+                np.add.at(number, e, -1)
+                total, number = np.cumsum(total)[:length], np.cumsum(number)[:length]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mean_mq[offset:offset + length] = np.where(number > 0, total / number, 0)
+    return counts, mean_mq
+
+
+def _collector(starts: list[int], ends: list[int], quals: list[int]) -> Any:
+    """The read filter of ``count_coverage``, which also notes each kept read's span and
+    mapping quality (one pass over the BAM gives both)."""
+
+    def keep(read: Any) -> bool:
+        # unmapped, secondary, QC-failed, duplicate and supplementary records
+        if read.flag & 0xF04:
+            return False
+        starts.append(read.reference_start)
+        ends.append(read.reference_end)
+        quals.append(read.mapping_quality)
+        return True
+
+    return keep
+
+
+def read_freebayes(query: str, reference: Reference, t: Thresholds) -> np.ndarray:
+    """Filtered freebayes SNVs from ``bcftools query`` (CHROM POS REF ALT DP AO MQM):
+    genome-wide positions and alternative bases (coded) as a (2, n) array. Complex and
+    multi-base records are split into their single-base differences, as SNVPhyl does."""
+    index = {name: i for i, name in enumerate(reference.names)}
+    offsets = reference.offsets
+    found: list[tuple[int, int]] = []
+    for line in query.splitlines():
+        chrom, pos, ref, alts, dp, ao, mqm = line.split("\t")
+        alt, ao, mqm = alts.split(",")[0], ao.split(",")[0], mqm.split(",")[0]
+        if len(ref) != len(alt) or dp in (".", "0") or ao == "." or mqm == ".":
+            continue
+        if int(dp) < t.min_coverage or int(ao) < t.snv_abundance_ratio * int(dp):
+            continue
+        if float(mqm) < t.min_mean_mapping:
+            continue
+        start = offsets[index[chrom]] + int(pos) - 1
+        for k, (r, a) in enumerate(zip(ref, alt, strict=True)):
+            if r != a:
+                found.append((start + k, int(_ENCODE[ord(a)])))
+    return np.array(found, dtype=np.int64).reshape(-1, 2).T
+
+
+def read_mpileup(query: str, reference: Reference) -> tuple[np.ndarray, np.ndarray]:
+    """Depth and consensus base at every position from ``bcftools call -c`` output queried
+    as ``%CHROM\\t%POS\\t%REF\\t%ALT\\t%DP\\t[%GT]``."""
+    index = {name: i for i, name in enumerate(reference.names)}
+    offsets = reference.offsets
+    depth = np.zeros(reference.size, dtype=np.int32)
+    base = np.full(reference.size, N_CODE, dtype=np.uint8)
+    for line in query.splitlines():
+        chrom, pos, ref, alt, dp, gt = line.split("\t")
+        if len(ref) != 1:
+            continue
+        at = offsets[index[chrom]] + int(pos) - 1
+        depth[at] = int(dp) if dp != "." else 0
+        allele = ref if gt in ("0", "0/0") else (alt.split(",")[0] if gt in ("1", "1/1")
+                                                 else "N")
+        base[at] = _ENCODE[ord(allele[0])] if len(allele) == 1 else N_CODE
+    return depth, base
+
+
+def evidence_from_callers(variants: np.ndarray, mp_depth: np.ndarray, mp_base: np.ndarray,
+                          ref_codes: np.ndarray, t: Thresholds) -> Evidence:
+    """SNVPhyl's way: freebayes' filtered SNVs confirmed by mpileup's consensus. Below the
+    coverage a cell is ``-``; where the callers disagree it is ``N``."""
+    fb_base = ref_codes.copy()
+    variant = np.zeros(ref_codes.size, dtype=bool)
+    if variants.size:
+        fb_base[variants[0]] = variants[1].astype(np.uint8)
+        variant[variants[0]] = True
+    covered = mp_depth >= t.min_coverage
+    agree = mp_base == fb_base
+    base = np.where(covered, np.where(agree, fb_base, N_CODE), GAP_CODE).astype(np.uint8)
+    return Evidence(mp_depth, base, variant)
+
+
+# -- consolidation -----------------------------------------------------------------------------
+
+def density_mask(variant_positions: Sequence[np.ndarray], reference: Reference, window: int,
+                 threshold: int) -> np.ndarray:
+    """Regions where one isolate has more than ``threshold`` SNVs within ``window`` bp."""
+    mask = np.zeros(reference.size, dtype=bool)
+    contig = None
+    for positions in variant_positions:
+        pos = np.sort(positions)
+        if pos.size <= threshold:
+            continue
+        contig = reference.contig_index(pos)
+        first, last = pos[:-threshold], pos[threshold:]
+        dense = (last - first < window) & (contig[:-threshold] == contig[threshold:])
+        for lo, hi in zip(first[dense], last[dense], strict=True):
+            mask[lo:hi + 1] = True
+    return mask
+
+
+@dataclass
+class Consolidated:
+    """Every candidate site: genome-wide position, status, and the cells (isolates x sites)."""
+
+    positions: np.ndarray
+    status: np.ndarray
+    cells: np.ndarray
+    invalid: np.ndarray
+    core: np.ndarray
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self.status == VALID
+
+
+def consolidate(reference: Reference, evidence: Sequence[Evidence], repeats: np.ndarray,
+                density: tuple[int, int] | None) -> Consolidated:
+    """SNVPhyl's consolidation: the sites where any isolate has a passing variant, with
+    ``filtered-invalid`` (repeats, dense regions) before ``filtered-coverage`` (some isolate
+    ``-``) before ``filtered-mpileup`` (some isolate ``N``); the rest are ``valid``."""
+    invalid = repeats.copy()
+    if density is not None:
+        invalid |= density_mask([np.flatnonzero(e.variant) for e in evidence], reference,
+                                *density)
+    any_variant = np.zeros(reference.size, dtype=bool)
+    for e in evidence:
+        any_variant |= e.variant
+    positions = np.flatnonzero(any_variant)
+    cells = np.stack([e.base[positions] for e in evidence]) if evidence else np.zeros((0, 0))
+    status = np.full(positions.size, VALID, dtype=object)
+    status[(cells == N_CODE).any(axis=0)] = MPILEUP
+    status[(cells == GAP_CODE).any(axis=0)] = COVERAGE
+    status[invalid[positions]] = INVALID
+    core = ~invalid
+    for e in evidence:
+        core &= e.base < N_CODE
+    return Consolidated(positions, status.astype(str), cells, invalid, core)
+
+
+# -- outputs -----------------------------------------------------------------------------------
+
+def write_table(result: Consolidated, reference: Reference, names: Sequence[str],
+                path: Path) -> None:
+    contig = reference.contig_index(result.positions)
+    offsets = reference.offsets
+    ref_letters = LETTERS[reference.codes[result.positions]]
+    cell_letters = LETTERS[result.cells]
+    with open(path, "w") as out:
+        out.write("\t".join(["#Chromosome", "Position", "Status", "Reference", *names]) + "\n")
+        for j, position in enumerate(result.positions):
+            row = [reference.names[contig[j]], str(position - offsets[contig[j]] + 1),
+                   result.status[j], chr(ref_letters[j]),
+                   *(chr(c) for c in cell_letters[:, j])]
+            out.write("\t".join(row) + "\n")
+
+
+def alignment(result: Consolidated, reference: Reference) -> tuple[list[str], np.ndarray]:
+    """Valid sites only: ``reference`` first, then each isolate (rows of letters)."""
+    valid = result.positions[result.valid]
+    rows = np.vstack([reference.codes[valid][None, :], result.cells[:, result.valid]])
+    return ["reference"], LETTERS[rows]
+
+
+def distance_matrix(result: Consolidated, reference: Reference) -> np.ndarray:
+    valid = result.positions[result.valid]
+    rows = np.vstack([reference.codes[valid][None, :], result.cells[:, result.valid]])
+    return (rows[:, None, :] != rows[None, :, :]).sum(axis=2)
+
+
+def write_matrix(result: Consolidated, reference: Reference, names: Sequence[str],
+                 path: Path) -> None:
+    """``strain`` then the names (``reference`` first); every line ends with a tab."""
+    labels = ["reference", *names]
+    matrix = distance_matrix(result, reference)
+    lines = ["strain\t" + "\t".join(labels) + "\t"]
+    for label, row in zip(labels, matrix, strict=True):
+        lines.append(label + "\t" + "\t".join(str(int(v)) for v in row) + "\t")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def write_phylip(result: Consolidated, reference: Reference, names: Sequence[str],
+                 path: Path) -> None:
+    """Relaxed PHYLIP: ``N L`` then ``name sequence`` rows, ``reference`` included."""
+    _, rows = alignment(result, reference)
+    labels = ["reference", *names]
+    lines = [f"{len(labels)} {rows.shape[1]}"]
+    lines += [f"{label} {row.tobytes().decode()}" for label, row in zip(labels, rows,
+                                                                          strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def write_core(result: Consolidated, reference: Reference, path: Path) -> None:
+    """``vcf2core.tsv``: per contig and overall, how much of the reference is valid and
+    how much of that every isolate covers (the core)."""
+    header = ["#Reference name", "Total length", "Total invalid and excluded positions",
+              "Total valid and included positions",
+              "Total valid and included positions in core genome",
+              "Percentage of valid and included positions in core genome",
+              "Percentage of all positions that are valid, included, and part of the core "
+              "genome"]
+    rows = []
+    totals = np.zeros(4, dtype=np.int64)
+    for name, start, length in zip(reference.names, reference.offsets, reference.lengths,
+                                   strict=False):
+        invalid = int(result.invalid[start:start + length].sum())
+        core = int(result.core[start:start + length].sum())
+        values = np.array([length, invalid, length - invalid, core])
+        totals += values
+        rows.append([name, *_core_row(values)])
+    rows.append(["all", *_core_row(totals)])
+    path.write_text("\n".join("\t".join(r) for r in [header, *rows]) + "\n")
+
+
+def _core_row(values: np.ndarray) -> list[str]:
+    length, invalid, valid, core = (int(v) for v in values)
+    in_core = f"{100 * core / valid:.2f}" if valid else "NaN"
+    of_all = f"{100 * core / length:.2f}" if length else "NaN"
+    return [str(length), str(invalid), str(valid), str(core), in_core, of_all]
+
+
+def write_filter_stats(result: Consolidated, reference: Reference, names: Sequence[str],
+                       path: Path) -> None:
+    contig = reference.contig_index(result.positions)
+    lines: list[str] = []
+    for index, name in enumerate(reference.names):
+        here = contig == index
+        cells = result.cells[:, here]
+        missing = (cells >= N_CODE).sum(axis=1) if cells.size else np.zeros(len(names), int)
+        any_missing = int((cells >= N_CODE).any(axis=0).sum()) if cells.size else 0
+        total = int(here.sum())
+        order = sorted(range(len(names)), key=lambda i: (-int(missing[i]), names[i]))
+
+        def pct(v: int, total: int = total) -> str:
+            return f"{100 * v / total:.2f}" if total else "0.00"
+
+        lines += ["Chromosome\tGenomes",
+                  "\t".join([name, "ALL", *(names[i] for i in order)]),
+                  "\t".join(["Total number of N's and -'s", str(any_missing),
+                             *(str(int(missing[i])) for i in order)]),
+                  "\t".join(["Total percent of N's and -'s", pct(any_missing),
+                             *(pct(int(missing[i])) for i in order)]),
+                  f"Total number of unfiltered variants in chromosome: {total}", ""]
+    status = result.status
+    total = int(status.size)
+    used = int((status == VALID).sum())
+    lines += ["================= Filter Summary Statistics =====================",
+              f"Number of sites used to generate phylogeny: {used}",
+              f"Total number of sites identified: {total}",
+              f"Number of sites filtered: {total - used}",
+              f"Percentage of sites filtered: "
+              f"{(100 * (total - used) / total) if total else 0:.2f}",
+              f"Coverage filtered: {int((status == COVERAGE).sum())}",
+              f"mpileup filtered: {int((status == MPILEUP).sum())}",
+              f"Invalid filtered: {int((status == INVALID).sum())}"]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def mapped_percentages(evidence: Sequence[Evidence], min_coverage: int) -> list[float]:
+    """Percentage of the reference each isolate covers at the minimum depth."""
+    return [100.0 * float((e.depth >= min_coverage).mean()) for e in evidence]
+
+
+def write_mapping_quality(reference: Reference, names: Sequence[str], percentages:
+                          Sequence[float], min_coverage: int, min_percent: float,
+                          path: Path) -> list[str]:
+    """SNVPhyl's ``mappingQuality.txt``; returns the isolates below the minimum."""
+    low = sorted((p, n) for n, p in zip(names, percentages, strict=True) if p < min_percent)
+    lines = ["==========Reference Mapping Quality===========",
+             f"NUMBER OF BP's IN REFERENCE GENOME: {reference.size}",
+             f"MINIMUM DEPTH: {min_coverage}",
+             f"MINIMUM MAPPING: {min_percent:g}"]
+    lines += [f"{n} : {p:.2f}%" for p, n in low]
+    path.write_text("\n".join(lines) + "\n")
+    return [n for _, n in low]
