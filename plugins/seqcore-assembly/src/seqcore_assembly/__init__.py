@@ -1,0 +1,1 @@
+"""Assembly and annotation of paired reads: an analysis type for seqcore."""

@@ -1,0 +1,398 @@
+"""The assembly analysis end to end on generated data: real FLASH, MEGAHIT and SPAdes,
+pyrodigal annotation, write-back, the pair's link, and the ways it fails."""
+
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from simulate import genome_fraction, random_genome, repeat_positions, simulate_reads
+
+from seqcore.analysis.worker import AnalysisWorker
+from seqcore.testing.contracts import AnalysisPluginContract
+from seqcore_assembly.contigs import Contig, filter_contigs, read_fasta, stats_report
+from seqcore_assembly.pipeline import OUTPUTS, check_kmers
+
+RELS = {f"outputFile/{key}" for key in OUTPUTS}
+LAUNCH = "/api/analysisSubmissions/analysisType/{}"
+
+
+class TestAssemblyContract(AnalysisPluginContract):
+    analysis_type = "assembly"
+    output_rels = RELS
+
+
+class TestCollectionContract(AnalysisPluginContract):
+    analysis_type = "assembly-collection"
+    output_rels = RELS
+
+
+# -- data -----------------------------------------------------------------------------------
+
+_cache: dict = {}
+
+
+def dataset(reads_dir, name, length, seed, coverage=30.0, families=((1500, 5), (5000, 3))):
+    """A genome and its simulated reads (as FASTQ bytes), made once per session."""
+    if name not in _cache:
+        genome = random_genome(length, seed=seed, families=families)
+        r1, r2 = reads_dir / f"{name}_R1.fastq", reads_dir / f"{name}_R2.fastq"
+        simulate_reads(genome.sequence, coverage, r1, r2, seed=seed + 100)
+        _cache[name] = (genome, r1.read_bytes(), r2.read_bytes())
+    return _cache[name]
+
+
+def world(factories, reads, name="isolate-1", project=None, owner=None):
+    owner = owner or factories.user()
+    project = project or factories.project(owner=owner)
+    sample = factories.sample(project, name=name)
+    pair = factories.sequencing_object(sample, "pairs", files=[
+        (f"{name}_R1.fastq", reads[1]), (f"{name}_R2.fastq", reads[2])])
+    return owner, project, sample, pair, factories.headers(owner)
+
+
+def links(body):
+    return {link["rel"]: link["href"] for link in body["links"]}
+
+
+def run(app_config, timeout=240):
+    AnalysisWorker(app_config.registry).run_until_idle(timeout=timeout)
+
+
+def submission(testapp, headers, sid):
+    return testapp.get(f"/api/analysisSubmissions/{sid}", headers=headers).json["resource"]
+
+
+def outputs(testapp, headers, body):
+    analysis = testapp.get(links(body)["analysis"], headers=headers).json["resource"]
+    rels = links(analysis)
+    assert set(rels) >= RELS
+    return {rel[len("outputFile/"):]: testapp.get(
+        rels[rel], headers={**headers, "Accept": "text/plain"}).text for rel in RELS}
+
+
+def check_filter(files, **rules):
+    """Every contig of contigs-all lands where the filter rules put it."""
+    rules = {"min_length": 1000, "coverage_ratio": 0.33, "repeat_ratio": 1.75,
+             "length_for_average": 5000, **rules}
+    report = files["filter-assembly-log"]
+    average = float(re.search(r"Average coverage: ([0-9.]+)", report).group(1))
+    with_repeats = fasta_headers(files["contigs-with-repeats"])
+    without = fasta_headers(files["contigs-without-repeats"])
+    repeats = 0
+    for contig in parse_fasta(files["contigs-all"]):
+        cov = contig.coverage
+        if len(contig) < rules["min_length"] or cov < average * rules["coverage_ratio"]:
+            assert contig.header not in without
+            assert not any(h.startswith(contig.header) for h in with_repeats)
+        elif cov >= average * rules["repeat_ratio"] - 0.01:
+            repeats += 1
+            copies = int(cov / average)
+            assert f"{contig.header} ({copies} copies)" in with_repeats
+            assert contig.header not in without
+            assert f">{contig.header} ({copies} copies)" in report.split("Repeat sequences:")[1]
+        else:
+            assert contig.header in with_repeats and contig.header in without
+    return repeats
+
+
+def parse_fasta(text):
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"seqcore-assembly-{os.getpid()}.fasta"
+    path.write_text(text)
+    try:
+        return list(read_fasta(path))
+    finally:
+        path.unlink()
+
+
+def fasta_headers(text):
+    return [line[1:] for line in text.splitlines() if line.startswith(">")]
+
+
+def check_genbank(text, contigs):
+    from Bio import SeqIO
+
+    records = list(SeqIO.parse(io.StringIO(text), "genbank"))
+    assert len(records) == len(contigs)
+    assert [str(r.seq) for r in records] == [c.sequence for c in contigs]
+    cds = [f for r in records for f in r.features if f.type == "CDS"]
+    assert len(cds) > 20
+    for record in records[:3]:
+        for feature in [f for f in record.features if f.type == "CDS"][:10]:
+            protein = feature.qualifiers["translation"][0]
+            assert protein and "*" not in protein
+            if "<" in str(feature.location) or ">" in str(feature.location):
+                continue
+            # Prodigal translates every start codon as M; the rest matches the sequence.
+            translated = str(feature.extract(record.seq).translate(table=11))
+            assert translated[1:].rstrip("*") == protein[1:]
+    return len(cds)
+
+
+# -- the whole pipeline -------------------------------------------------------------------
+
+
+def test_megahit_assembly_annotation_and_write_back(testapp, app_config, factories,
+                                                    reads_dir):
+    data = dataset(reads_dir, "g300", 300_000, seed=3)
+    genome = data[0]
+    _, _, sample, pair, headers = world(factories, data)
+    # No submission yet: the pair has no analysis/assembly link.
+    pairs_url = f"/api/samples/{sample.id}/sequenceFiles/pairs"
+    (listed,) = testapp.get(pairs_url, headers=headers).json["resource"]["resources"]
+    pair_url = links(listed)["self"]
+    assert "analysis/assembly" not in links(testapp.get(pair_url, headers=headers).json[
+        "resource"])
+
+    created = testapp.post_json(LAUNCH.format("assembly"), {
+        "name": "assembly of isolate-1", "sequencingObjects": [pair.id],
+        "writeResultsToSamples": True, "parameters": {"assembler": "megahit"}},
+        headers=headers, status=201).json["resource"]
+    assert created["inputParameters"]["assembler"] == "megahit"
+    assert created["inputParameters"]["min_contig_length"] == "1000"
+    run(app_config)
+    body = submission(testapp, headers, created["identifier"])
+    assert body["analysisState"] == "COMPLETED", body.get("analysisError")
+    files = outputs(testapp, headers, body)
+    assert all(files[key] for key in OUTPUTS)
+
+    # Logs: each tool's output, with its version and command line.
+    for counted in ("Total pairs", "Combined pairs", "Uncombined pairs", "Percent combined"):
+        assert re.search(rf"\[FLASH\]\s+{counted}:\s+\d", files["read-merge-log"])
+    assert "# FLASH: FLASH v" in files["read-merge-log"]
+    assert "# MEGAHIT: MEGAHIT v" in files["assembly-log"]
+    assert re.search(r"# command: megahit .* -t 2 -m 8000000000", files["assembly-log"])
+    work_dir = Path(body["remoteInputDataId"])
+    assert json.loads((work_dir / "assembly-settings.json").read_text())["memory_gb"] == 8
+
+    # Contigs cover the genome; repeats are flagged by the filter's rules.
+    contigs = parse_fasta(files["contigs-with-repeats"])
+    assert genome_fraction(genome.sequence, [c.sequence for c in contigs]) >= 0.95
+    assert check_filter(files) >= 2
+    repeat_contigs = [c for c in contigs if c.header.endswith("copies)")]
+    mask = repeat_positions(genome)
+    import mappy
+
+    aligner = mappy.Aligner(seq=genome.sequence, preset="asm5")
+    for contig in repeat_contigs:
+        hit = next(aligner.map(contig.sequence))
+        assert mask[hit.r_st:hit.r_en].mean() > 0.9  # a flagged repeat is a real repeat
+    assert "Number of contigs:" in files["assembly-stats-repeats"]
+    assert f"{sum(len(c) for c in contigs):,}" in files["assembly-stats-repeats"]
+
+    # Annotation: GenBank with translated CDS, Prokka-style stats.
+    cds = check_genbank(files["annotations-genbank"], contigs)
+    stats = files["annotations-stats"].splitlines()
+    assert stats[:3] == ["organism: Genus species strain", f"contigs: {len(contigs)}",
+                         f"bases: {sum(len(c) for c in contigs)}"]
+    assert f"CDS: {cds}" in stats
+    assert "pyrodigal" in files["annotations-log"] and "CDS" in files["annotations-error"]
+
+    # Written back: the filtered assembly is the sample's, linked to the submission.
+    (assembly,) = testapp.get(f"/api/samples/{sample.id}/assemblies", headers=headers).json[
+        "resource"]["resources"]
+    assert links(assembly)["assembly/analysis"].endswith(
+        f"/api/analysisSubmissions/{body['identifier']}")
+    fasta = testapp.get(links(assembly)["self"],
+                        headers={**headers, "Accept": "application/fasta"}).text
+    assert fasta == files["contigs-with-repeats"]
+    pair_links = links(testapp.get(pair_url, headers=headers).json["resource"])
+    assert pair_links["analysis/assembly"].endswith(
+        f"/api/analysisSubmissions/{body['identifier']}")
+
+
+def test_spades_on_a_small_genome(testapp, app_config, factories, reads_dir):
+    data = dataset(reads_dir, "g120", 120_000, seed=5)
+    _, _, sample, pair, headers = world(factories, data)
+    created = testapp.post_json(LAUNCH.format("assembly"), {
+        "sequencingObjects": [pair.id],
+        "parameters": {"spades_kmers": "21,33,55,77"}}, headers=headers,
+        status=201).json["resource"]
+    assert created["inputParameters"]["assembler"] == "spades"  # the default
+    run(app_config)
+    body = submission(testapp, headers, created["identifier"])
+    assert body["analysisState"] == "COMPLETED", body.get("analysisError")
+    files = outputs(testapp, headers, body)
+    assert all(h.startswith("NODE_") for h in fasta_headers(files["contigs-all"]))
+    assert "SPAdes" in files["assembly-log"] and "-k 21,33,55,77" in files["assembly-log"]
+    contigs = parse_fasta(files["contigs-with-repeats"])
+    assert genome_fraction(data[0].sequence, [c.sequence for c in contigs]) >= 0.95
+    assert check_filter(files) >= 1
+    check_genbank(files["annotations-genbank"], contigs)
+    # Not asked to write back: no assembly on the sample.
+    assert testapp.get(f"/api/samples/{sample.id}/assemblies", headers=headers).json[
+        "resource"]["resources"] == []
+
+
+def test_collection_combines_samples_and_writes_each_back(testapp, app_config, factories,
+                                                          reads_dir):
+    families = ((1500, 3),)
+    a = dataset(reads_dir, "c1", 60_000, seed=11, families=families)
+    b = dataset(reads_dir, "c2", 70_000, seed=12, families=families)
+    owner, project, s1, _, headers = world(factories, a, name="coll-1")
+    _, _, s2, _, _ = world(factories, b, name="coll-2", project=project, owner=owner)
+    created = testapp.post_json(LAUNCH.format("assembly-collection"), {
+        "samples": [s1.id, s2.id], "writeResultsToSamples": True,
+        "parameters": {"assembler": "megahit", "length_for_average": 2000}},
+        headers=headers, status=201).json["resource"]
+    run(app_config)
+    body = submission(testapp, headers, created["identifier"])
+    assert body["analysisState"] == "COMPLETED", body.get("analysisError")
+    files = outputs(testapp, headers, body)
+    combined = parse_fasta(files["contigs-with-repeats"])
+    by_sample = {"coll-1": [], "coll-2": []}
+    for contig in combined:
+        by_sample[contig.header.split("|")[0]].append(contig.sequence)
+    assert genome_fraction(a[0].sequence, by_sample["coll-1"]) >= 0.95
+    assert genome_fraction(b[0].sequence, by_sample["coll-2"]) >= 0.95
+    for key in ("read-merge-log", "assembly-log", "filter-assembly-log", "annotations-stats"):
+        assert "==> coll-1 <==" in files[key] and "==> coll-2 <==" in files[key]
+    check_genbank(files["annotations-genbank"], combined)
+    for sample, genome in ((s1, a[0]), (s2, b[0])):
+        (assembly,) = testapp.get(f"/api/samples/{sample.id}/assemblies",
+                                  headers=headers).json["resource"]["resources"]
+        fasta = testapp.get(links(assembly)["self"],
+                            headers={**headers, "Accept": "application/fasta"}).text
+        own = [c.sequence for c in parse_fasta(fasta)]
+        assert genome_fraction(genome.sequence, own) >= 0.95  # its own contigs only
+
+
+# -- failures -----------------------------------------------------------------------------
+
+
+def fail_reason(testapp, app_config, headers, sid):
+    run(app_config, timeout=120)
+    body = submission(testapp, headers, sid)
+    assert body["analysisState"] == "ERROR"
+    return body
+
+
+def test_unpaired_input_is_an_error(testapp, app_config, factories):
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner), name="single-end")
+    single = factories.sequencing_object(sample, "unpaired")
+    headers = factories.headers(owner)
+    # Launching refuses it; a submission that holds one anyway fails with the reason.
+    testapp.post_json(LAUNCH.format("assembly"), {"sequencingObjects": [single.id]},
+                      headers=headers, status=400)
+    sub = factories.submission(owner, [single], "assembly")
+    body = fail_reason(testapp, app_config, headers, sub.id)
+    assert "paired-end" in body["analysisError"] and "single-end" in body["analysisError"]
+
+
+def fake_tool(tmp_path, monkeypatch, name, script):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    tool = bin_dir / name
+    tool.write_text("#!/bin/sh\n" + script)
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+@pytest.mark.parametrize(("tool", "script", "expected"), [
+    ("flash", "echo 'ERROR: cannot read input' >&2; exit 3",
+     "FLASH failed with exit code 3: ERROR: cannot read input"),
+    ("megahit", 'case "$1" in --version) echo MEGAHIT v0;; *) kill -9 $$;; esac',
+     "MEGAHIT was killed by signal SIGKILL (out of memory?)"),
+])
+def test_a_failing_tool_is_an_error_with_the_reason(testapp, app_config, factories,
+                                                    reads_dir, tmp_path, monkeypatch, tool,
+                                                    script, expected):
+    data = dataset(reads_dir, "g120", 120_000, seed=5)
+    _, _, _, pair, headers = world(factories, data)
+    fake_tool(tmp_path, monkeypatch, tool, script)
+    created = testapp.post_json(LAUNCH.format("assembly"), {
+        "sequencingObjects": [pair.id], "parameters": {"assembler": "megahit"}},
+        headers=headers, status=201).json["resource"]
+    body = fail_reason(testapp, app_config, headers, created["identifier"])
+    assert expected in body["analysisError"]
+    work_dir = Path(body["remoteInputDataId"])  # kept for inspection
+    assert (work_dir / "job.json").is_file() and (work_dir / "pipeline.log").is_file()
+
+
+def test_reads_that_assemble_to_nothing(testapp, app_config, factories, reads_dir):
+    # 0.5x of a 1 Mb genome: the pairs barely overlap, no contig reaches 1 kb.
+    data = dataset(reads_dir, "sparse", 1_000_000, seed=7, coverage=0.5, families=())
+    _, _, _, pair, headers = world(factories, data)
+    created = testapp.post_json(LAUNCH.format("assembly"), {
+        "sequencingObjects": [pair.id], "parameters": {"assembler": "megahit"}},
+        headers=headers, status=201).json["resource"]
+    body = fail_reason(testapp, app_config, headers, created["identifier"])
+    assert "assembled to nothing" in body["analysisError"]
+
+
+def test_parameters_are_checked(testapp, app_config, factories, reads_dir):
+    data = dataset(reads_dir, "g120", 120_000, seed=5)
+    _, _, _, pair, headers = world(factories, data)
+    res = testapp.post_json(LAUNCH.format("assembly"), {
+        "sequencingObjects": [pair.id],
+        "parameters": {"assembler": "velvet", "coverage_ratio": -1, "gcode": 0,
+                       "nonsense": 1}}, headers=headers, status=400).json
+    text = json.dumps(res)
+    for name in ("assembler", "coverage_ratio", "gcode", "nonsense"):
+        assert f"parameters.{name}" in text
+    created = testapp.post_json(LAUNCH.format("assembly"), {
+        "sequencingObjects": [pair.id], "parameters": {"spades_kmers": "20,33"}},
+        headers=headers, status=201).json["resource"]
+    body = fail_reason(testapp, app_config, headers, created["identifier"])
+    assert "spades_kmers must be ascending odd numbers" in body["analysisError"]
+
+
+def test_readiness_reports_the_tools(testapp, factories):
+    owner = factories.user()
+    headers = factories.headers(owner)
+    for name in ("assembly", "assembly-collection"):
+        info = testapp.get(f"/api/analysisTypes/{name}", headers=headers).json["resource"]
+        assert info["ready"] is True
+        tools = {t["name"]: t for t in info["tools"]}
+        assert tools["FLASH"]["version"].startswith("FLASH v")
+        assert tools["SPAdes"]["version"].startswith("SPAdes genome assembler v")
+        assert tools["MEGAHIT"]["version"].startswith("MEGAHIT v")
+        assert tools["SPAdes"]["install"] == "apt-get install spades"
+        defaults = {p["name"]: p["default"] for p in info["parameters"]}
+        assert defaults["min_contig_length"] == 1000 and defaults["repeat_ratio"] == 1.75
+        assert defaults["coverage_ratio"] == 0.33 and defaults["length_for_average"] == 5000
+        assert defaults["read_merge_min_overlap"] == 20
+        assert defaults["read_merge_max_overlap"] == 300
+
+
+# -- the filter and the report, by hand -----------------------------------------------------
+
+
+def test_filter_rules():
+    def node(n, length, cov):
+        return Contig(f"NODE_{n}_length_{length}_cov_{cov}", "A" * length)
+
+    contigs = [node(1, 10_000, 20.0), node(2, 6_000, 20.0), node(3, 5_000, 50.0),
+               node(4, 1_500, 81.0), node(5, 900, 20.0), node(6, 2_000, 6.0)]
+    result = filter_contigs(contigs)
+    average = (10_000 * 20 + 6_000 * 20 + 5_000 * 50) / 21_000
+    assert result.average == pytest.approx(average)
+    assert [c.header for c in result.without_repeats] == [contigs[0].header,
+                                                          contigs[1].header]
+    assert [c.header for c in result.repeats] == [
+        f"{contigs[2].header} ({int(50 / average)} copies)",
+        f"{contigs[3].header} ({int(81 / average)} copies)"]
+    assert [c.header for c in result.discarded] == [contigs[4].header, contigs[5].header]
+    assert len(result.with_repeats) == 4
+    # MEGAHIT headers carry multi=.
+    assert Contig("k141_3 flag=0 multi=72.0000 len=5000", "").coverage == 72.0
+
+
+def test_stats_report():
+    report = stats_report([Contig("a", "GGCC" * 500), Contig("b", "AT" * 250),
+                           Contig("c", "ACGT" * 1000)])
+    assert "Number of contigs:                      3" in report
+    assert "Number of contigs >=1kb:                2" in report
+    assert "N50 contig length:                      4,000" in report
+    assert "Number of bases in all contigs:         6,500" in report
+    assert "GC Content of contigs:                  61.54 %" in report
+
+
+def test_kmers():
+    assert check_kmers("21, 33,55") == [21, 33, 55]
+    for bad in ("", "21,22", "33,21", "9,21", "21,129", "a,b"):
+        with pytest.raises(Exception, match="spades_kmers"):
+            check_kmers(bad)
