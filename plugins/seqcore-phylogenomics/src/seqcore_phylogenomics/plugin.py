@@ -106,7 +106,7 @@ PHYLOGENOMICS = AnalysisType(
         _tool("minimap2", "minimap2", "minimap2"),
         _tool("BWA", "bwa", "bwa", "-h"),
         _tool("SMALT", "smalt", "smalt", "version"),
-        _tool("SAMtools", "samtools", "samtools"),
+        _tool("SAMtools", "samtools", "samtools", "--version-only"),  # --version is not UTF-8
         _tool("BCFtools", "bcftools", "bcftools"),
         _tool("FreeBayes", "freebayes", "freebayes"),
         _tool("PhyML", "phyml", "phyml"),
