@@ -171,3 +171,21 @@ def simulate_reads(genome: np.ndarray, coverage: float, out1: Path, out2: Path,
             handle.write(b"".join(
                 b"@r%d/%d\n%s\n+\n%s\n" % (i, mate, letters[i].tobytes(), quality)
                 for i in range(pairs)))
+
+
+def balanced_tree(isolates: int, per_branch: int) -> tuple[str, list[tuple[set[str], int]]]:
+    """A balanced tree of ``isoN`` leaves with ``per_branch`` SNVs on every branch below the
+    root (benchmarks: any number of isolates)."""
+    names = [f"iso{i}" for i in range(1, isolates + 1)]
+    branches: list[tuple[set[str], int]] = []
+
+    def build(group: list[str]) -> str:
+        branches.append((set(group), per_branch))
+        if len(group) == 1:
+            return group[0]
+        half = len(group) // 2
+        return f"({build(group[:half])},{build(group[half:])})"
+
+    half = len(names) // 2
+    newick = f"({build(names[:half])},{build(names[half:])})"
+    return newick, branches

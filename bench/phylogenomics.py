@@ -1,0 +1,189 @@
+"""Phylogenomics: seqcore's pipeline beside SNVPhyl's own tool chain, on the same reads.
+
+Generated data (no download): a random reference with repeat families, isolates on a
+balanced tree with known SNVs, one isolate missing a region, 2x150 bp reads from a numpy
+simulator. In the same run:
+
+* seqcore: reference uploaded, launched over REST, driven by an ``AnalysisWorker`` to
+  ``COMPLETED`` with the defaults (minimap2, pileup evidence, PhyML), ``threads`` cores;
+* SNVPhyl's chain by hand with its tools and options: ``smalt`` (k 13, s 6; pairs, insert
+  20-1000, min identity 0.5), ``samtools sort``, ``freebayes -p 1``, ``bcftools mpileup
+  -I -Q 0 -q 0 -d 1024 | call -c``, ``nucmer`` self-alignment, consolidation with the same
+  filters, PhyML (GTR, 4 gamma categories, estimated alpha and p-inv, NNI, aLRT), isolates
+  run side by side on the same cores as a Galaxy with that many job slots would.
+
+It prints both wall times, their ratio (goal: at most 0.6), whether the valid SNV sets and
+their bases are identical, and how both compare to the known SNVs.
+
+    .venv/bin/python bench/phylogenomics.py [--length 2000000] [--isolates 8]
+        [--coverage 30] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "plugins" / "seqcore-phylogenomics" / "tests"))
+
+
+def generate(tmp: Path, length: int, isolates: int, coverage: float) -> tuple:
+    import simulate
+
+    per_branch = max(3, length // 200_000)
+    truth = simulate.make_truth(length=length, seed=11, tree=simulate.balanced_tree(
+        isolates, per_branch), families=((1500, 4), (5000, 2), (900, 3)), deletion=6000,
+        snvs_in_repeats=6)
+    reference = tmp / "reference.fasta"
+    simulate.write_fasta(truth.reference, reference)
+    reads = {}
+    for i, name in enumerate(truth.names):
+        r1, r2 = tmp / f"{name}_R1.fastq", tmp / f"{name}_R2.fastq"
+        simulate.simulate_reads(truth.genomes[name], coverage, r1, r2, seed=500 + i)
+        reads[name] = (r1, r2)
+    return truth, reference, reads
+
+
+def valid_calls(table: str) -> dict[tuple[str, int], tuple[str, ...]]:
+    rows = [line.split("\t") for line in table.splitlines()[1:]]
+    return {(r[0], int(r[1])): tuple(r[3:]) for r in rows if r[2] == "valid"}
+
+
+def run_seqcore(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[float, str]:
+    import webtest
+
+    import seqcore_assemblies.plugin
+    import seqcore_phylogenomics.plugin
+    import seqcore_sequencefiles.plugin
+    from seqcore.analysis.worker import AnalysisWorker
+    from seqcore.config import configure
+    from seqcore.db.migrations import upgrade
+    from seqcore.testing.factories import Factories
+    from seqcore.testing.uploads import multipart
+
+    settings = {"sqlalchemy.url": f"sqlite:///{tmp / 'bench.sqlite'}",
+                "seqcore.storage.path": str(tmp / "storage"),
+                "seqcore.analysis.work_path": str(tmp / "work"),
+                "seqcore.analysis.threads": threads, "seqcore.analysis.max_running": 1,
+                "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
+    config = configure(settings, plugins=[seqcore_sequencefiles.plugin,
+                                          seqcore_assemblies.plugin,
+                                          seqcore_phylogenomics.plugin])
+    config.commit()
+    upgrade(config.get_settings(), config.registry.pm)
+    factories = Factories(config.registry["seqcore.db_session_factory"], config.get_settings())
+    owner = factories.user()
+    project = factories.project(owner=owner)
+    headers = factories.headers(owner)
+    samples = []
+    for name, (r1, r2) in reads.items():
+        sample = factories.sample(project, name=name)
+        factories.sequencing_object(sample, "pairs", files=[(r1.name, r1.read_bytes()),
+                                                            (r2.name, r2.read_bytes())])
+        samples.append(sample.id)
+    app = webtest.TestApp(config.make_wsgi_app())
+    body, content_type = multipart([("file", "reference.fasta", reference.read_bytes(), None)])
+    ref = app.post(f"/api/projects/{project.id}/referenceFiles", body,
+                   headers={**headers, "Content-Type": content_type}).json["resource"]
+    started = time.perf_counter()
+    res = app.post_json("/api/analysisSubmissions/phylogenomics",
+                        {"parameters": {"reference": ref["reference"]}, "samples": samples},
+                        headers=headers)
+    AnalysisWorker(config.registry).run_until_idle(timeout=7200, interval=0.5)
+    elapsed = time.perf_counter() - started
+    sub = app.get(res.headers["Location"], headers=headers).json["resource"]
+    if sub["analysisState"] != "COMPLETED":
+        raise SystemExit(f"seqcore failed: {sub.get('analysisError')}")
+    analysis = app.get(f"{res.headers['Location']}/analysis", headers=headers).json["resource"]
+    href = {link["rel"]: link["href"] for link in analysis["links"]}["outputFile/table"]
+    table = app.get(href, headers={**headers, "Accept": "text/plain"}).text
+    return elapsed, table
+
+
+def run_snvphyl(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[float, str]:
+    """SNVPhyl's tools with its options, step by step; consolidation and tables with the
+    same code as seqcore (SNVPhyl's Perl scripts are not packaged)."""
+    from seqcore_phylogenomics import pipeline, snv
+
+    work = tmp / "snvphyl"
+    work.mkdir()
+    started = time.perf_counter()
+    ref = snv.read_fasta(reference)
+    fasta = work / "reference.fasta"
+    shutil.copy(reference, fasta)
+    log = work / "tools.log"
+    pipeline.run_tool(["samtools", "faidx", str(fasta)], log)
+    repeats_job = snv.start_repeat_search(fasta, work / "self")
+    index = pipeline.index_reference("smalt", fasta, log)
+    t = snv.Thresholds()
+
+    def isolate(item: tuple[str, tuple[Path, Path]]) -> snv.Evidence:
+        name, (r1, r2) = item
+        here = work / name
+        here.mkdir()
+        bam = here / "alignment.bam"
+        pipeline.map_reads("smalt", index, [str(r1), str(r2)], 1, name, bam,
+                           here / "tools.log")
+        return pipeline.caller_evidence(bam, fasta, ref, t, here, here / "tools.log")
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        evidence = list(pool.map(isolate, reads.items()))
+    repeats = snv.finish_repeat_search(repeats_job, work / "self", ref, 150, 90.0)
+    result = snv.consolidate(ref, evidence, repeats, (500, 2))
+    names = list(reads)
+    snv.write_table(result, ref, names, work / "snvTable.tsv")
+    snv.write_matrix(result, ref, names, work / "snvMatrix.tsv")
+    labels, rows = snv.alignment(result, ref)
+    pipeline.build_tree("phyml", [*labels, *names], rows, work / "tree",
+                        work / "phylogeneticTree.newick", work / "stats.txt")
+    return time.perf_counter() - started, (work / "snvTable.tsv").read_text()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--length", type=int, default=2_000_000)
+    parser.add_argument("--isolates", type=int, default=8)
+    parser.add_argument("--coverage", type=float, default=30)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-phylo-"))
+    try:
+        t0 = time.perf_counter()
+        truth, reference, reads = generate(tmp, args.length, args.isolates, args.coverage)
+        print(f"data: {args.isolates} isolates, {args.length:,} bp reference, "
+              f"{args.coverage:g}x 2x150 bp, {len(truth.snvs)} SNVs "
+              f"({len(truth.expected_valid())} outside repeats and the deletion); "
+              f"generated in {time.perf_counter() - t0:.1f} s")
+        ours, our_table = run_seqcore(tmp, reference, reads, args.threads)
+        theirs, their_table = run_snvphyl(tmp, reference, reads, args.threads)
+        our_valid, their_valid = valid_calls(our_table), valid_calls(their_table)
+        expected = {("chromosome", pos): cells for pos, cells in
+                    ((p, tuple(["ACGT"[truth.reference[p - 1]], *c.values()]))
+                     for p, c in truth.expected_valid().items())}
+        print(f"seqcore (minimap2, pileup, PhyML):            {ours:8.1f} s")
+        print(f"SNVPhyl tools (smalt, freebayes, mpileup, PhyML): {theirs:8.1f} s")
+        print(f"ratio seqcore / SNVPhyl: {ours / theirs:.2f} (goal <= 0.60)")
+        print(f"valid SNVs: seqcore {len(our_valid)}, SNVPhyl {len(their_valid)}; identical "
+              f"sites and bases: {our_valid == their_valid}")
+        for label, calls in (("seqcore", our_valid), ("SNVPhyl", their_valid)):
+            hits = sum(1 for k, v in calls.items() if expected.get(k) == v)
+            print(f"  {label} vs truth: precision {hits / max(1, len(calls)):.3f}, "
+                  f"recall {hits / max(1, len(expected)):.3f}")
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
