@@ -1,0 +1,224 @@
+"""The assembly analysis against its own tools run by hand, on the same reads, in one run.
+
+A random genome (``--genome-mb``, with repeat families) and paired 2x150 bp reads simulated
+from it at ``--coverage``; then for each engine (SPAdes, MEGAHIT):
+
+* by hand: ``flash`` then the assembler, with the arguments the pipeline uses;
+* seqcore: an ``assembly`` submission driven from NEW to COMPLETED by a worker (FLASH,
+  assembler, filter, statistics, pyrodigal annotation, outputs copied into storage).
+
+It prints wall times, the genome fraction of both assemblies (contigs aligned back with
+mappy), and seqcore's overhead over the tools by hand: in total, and without the
+annotation (a step the by-hand run does not do, timed on its own).
+
+    .venv/bin/python bench/assembly.py [--genome-mb 5] [--coverage 40] [--engines megahit]
+
+SPAdes on 5 Mb at 40x takes 10-20 minutes on 2 cores; ``--genome-mb 1`` is a quick look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, this directory would come first on sys.path and bench/graphql.py would
+# hide the graphql package: look modules up from the project root instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "plugins" / "seqcore-assembly" / "tests"))  # simulate.py
+
+THREADS = 2
+MEMORY_GB = 8
+
+
+def build(tmp: Path) -> tuple:
+    import seqcore_assemblies.plugin
+    import seqcore_assembly.plugin
+    import seqcore_sequencefiles.plugin
+    from seqcore.config import configure
+    from seqcore.db.migrations import upgrade
+
+    settings = {"sqlalchemy.url": f"sqlite:///{tmp / 'bench.sqlite'}",
+                "seqcore.storage.path": str(tmp / "storage"),
+                "seqcore.analysis.work_path": str(tmp / "work"),
+                "seqcore.analysis.threads": THREADS,
+                "seqcore.assembly.memory_gb": MEMORY_GB,
+                "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
+    config = configure(settings, plugins=[seqcore_assembly.plugin,
+                                          seqcore_sequencefiles.plugin,
+                                          seqcore_assemblies.plugin])
+    config.commit()
+    upgrade(config.get_settings(), config.registry.pm)
+    return config
+
+
+def seqcore_run(config, pair_id: int, owner_id: int, parameters: dict) -> tuple[float, dict]:
+    """Launch to COMPLETED; returns the wall time and the submission's work directory."""
+    import transaction
+
+    from seqcore.analysis.parameters import check_parameters
+    from seqcore.analysis.registry import analysis_registry
+    from seqcore.analysis.service import create_submission
+    from seqcore.analysis.worker import AnalysisWorker
+    from seqcore.db import session_for
+    from seqcore.models.analysis import AnalysisSubmission
+    from seqcore.models.sequencing import SequencingObject
+
+    assembly = analysis_registry(config.registry).type("assembly")
+    typed, problems = check_parameters(assembly, parameters)
+    assert not problems, problems
+    start = time.perf_counter()
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
+    manager = transaction.TransactionManager(explicit=True)
+    with manager:
+        db = session_for(config.registry["seqcore.db_session_factory"], manager)
+        sub = create_submission(db, assembly, name="bench", inputs=[
+            db.get(SequencingObject, pair_id)], parameters=typed, project_ids=[],
+            update_samples=False, priority="HIGH", submitter_id=owner_id)
+        sid = sub.id
+    AnalysisWorker(config.registry).run_until_idle(timeout=7200, interval=0.2)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    worker_cpu = (after.ru_utime - cpu.ru_utime) + (after.ru_stime - cpu.ru_stime)
+    session = config.registry["seqcore.db_session_factory"]()
+    sub = session.get(AnalysisSubmission, sid)
+    assert sub.state == "COMPLETED", sub.error
+    info = {"work_dir": Path(sub.work_dir), "worker_cpu_s": round(worker_cpu, 1)}
+    session.close()
+    return elapsed, info
+
+
+def by_hand(r1: Path, r2: Path, out: Path, engine: str, kmers: str) -> tuple[dict, Path]:
+    """FLASH and the assembler as a person would run them (same arguments as the
+    pipeline)."""
+    from seqcore_assembly.tools import tool_environment
+
+    out.mkdir(parents=True)
+    env = tool_environment()
+    times = {}
+
+    def timed(name: str, argv: list) -> None:
+        start = time.perf_counter()
+        subprocess.run([str(a) for a in argv], cwd=out, check=True, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times[name] = time.perf_counter() - start
+
+    timed("flash", ["flash", "-m", 20, "-M", 300, "-t", THREADS, "-d", out / "flash",
+                    "-o", "flash", r1, r2])
+    merged = out / "flash" / "flash.extendedFrags.fastq"
+    n1 = out / "flash" / "flash.notCombined_1.fastq"
+    n2 = out / "flash" / "flash.notCombined_2.fastq"
+    if engine == "megahit":
+        timed("megahit", ["megahit", "-1", n1, "-2", n2, "-r", merged, "-o", out / "megahit",
+                          "-t", THREADS, "-m", MEMORY_GB * 1_000_000_000])
+        contigs = out / "megahit" / "final.contigs.fa"
+    else:
+        timed("spades", ["spades.py", "-o", out / "spades", "-1", n1, "-2", n2,
+                         "--merged", merged, "-k", kmers, "-t", THREADS, "-m", MEMORY_GB])
+        contigs = out / "spades" / "contigs.fasta"
+    return times, contigs
+
+
+def tool_times(work_dir: Path) -> dict[str, float]:
+    """Seconds each tool took inside the pipeline (from the job's log)."""
+    found = {}
+    for line in (work_dir / "pipeline.log").read_text().splitlines():
+        hit = re.search(r"(\w+): exit code 0 after ([0-9.]+) s", line)
+        if hit:
+            found[hit.group(1)] = float(hit.group(2))
+    return found
+
+
+def annotation_time(contigs_path: Path, tmp: Path) -> float:
+    from seqcore_assembly.annotate import AnnotationOptions, annotate
+    from seqcore_assembly.contigs import read_fasta
+    from seqcore_assembly.tools import ToolRunner
+
+    contigs = list(read_fasta(contigs_path))
+    start = time.perf_counter()
+    annotate(contigs, tmp, AnnotationOptions(), ToolRunner(lambda message: None))
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--genome-mb", type=float, default=5.0)
+    parser.add_argument("--coverage", type=float, default=40.0)
+    parser.add_argument("--engines", default="megahit,spades")
+    parser.add_argument("--kmers", default="21,33,55,77",
+                        help="SPAdes k-mers (the pipeline's default is IRIDA's 21..127)")
+    args = parser.parse_args()
+
+    from simulate import genome_fraction, random_genome, simulate_reads
+
+    from seqcore.testing.factories import Factories
+    from seqcore_assembly.contigs import read_fasta
+
+    (ROOT / "var").mkdir(exist_ok=True)
+    results: dict = {"genome_mb": args.genome_mb, "coverage": args.coverage,
+                     "threads": THREADS}
+    with tempfile.TemporaryDirectory(dir=ROOT / "var") as tmp_name:
+        tmp = Path(tmp_name)
+        start = time.perf_counter()
+        genome = random_genome(int(args.genome_mb * 1_000_000), seed=1)
+        r1, r2 = tmp / "bench_R1.fastq", tmp / "bench_R2.fastq"
+        pairs = simulate_reads(genome.sequence, args.coverage, r1, r2, seed=2)
+        results["simulate_s"] = round(time.perf_counter() - start, 1)
+        results["pairs"] = pairs
+
+        config = build(tmp)
+        factories = Factories(config.registry["seqcore.db_session_factory"],
+                              config.get_settings())
+        owner = factories.user()
+        sample = factories.sample(factories.project(owner=owner))
+        pair = factories.sequencing_object(sample, "pairs", files=[
+            ("bench_R1.fastq", r1.read_bytes()), ("bench_R2.fastq", r2.read_bytes())])
+
+        for engine in args.engines.split(","):
+            hand_times, hand_contigs = by_hand(r1, r2, tmp / f"hand-{engine}", engine,
+                                               args.kmers)
+            hand_total = sum(hand_times.values())
+            parameters = {"assembler": engine, "spades_kmers": args.kmers}
+            total, info = seqcore_run(config, pair.id, owner.id, parameters)
+            outputs = info["work_dir"] / "sample" / "outputs"
+            annotate_s = annotation_time(outputs / "contigs-with-repeats.fasta",
+                                         tmp / f"annotate-{engine}")
+            ours = [c.sequence for c in read_fasta(outputs / "contigs-with-repeats.fasta")]
+            theirs = [c.sequence for c in read_fasta(hand_contigs)]
+            results[engine] = {
+                "by_hand_s": {k: round(v, 1) for k, v in hand_times.items()},
+                "by_hand_total_s": round(hand_total, 1),
+                "seqcore_total_s": round(total, 1),
+                "seqcore_tools_s": tool_times(info["work_dir"]),
+                "annotation_s": round(annotate_s, 1),
+                "worker_cpu_s": info["worker_cpu_s"],
+                "overhead_pct": round(100 * (total - hand_total) / hand_total, 1),
+                # The steadier figure: everything seqcore did besides running the tools
+                # (filter, statistics, annotation, storage, the worker's polling), against
+                # the tools' own time in the same submission.
+                "outside_tools_s": round(total - sum(tool_times(info["work_dir"]).values()), 1),
+                "outside_tools_pct": round(100 * (total - sum(tool_times(
+                    info["work_dir"]).values())) / sum(tool_times(info["work_dir"]).values()),
+                    1),
+                "overhead_without_annotation_pct": round(
+                    100 * (total - annotate_s - hand_total) / hand_total, 1),
+                "genome_fraction_seqcore": round(genome_fraction(genome.sequence, ours), 4),
+                "genome_fraction_by_hand": round(genome_fraction(genome.sequence, theirs), 4),
+                "contigs_seqcore": len(ours), "contigs_by_hand": len(theirs),
+            }
+            print(json.dumps({engine: results[engine]}), flush=True)
+            shutil.rmtree(tmp / f"hand-{engine}", ignore_errors=True)
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
