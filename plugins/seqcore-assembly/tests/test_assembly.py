@@ -396,3 +396,31 @@ def test_kmers():
     for bad in ("", "21,22", "33,21", "9,21", "21,129", "a,b"):
         with pytest.raises(Exception, match="spades_kmers"):
             check_kmers(bad)
+
+
+def test_prokka_when_configured(tmp_path, monkeypatch):
+    """With a Prokka database directory set, Prokka annotates: the contigs go in renamed,
+    its stdout and stderr become the two logs, its .gbk and .txt the other outputs. (A stand-in
+    prokka: the Debian package is not installed for the tests.)"""
+    from seqcore_assembly.annotate import AnnotationOptions, annotate
+    from seqcore_assembly.tools import ToolRunner
+
+    fake_tool(tmp_path, monkeypatch, "prokka", """
+case "$1" in --version) echo "prokka 1.14.6"; exit 0;; esac
+while [ $# -gt 1 ]; do [ "$1" = --outdir ] && out=$2; shift; done
+mkdir -p "$out"; head -1 "$1" > "$out/first-header"
+printf 'LOCUS       contig00001   12 bp    DNA     linear   BCT\\n//\\n' > "$out/genome.gbk"
+printf 'organism: Genus species strain\\ncontigs: 1\\nbases: 12\\nCDS: 0\\n' > "$out/genome.txt"
+echo "[10:00:00] This is prokka" >&2; echo "stdout line"
+""")
+    logged = []
+    files = annotate([Contig("NODE_1_length_12_cov_3.0", "ACGTACGTACGT")], tmp_path / "out",
+                     AnnotationOptions(prokka_dbdir="/srv/prokka-db", threads=2),
+                     ToolRunner(logged.append))
+    assert files.genbank.read_text().startswith("LOCUS       contig00001")
+    assert "CDS: 0" in files.stats.read_text()
+    assert "[10:00:00] This is prokka" in files.err.read_text()
+    log = files.log.read_text()
+    assert "# Prokka: prokka 1.14.6" in log and "--dbdir /srv/prokka-db" in log
+    assert "--cpus 2" in log and "--evalue 1e-06" in log and "stdout line" in log
+    assert (tmp_path / "out" / "prokka" / "first-header").read_text() == ">contig00001\n"
