@@ -131,6 +131,14 @@ def test_bad_launches_are_refused(testapp, world, db, parameters, field, text):
     assert db.query(AnalysisSubmission).count() == 0
 
 
+def test_reference_problems_come_with_the_others(testapp, world):
+    res = _launch(testapp, world["headers"], status=400,
+                  parameters={"reference": "x", "minimum-read-coverage": "many"},
+                  sequencingObjects=[999999])
+    assert set(res.json) == {"parameters.reference", "parameters.minimum-read-coverage",
+                             "sequencingObjects"}
+
+
 def test_a_reference_the_caller_cannot_read_does_not_exist(testapp, world, factories, db):
     other = factories.project(owner=world["stranger"])
     ref_id = upload_reference(testapp, other, world["stranger_headers"]).json["resource"][

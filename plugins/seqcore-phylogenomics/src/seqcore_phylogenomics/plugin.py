@@ -287,9 +287,16 @@ def launch_phylogenomics(request: Request) -> dict:
             path, problem = resolve_reference(request, parameters["reference"])
             if problem:
                 problems["parameters.reference"] = [problem]
+    try:
+        submission = launch(request, NAME, body)
+    except ApiError as err:
+        # Every problem at once, as the framework answers: the reference's with the rest.
+        mergeable = err.status_code == 400 and "message" not in err.payload
+        if problems and mergeable:
+            raise validation_error({**err.payload, **problems}) from None
+        raise
     if problems:
         raise validation_error(problems)
-    submission = launch(request, NAME, body)
     if len(_sample_ids(request, submission)) < 2:  # raising rolls the submission back
         raise validation_error({"samples": [
             "Phylogenomics compares isolates: give the paired reads of at least two samples."]})
