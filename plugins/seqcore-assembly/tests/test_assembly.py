@@ -424,3 +424,38 @@ echo "[10:00:00] This is prokka" >&2; echo "stdout line"
     assert "# Prokka: prokka 1.14.6" in log and "--dbdir /srv/prokka-db" in log
     assert "--cpus 2" in log and "--evalue 1e-06" in log and "stdout line" in log
     assert (tmp_path / "out" / "prokka" / "first-header").read_text() == ">contig00001\n"
+
+
+def test_automated_assembly_on_upload_writes_back(testapp, app_config, factories, reads_dir):
+    """An automated run (set on the project) writes back without being asked, because the
+    project owns the sample; the pair links to it."""
+    from seqcore.processing import Worker
+    from seqcore.testing.uploads import multipart
+
+    genome, r1, r2 = dataset(reads_dir, "c1", 60_000, seed=11, families=((1500, 3),))
+    owner = factories.user()
+    project = factories.project(owner=owner)
+    sample = factories.sample(project, name="automated-1")
+    headers = factories.headers(owner)
+    testapp.put_json(f"/api/projects/{project.id}/automatedAnalyses", {"analysisTypes": [
+        {"type": "assembly", "parameters": {"assembler": "megahit",
+                                            "length_for_average": 2000}}]}, headers=headers)
+    body, content_type = multipart([("file1", "a_R1.fastq", r1, None),
+                                    ("file2", "a_R2.fastq", r2, None)])
+    testapp.post(f"/api/samples/{sample.id}/pairs", body,
+                 headers={**headers, "Content-Type": content_type})
+    Worker(app_config.registry).run_until_idle()
+    run(app_config)
+    (entry,) = testapp.get(f"/api/projects/{project.id}/analyses/assembly",
+                           headers=headers).json["resource"]["resources"]
+    assert entry["analysisState"] == "COMPLETED"
+    (assembly,) = testapp.get(f"/api/samples/{sample.id}/assemblies", headers=headers).json[
+        "resource"]["resources"]
+    sid = links(assembly)["assembly/analysis"].rsplit("/", 1)[1]
+    (pair,) = testapp.get(f"/api/samples/{sample.id}/sequenceFiles/pairs",
+                          headers=headers).json["resource"]["resources"]
+    pair_links = links(testapp.get(links(pair)["self"], headers=headers).json["resource"])
+    assert pair_links["analysis/assembly"].endswith(f"/api/analysisSubmissions/{sid}")
+    fasta = testapp.get(links(assembly)["self"],
+                        headers={**headers, "Accept": "application/fasta"}).text
+    assert genome_fraction(genome.sequence, [c.sequence for c in parse_fasta(fasta)]) >= 0.95
