@@ -13,7 +13,7 @@ from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.project import ProjectRole
 from seqcore.models.sequencing import SequenceFile
 from seqcore.testing.contracts import AnalysisPluginContract, stored_files
-from seqcore.testing.uploads import fasta, fastq, multipart
+from seqcore.testing.uploads import fasta, fastq, gz, multipart
 from seqcore_phylogenomics.models import ReferenceFile, SubmissionReference
 
 LAUNCH = "/api/analysisSubmissions/phylogenomics"
@@ -74,6 +74,12 @@ def test_reference_files_upload_list_download(testapp, world):
         "resource"])
     assert project_links["project/referenceFiles"].endswith(
         f"/api/projects/{project.id}/referenceFiles")
+
+
+def test_gzipped_references_are_read(testapp, world):
+    body = upload_reference(testapp, world["project"], world["headers"], gz(fasta(3, 400)),
+                            name="ref.fasta.gz").json["resource"]
+    assert body["fileLength"] == 1200
 
 
 def test_reference_files_follow_the_project_acl(testapp, world, db):

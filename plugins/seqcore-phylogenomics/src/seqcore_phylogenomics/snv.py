@@ -9,6 +9,7 @@ disagreement) and 5 for ``-`` (below the minimum coverage), the cell values of S
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,28 +58,40 @@ class Reference:
 
 
 def read_fasta(path: Path) -> Reference:
-    """Parse a FASTA reference; refuses what is not FASTA with a message for the user."""
+    """Parse a FASTA reference (plain or gzip, as uploads may be); refuses what is not FASTA
+    with a message for the user."""
+    with open(path, "rb") as probe:
+        gzipped = probe.read(2) == b"\x1f\x8b"
+    try:
+        with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as handle:
+            return _parse_fasta(handle)
+    except (OSError, EOFError) as err:  # a damaged gzip stream
+        raise ReferenceError(f"the compressed file cannot be read ({err}).") from err
+
+
+def _parse_fasta(handle: Any) -> Reference:
     names: list[str] = []
+    seen: set[str] = set()
     chunks: list[list[bytes]] = []
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            line = raw.strip()
-            if not line:
-                continue
-            if line.startswith(b">"):
-                name = line[1:].split()[0].decode("utf-8", "replace") if line[1:].split() else ""
-                if not name:
-                    raise ReferenceError(f"line {number}: a FASTA header without a name.")
-                if name in names:
-                    raise ReferenceError(f"the contig name {name!r} appears twice.")
-                names.append(name)
-                chunks.append([])
-            elif not names:
-                raise ReferenceError("this is not FASTA: it does not start with '>'.")
-            else:
-                if not line.replace(b"-", b"").isalpha():
-                    raise ReferenceError(f"line {number}: not a sequence line.")
-                chunks[-1].append(line)
+    for number, raw in enumerate(handle, 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith(b">"):
+            name = line[1:].split()[0].decode("utf-8", "replace") if line[1:].split() else ""
+            if not name:
+                raise ReferenceError(f"line {number}: a FASTA header without a name.")
+            if name in seen:
+                raise ReferenceError(f"the contig name {name!r} appears twice.")
+            seen.add(name)
+            names.append(name)
+            chunks.append([])
+        elif not names:
+            raise ReferenceError("this is not FASTA: it does not start with '>'.")
+        else:
+            if not line.replace(b"-", b"").isalpha():
+                raise ReferenceError(f"line {number}: not a sequence line.")
+            chunks[-1].append(line)
     if not names:
         raise ReferenceError("this is not FASTA: no sequence records.")
     seqs = [b"".join(c) for c in chunks]
