@@ -95,6 +95,16 @@ def test_reference_files_follow_the_project_acl(testapp, world, db):
     assert db.query(ReferenceFile).count() == 0
 
 
+def test_reference_files_go_with_their_project(testapp, world, db, app_config):
+    project = world["project"]
+    upload_reference(testapp, project, world["headers"], name="gone.fasta")
+    testapp.delete(f"/api/projects/{project.id}", headers=world["headers"])
+    assert db.query(ReferenceFile).count() == 0
+    assert db.query(SequenceFile).filter(SequenceFile.file_name == "gone.fasta").count() == 0
+    storage = app_config.get_settings()["seqcore.storage.path"]
+    assert not [p for p in stored_files(storage) if p.name == "gone.fasta"]
+
+
 @pytest.mark.parametrize(("content", "message"), [
     (fastq(), "not FASTA"),
     (b">contig1\nACGT\n12345\n", "not a sequence line"),

@@ -22,7 +22,8 @@ from typing import Any
 
 from pyramid.request import Request
 from pyramid.response import Response
-from sqlalchemy import select
+from pyramid.threadlocal import get_current_request
+from sqlalchemy import delete, event, select
 from sqlalchemy.orm import object_session
 
 from seqcore import hookimpl
@@ -40,6 +41,7 @@ from seqcore.contrib import (
     View,
 )
 from seqcore.links import child_href, url_for
+from seqcore.models.project import Project
 from seqcore.models.sequencing import SequenceFile
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.projects import ProjectResource
@@ -315,6 +317,25 @@ def _sample_ids(request: Request, submission: Any) -> set[int]:
     ids = [link.object_id for link in submission.inputs]
     return set(request.db.scalars(select(SequencingObject.sample_id).where(
         SequencingObject.id.in_(ids))))
+
+
+@event.listens_for(Project, "before_delete")
+def _project_deleting(mapper: Any, connection: Any, project: Project) -> None:
+    """A deleted project takes its reference files along: rows now (the foreign key would
+    leave the stored files' records behind), files once the request commits. There is no
+    ``projects_deleting`` hook (as there is for samples), hence the ORM event."""
+    rows = connection.execute(
+        select(ReferenceFile.id, SequenceFile.id.label("file_id"), SequenceFile.path)
+        .join(SequenceFile, SequenceFile.id == ReferenceFile.file_id)
+        .where(ReferenceFile.project_id == project.id)).all()
+    if not rows:
+        return
+    connection.execute(delete(ReferenceFile).where(ReferenceFile.project_id == project.id))
+    connection.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.file_id
+                                                                       for r in rows])))
+    request = get_current_request()
+    if request is not None:
+        request.storage.remove_after_commit([r.path for r in rows], request.tm)
 
 
 def _project_href(request: Request, context: ProjectReferenceFiles) -> str:
