@@ -36,8 +36,11 @@ OUTPUT_FILES = {
     "alignment": "snvAlignment.phy",
     "core": "vcf2core.tsv",
 }
-# PhyML is an OpenMPI build in Debian: it refuses to start as root without these.
-MPI_ROOT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+# Debian's ``phyml`` wraps an OpenMPI build in ``mpirun`` on machines with several cores;
+# MPI only parallelises bootstraps, which aLRT supports do not need: run the serial binary
+# (PHYMLMPI=no), and should mpirun still start, let it run as root.
+PHYML_ENV = {"PHYMLMPI": "no", "OMPI_ALLOW_RUN_AS_ROOT": "1",
+             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
 class ToolFailed(PipelineError):
@@ -195,7 +198,7 @@ def build_tree(method: str, labels: list[str], rows: np.ndarray, work: Path,
         phylip = work / "alignment.phy"
         phylip.write_text(f"{len(internal)} {rows.shape[1]}\n" + "".join(
             f"{n} {r.tobytes().decode()}\n" for n, r in zip(internal, rows, strict=True)))
-        env = {**os.environ, **MPI_ROOT}
+        env = {**os.environ, **PHYML_ENV}
         run_tool(["phyml", "-i", str(phylip), "-d", "nt", "-m", "GTR", "-t", "e", "-v", "e",
                   "-c", "4", "-a", "e", "-s", "NNI", "-b", "-4", "-o", "tlr",
                   "--no_memory_check"], log, env=env, stdin=subprocess.DEVNULL)
