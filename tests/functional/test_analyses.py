@@ -296,7 +296,9 @@ def _ini(tmp_path, database_url, settings):
         f"seqcore.analysis.work_path = {settings['seqcore.analysis.work_path']}\n"
         "seqcore.plugins.enabled = sequencefiles\n"
         "seqcore.plugins.modules = tests.plugins.readcount\n"
-        "seqcore.processing.lease_seconds = 2\n")
+        "seqcore.processing.lease_seconds = 2\n"
+        # The web layer wants a session secret outside SQLite (PostgreSQL runs).
+        "seqcore.session.secret = worker-test-secret\n")
     return path
 
 

@@ -129,7 +129,9 @@ def _ini(tmp_path, database_url, storage, modules=""):
         f"seqcore.storage.path = {storage}\n"
         "seqcore.plugins.enabled = sequencefiles\n"
         f"seqcore.plugins.modules = {modules}\n"
-        "seqcore.processing.lease_seconds = 3\n")
+        "seqcore.processing.lease_seconds = 3\n"
+        # The web layer wants a session secret outside SQLite (PostgreSQL runs).
+        "seqcore.session.secret = worker-test-secret\n")
     return path
 
 
