@@ -29,8 +29,9 @@ def _probe(command: str, version_args: tuple[str, ...]) -> tuple[str | None, str
     if path is None:
         return None, None
     try:
+        # Some tools print bytes that are not UTF-8 with their version (samtools does).
         done = subprocess.run([path, *version_args], capture_output=True, text=True,
-                              timeout=20, check=False)
+                              errors="replace", timeout=20, check=False)
         text = (done.stdout or done.stderr).strip().splitlines()
         return path, text[0].strip() if text else None
     except (OSError, subprocess.TimeoutExpired):
