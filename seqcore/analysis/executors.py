@@ -74,7 +74,8 @@ class LocalExecutor:
     def submit(self, work_dir: Path) -> str:
         log = open(work_dir / "executor.log", "ab")  # noqa: SIM115
         # The job imports the same code the worker does (plugins included).
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+               "SEQCORE_ORIGINAL_PYTHONPATH": os.environ.get("PYTHONPATH", "")}
         process = subprocess.Popen(
             [sys.executable, "-m", "seqcore.analysis.run", str(work_dir)],
             stdout=log, stderr=subprocess.STDOUT, cwd=work_dir, start_new_session=True,
