@@ -286,6 +286,20 @@ def samples_deleting(sample_ids: list[int], request: Request | None) -> None:
 
 
 @hookspec
+def projects_deleting(project_ids: list[int], request: Request | None) -> None:
+    """Notification: these projects are about to be deleted (after their unshared samples).
+
+    Runs inside the deleting transaction; a plugin removes rows it keeps per project and
+    collects stored files to delete after commit, as for :func:`samples_deleting`.
+
+    :param project_ids: the ids of the projects being deleted.
+    :param request: the current request, or ``None`` outside one.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
 def file_uploaded(sequencing_object: Any, kind: str, request: Request | None,
                   registry: Any) -> None:
     """Notification: a sequencing object finished processing (checksum, QC).

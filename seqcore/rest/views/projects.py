@@ -109,6 +109,8 @@ def delete_project(request: Request) -> dict:
 
     orphans = orphans_after_removal(request.db, request.context.project.id)
     delete_samples(request.db, request.registry.pm, orphans, request)
+    request.registry.pm.hook.projects_deleting(project_ids=[request.context.project.id],
+                                               request=request)
     request.db.delete(request.context.project)
     request.db.flush()
     return links_only([("collection", url_for(request, request.context.__parent__))])

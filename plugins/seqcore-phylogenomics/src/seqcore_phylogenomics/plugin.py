@@ -22,8 +22,7 @@ from typing import Any
 
 from pyramid.request import Request
 from pyramid.response import Response
-from pyramid.threadlocal import get_current_request
-from sqlalchemy import delete, event, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import object_session
 
 from seqcore import hookimpl
@@ -41,7 +40,6 @@ from seqcore.contrib import (
     View,
 )
 from seqcore.links import child_href, url_for
-from seqcore.models.project import Project
 from seqcore.models.sequencing import SequenceFile
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.projects import ProjectResource
@@ -319,23 +317,20 @@ def _sample_ids(request: Request, submission: Any) -> set[int]:
         SequencingObject.id.in_(ids))))
 
 
-@event.listens_for(Project, "before_delete")
-def _project_deleting(mapper: Any, connection: Any, project: Project) -> None:
+@hookimpl
+def projects_deleting(project_ids: list[int], request: Any) -> None:
     """A deleted project takes its reference files along: rows now (the foreign key would
-    leave the stored files' records behind), files once the request commits. There is no
-    ``projects_deleting`` hook (as there is for samples), hence the ORM event."""
-    rows = connection.execute(
+    leave the stored files' records behind), files once the request commits."""
+    db = request.db
+    rows = db.execute(
         select(ReferenceFile.id, SequenceFile.id.label("file_id"), SequenceFile.path)
         .join(SequenceFile, SequenceFile.id == ReferenceFile.file_id)
-        .where(ReferenceFile.project_id == project.id)).all()
+        .where(ReferenceFile.project_id.in_(project_ids))).all()
     if not rows:
         return
-    connection.execute(delete(ReferenceFile).where(ReferenceFile.project_id == project.id))
-    connection.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.file_id
-                                                                       for r in rows])))
-    request = get_current_request()
-    if request is not None:
-        request.storage.remove_after_commit([r.path for r in rows], request.tm)
+    db.execute(delete(ReferenceFile).where(ReferenceFile.project_id.in_(project_ids)))
+    db.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.file_id for r in rows])))
+    request.storage.remove_after_commit([r.path for r in rows], request.tm)
 
 
 def _project_href(request: Request, context: ProjectReferenceFiles) -> str:
