@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from seqcore.models.sample import ProjectSample, Sample
@@ -41,8 +41,3 @@ def orphans_after_removal(db: Session, project_id: int, sample_ids: Iterable[int
     if sample_ids is not None:
         query = query.where(ProjectSample.sample_id.in_(list(sample_ids)))
     return list(db.scalars(query))
-
-
-def count_in_project(db: Session, project_id: int) -> int:
-    return db.scalar(select(func.count()).select_from(ProjectSample)
-                     .where(ProjectSample.project_id == project_id)) or 0

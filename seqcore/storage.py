@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -158,9 +157,6 @@ class Storage:
             txn.join(data)
             txn.set_data(self, data)
         return data
-
-    def usage(self) -> int:
-        return shutil.disk_usage(self.root).free
 
 
 def _has_data(txn: Any, key: object) -> bool:

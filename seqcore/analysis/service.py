@@ -21,7 +21,6 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
-from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequencingObject
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
@@ -183,10 +182,3 @@ def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,
     db.add(submission)
     db.flush()
     return submission
-
-
-def sample_names(db: Any, sample_ids: Iterable[int]) -> dict[int, str]:
-    ids = list(sample_ids)
-    if not ids:
-        return {}
-    return dict(db.execute(select(Sample.id, Sample.name).where(Sample.id.in_(ids))).all())

@@ -28,6 +28,7 @@ from pyramid.registry import Registry
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
+from seqcore.analysis.parameters import check_parameters
 from seqcore.analysis.pipeline import write_job
 from seqcore.analysis.registry import analysis_registry, make_executor
 from seqcore.db import session_for, utcnow
@@ -221,9 +222,7 @@ class AnalysisWorker:
             inputs.append({"object_id": obj.id, "kind": obj.kind, "sample_id": sample.id,
                            "sample_name": sample.name,
                            "files": [str(self.storage.path(f.path)) for f in files]})
-        schema = {p.name: p for p in analysis_type.parameters}
-        from seqcore.analysis.parameters import check_parameters
-
+        schema = {p.name for p in analysis_type.parameters}
         typed, _ = check_parameters(analysis_type, {k: v for k, v in sub.parameters.items()
                                                     if k in schema})
         return {"submission_id": sub.id, "analysis_type": analysis_type.name,
