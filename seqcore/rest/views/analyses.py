@@ -35,7 +35,7 @@ from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
-from seqcore.rest.views.files import download, object_entry
+from seqcore.rest.views.files import download, negotiate, object_entry
 from seqcore.security.permissions import Permission
 
 INPUT_KINDS = {"pairs": "pairs", "unpaired": "unpaired"}
@@ -123,10 +123,9 @@ def get_analysis(request: Request) -> dict:
         href = url_for(request, context, "file", output.id)
         for rel in rels.get(output.key, [f"outputFile/{output.key}"]):
             links.append({"rel": rel, "href": href})
+    analysis_type = analysis_registry(request.registry).type(submission.analysis_type)
     return {"resource": {
-        "description": analysis_registry(request.registry).type(
-            submission.analysis_type).label if analysis_registry(request.registry).type(
-            submission.analysis_type) else submission.analysis_type,
+        "description": analysis_type.label if analysis_type else submission.analysis_type,
         "executionManagerAnalysisId": submission.remote_workflow_id,
         "createdDate": epoch_ms(submission.modified or submission.created),
         "additionalProperties": {},
@@ -143,12 +142,10 @@ def get_output(request: Request) -> Response | dict:
     submission = context.__parent__.__parent__.submission
     declared = analysis_registry(request.registry).output_keys(submission.analysis_type)
     media = declared[output.key].media_type if output.key in declared else "text/plain"
-    offers = list(dict.fromkeys(["application/json", "text/plain", media]))
-    acceptable = [o for o, _ in request.accept.acceptable_offers(offers)]
-    if not acceptable:
-        raise ApiError(406, message="This output is available as " + ", ".join(offers) + ".")
-    if acceptable[0] != "application/json":
-        return download(request, context, acceptable[0])
+    chosen = negotiate(request, list(dict.fromkeys(["application/json", "text/plain", media])),
+                       "This output")
+    if chosen != "application/json":
+        return download(request, context, chosen)
     stored = output.file
     request.response.content_type = "application/json"
     request.response.json_body = {"resource": entry(request, context, {

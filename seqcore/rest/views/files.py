@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pyramid.request import Request
@@ -303,11 +305,7 @@ def get_file(request: Request) -> Response | dict:
     """The file as JSON, or its bytes when ``Accept`` names one of the kind's media types."""
     context: SequenceFileResource = request.context
     kind = context.object_ctx.kind
-    offers = ["application/json", *kind.media_types]
-    acceptable = [o for o, _ in request.accept.acceptable_offers(offers)]
-    chosen = acceptable[0] if acceptable else None
-    if chosen is None:
-        raise ApiError(406, message="This file is available as " + ", ".join(offers) + ".")
+    chosen = negotiate(request, ["application/json", *kind.media_types])
     if chosen != "application/json":
         return download(request, context, chosen)
     response = request.response
@@ -316,7 +314,15 @@ def get_file(request: Request) -> Response | dict:
     return response
 
 
-def download(request: Request, context: SequenceFileResource, media_type: str) -> Response:
+def negotiate(request: Request, offers: list[str], what: str = "This file") -> str:
+    """The media type to answer with, from ``Accept`` (JSON first for ``*/*``); 406 if none."""
+    acceptable = [offer for offer, _ in request.accept.acceptable_offers(offers)]
+    if not acceptable:
+        raise ApiError(406, message=f"{what} is available as " + ", ".join(offers) + ".")
+    return acceptable[0]
+
+
+def download(request: Request, context: Any, media_type: str) -> Response:
     hooked = request.registry.pm.hook.resolve_download(request=request, context=context,
                                                        media_type=media_type)
     if hooked is not None:
@@ -362,3 +368,33 @@ ENDPOINTS = [
         "GET": View(get_file, Permission.SAMPLE_READ, renderer=None),
     }, description="A file of the sample by id; Accept: application/fastq downloads it."),
 ]
+
+
+def receive_file(request: Request, check: Callable[[], Any],
+                 inspect: Callable[[Path], None] | None = None) -> SequenceFile:
+    """A multipart upload of one file part named ``file`` (a ``parameters`` part is accepted
+    and ignored, as IRIDA's uploader sends one), streamed into storage through ``check``.
+
+    ``inspect(path)`` may look at the whole received file and raise
+    :class:`~seqcore.rest.errors.ApiError` before it is kept. Returns the (unsaved)
+    :class:`SequenceFile`; the stored file goes again if the request's transaction aborts.
+    """
+    limit = int(request.registry.settings["seqcore.upload.max_bytes"])
+    upload = parse_upload(request, request.storage, limit,
+                          lambda part, name: check() if part == "file" else None)
+    try:
+        unexpected = sorted(set(upload.parts) - {"file", "parameters"})
+        if unexpected:
+            raise ApiError(400, message=f"Unexpected part(s) {', '.join(unexpected)}; this "
+                                        "upload takes file (and parameters).")
+        part = upload.file("file")
+        if part is None:
+            raise ApiError(400, message="Missing file part(s): file.")
+        assert part.writer is not None
+        if inspect is not None:
+            inspect(part.writer.tmp_path)
+        return SequenceFile(path=part.writer.place(request.tm), file_name=part.filename,
+                            size=part.writer.size, upload_sha256=part.writer.sha256)
+    except BaseException:
+        upload.discard()
+        raise

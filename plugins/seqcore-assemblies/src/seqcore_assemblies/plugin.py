@@ -16,10 +16,8 @@ from seqcore.models.sequencing import SequenceFile
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.samples import SampleResource
 from seqcore.rest.envelope import collection, entry
-from seqcore.rest.errors import ApiError
-from seqcore.rest.multipart import parse_upload
 from seqcore.rest.values import epoch_ms
-from seqcore.rest.views.files import download
+from seqcore.rest.views.files import download, negotiate, receive_file
 from seqcore.security.permissions import Permission
 from seqcore_assemblies.models import Assembly
 
@@ -86,30 +84,13 @@ def list_assemblies(request: Request) -> dict:
 
 
 def upload_assembly(request: Request) -> dict:
-    """Multipart ``file`` (a FASTA, plain or gzipped); a ``parameters`` part is accepted and
-    ignored, as IRIDA's uploader sends one."""
+    """Multipart ``file`` (a FASTA, plain or gzipped)."""
     context: SampleAssemblies = request.context
-    limit = int(request.registry.settings["seqcore.upload.max_bytes"])
     verify = bool(request.registry.settings["seqcore.upload.verify_gzip"])
-    upload = parse_upload(request, request.storage, limit,
-                          lambda part, name: FastaCheck(verify) if part == "file" else None)
-    try:
-        unexpected = sorted(set(upload.parts) - {"file", "parameters"})
-        if unexpected:
-            raise ApiError(400, message=f"Unexpected part(s) {', '.join(unexpected)}; this "
-                                        "upload takes file (and parameters).")
-        part = upload.file("file")
-        if part is None:
-            raise ApiError(400, message="Missing file part(s): file.")
-        assert part.writer is not None
-        stored = SequenceFile(path=part.writer.place(request.tm), file_name=part.filename,
-                              size=part.writer.size, upload_sha256=part.writer.sha256)
-        assembly = Assembly(sample_id=context.sample.id, file=stored)
-        request.db.add(assembly)
-        request.db.flush()
-    except BaseException:
-        upload.discard()
-        raise
+    stored = receive_file(request, lambda: FastaCheck(verify))
+    assembly = Assembly(sample_id=context.sample.id, file=stored)
+    request.db.add(assembly)
+    request.db.flush()
     assembly_ctx = AssemblyResource(request, str(assembly.id), context, assembly)
     request.response.status = 201
     request.response.location = url_for(request, assembly_ctx)
@@ -118,10 +99,7 @@ def upload_assembly(request: Request) -> dict:
 
 def get_assembly(request: Request) -> Response | dict:
     context: AssemblyResource = request.context
-    acceptable = [o for o, _ in request.accept.acceptable_offers(["application/json", FASTA])]
-    if not acceptable:
-        raise ApiError(406, message=f"Assemblies are available as application/json and {FASTA}.")
-    if acceptable[0] == FASTA:
+    if negotiate(request, ["application/json", FASTA], "An assembly") == FASTA:
         return download(request, context, FASTA)
     request.response.content_type = "application/json"
     request.response.json_body = {"resource": assembly_entry(request, context)}

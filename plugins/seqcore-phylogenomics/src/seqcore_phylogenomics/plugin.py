@@ -46,9 +46,8 @@ from seqcore.resources.projects import ProjectResource
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry
 from seqcore.rest.errors import ApiError, validation_error
-from seqcore.rest.multipart import parse_upload
 from seqcore.rest.values import epoch_ms
-from seqcore.rest.views.files import download
+from seqcore.rest.views.files import download, negotiate, receive_file
 from seqcore.security.permissions import Permission
 from seqcore_phylogenomics import snv
 from seqcore_phylogenomics.models import ReferenceFile, SubmissionReference
@@ -178,32 +177,19 @@ def upload_reference(request: Request) -> dict:
     """Multipart ``file``: a FASTA (plain or gzipped), parsed whole before it is kept, so a
     file that only starts like FASTA is refused too."""
     context: ProjectReferenceFiles = request.context
-    limit = int(request.registry.settings["seqcore.upload.max_bytes"])
     verify = bool(request.registry.settings["seqcore.upload.verify_gzip"])
-    upload = parse_upload(request, request.storage, limit,
-                          lambda part, name: FastaCheck(verify) if part == "file" else None)
-    try:
-        unexpected = sorted(set(upload.parts) - {"file", "parameters"})
-        if unexpected:
-            raise ApiError(400, message=f"Unexpected part(s) {', '.join(unexpected)}; this "
-                                        "upload takes file.")
-        part = upload.file("file")
-        if part is None:
-            raise ApiError(400, message="Missing file part(s): file.")
-        assert part.writer is not None
-        part.writer.close()
+    parsed: list[Any] = []
+
+    def inspect(path: Path) -> None:
         try:
-            parsed = snv.read_fasta(part.writer.tmp_path)
+            parsed.append(snv.read_fasta(path))
         except snv.ReferenceError as err:
             raise ApiError(400, message=f"The reference is not usable: {err}") from err
-        stored = SequenceFile(path=part.writer.place(request.tm), file_name=part.filename,
-                              size=part.writer.size, upload_sha256=part.writer.sha256)
-        ref = ReferenceFile(project_id=context.project.id, file=stored, length=parsed.size)
-        request.db.add(ref)
-        request.db.flush()
-    except BaseException:
-        upload.discard()
-        raise
+
+    stored = receive_file(request, lambda: FastaCheck(verify), inspect)
+    ref = ReferenceFile(project_id=context.project.id, file=stored, length=parsed[0].size)
+    request.db.add(ref)
+    request.db.flush()
     ref_ctx = ReferenceFileResource(request, str(ref.id), context, ref)
     request.response.status = 201
     request.response.location = url_for(request, ref_ctx)
@@ -212,11 +198,7 @@ def upload_reference(request: Request) -> dict:
 
 def get_reference(request: Request) -> Response | dict:
     context: ReferenceFileResource = request.context
-    acceptable = [o for o, _ in request.accept.acceptable_offers(["application/json", FASTA])]
-    if not acceptable:
-        raise ApiError(406, message=f"Reference files are available as application/json and "
-                                    f"{FASTA}.")
-    if acceptable[0] == FASTA:
+    if negotiate(request, ["application/json", FASTA], "A reference file") == FASTA:
         return download(request, context, FASTA)
     request.response.content_type = "application/json"
     request.response.json_body = {"resource": reference_entry(request, context)}
