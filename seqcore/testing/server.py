@@ -8,6 +8,7 @@ embedded worker) in its own process.
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -134,3 +135,25 @@ def live_server(root: Path, **settings: str) -> LiveServer:
     server = LiveServer(root, port, ini)
     server.cli("db", "upgrade")
     return server
+
+
+def start_worker(directory: Path, settings: dict[str, Any], **overrides: str
+                 ) -> subprocess.Popen:
+    """A ``seqcore worker`` process over the test app's database and storage, with
+    ``overrides`` (plugins, executor, lease) written into its own ini file.
+
+    It gets a session secret (the web layer needs one outside SQLite) and the test's
+    ``sys.path``, so it imports the same plugins and test modules.
+    """
+    lines = {"use": "egg:seqcore",
+             "sqlalchemy.url": str(settings["sqlalchemy.url"]),
+             "seqcore.storage.path": str(settings["seqcore.storage.path"]),
+             "seqcore.analysis.work_path": str(settings["seqcore.analysis.work_path"]),
+             "seqcore.session.secret": "worker-test-secret",
+             **overrides}
+    directory.mkdir(parents=True, exist_ok=True)
+    ini = directory / f"worker-{len(list(directory.glob('worker-*.ini')))}.ini"
+    ini.write_text("[app:main]\n" + "".join(f"{k} = {v}\n" for k, v in lines.items()))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([*SEQCORE, "-c", str(ini), "worker", "--interval", "0.2"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -4,8 +4,6 @@ the state machine, outputs, errors, parameters, sharing, write-back, automation,
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry
 from seqcore.models.user import SystemRole
 from seqcore.processing import Worker
+from seqcore.testing.server import start_worker
 from seqcore.testing.uploads import fastq, multipart
 
 LAUNCH = "/api/analysisSubmissions/analysisType/readcount"
@@ -287,28 +286,6 @@ def test_cleanup_of_work_directories(testapp, app_config, build_app, world, db):
 # -- a worker killed mid-run ------------------------------------------------------------------
 
 
-def _ini(tmp_path, database_url, settings):
-    path = tmp_path / f"worker{len(list(tmp_path.glob('*.ini')))}.ini"
-    path.write_text(
-        "[app:main]\nuse = egg:seqcore\n"
-        f"sqlalchemy.url = {database_url}\n"
-        f"seqcore.storage.path = {settings['seqcore.storage.path']}\n"
-        f"seqcore.analysis.work_path = {settings['seqcore.analysis.work_path']}\n"
-        "seqcore.plugins.enabled = sequencefiles\n"
-        "seqcore.plugins.modules = tests.plugins.readcount\n"
-        "seqcore.processing.lease_seconds = 2\n"
-        # The web layer wants a session secret outside SQLite (PostgreSQL runs).
-        "seqcore.session.secret = worker-test-secret\n")
-    return path
-
-
-def _worker(ini):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    return subprocess.Popen([sys.executable, "-m", "seqcore.cli", "-c", str(ini), "worker",
-                             "--interval", "0.2"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-
-
 def _wait(db, submission_id, states, timeout=90):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -326,8 +303,11 @@ def test_worker_killed_mid_run(testapp, app_config, world, db, database_url, tmp
     body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id],
                   parameters={"sleep": 3}).json["resource"]
     submission_id = int(body["identifier"])
-    ini = _ini(tmp_path, database_url, app_config.get_settings())
-    first = _worker(ini)
+    options = {"seqcore.plugins.enabled": "sequencefiles",
+               "seqcore.plugins.modules": "tests.plugins.readcount",
+               "seqcore.processing.lease_seconds": "2"}
+    settings = {**app_config.get_settings(), "sqlalchemy.url": database_url}
+    first = start_worker(tmp_path, settings, **options)
     try:
         running = _wait(db, submission_id, {"RUNNING"})
     finally:
@@ -335,7 +315,7 @@ def test_worker_killed_mid_run(testapp, app_config, world, db, database_url, tmp
         first.wait()
     if also_kill_the_job:
         os.killpg(int(running.remote_workflow_id.split(":")[1]), signal.SIGKILL)
-    second = _worker(ini)
+    second = start_worker(tmp_path, settings, **options)
     try:
         done = _wait(db, submission_id, {"COMPLETED", "ERROR"})
     finally:

@@ -11,6 +11,7 @@ import pytest
 
 from seqcore.analysis.worker import AnalysisWorker
 from seqcore.models.analysis import AnalysisSubmission
+from seqcore.testing.server import start_worker
 from seqcore.testing.uploads import fastq
 
 BROKERS = {"redis": "redis://127.0.0.1:6379/0", "rabbitmq": "amqp://guest:guest@127.0.0.1:5672//"}
@@ -83,31 +84,6 @@ def test_pipeline_error_under_celery(build_app, factories, broker, celery_worker
     assert (submission.state, submission.error) == ("ERROR", "asked to fail")
 
 
-def _ini(tmp_path, database_url, settings, broker, queue):
-    path = tmp_path / f"seqcore-worker-{uuid.uuid4().hex[:6]}.ini"
-    path.write_text(
-        "[app:main]\nuse = egg:seqcore\n"
-        f"sqlalchemy.url = {database_url}\n"
-        f"seqcore.storage.path = {settings['seqcore.storage.path']}\n"
-        f"seqcore.analysis.work_path = {settings['seqcore.analysis.work_path']}\n"
-        "seqcore.analysis.executor = celery\n"
-        f"seqcore.celery.broker_url = {broker}\n"
-        f"seqcore.celery.queue = {queue}\n"
-        "seqcore.plugins.enabled = sequencefiles celery\n"
-        "seqcore.plugins.modules = tests.plugins.readcount\n"
-        "seqcore.processing.lease_seconds = 2\n"
-        # The web layer wants a session secret outside SQLite (PostgreSQL runs).
-        "seqcore.session.secret = worker-test-secret\n")
-    return path
-
-
-def _seqcore_worker(ini):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    return subprocess.Popen([sys.executable, "-m", "seqcore.cli", "-c", str(ini), "worker",
-                             "--interval", "0.2"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-
-
 def _wait(db, submission_id, states, timeout=120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -131,15 +107,20 @@ def test_seqcore_worker_killed_while_celery_runs_the_job(testapp, app_config, fa
                              {"sequencingObjects": [pair.id], "parameters": {"sleep": 3}},
                              headers=factories.headers(owner), status=201).json["resource"]
     submission_id = int(body["identifier"])
-    ini = _ini(tmp_path, database_url, app_config.get_settings(), broker, celery_worker)
-    first = _seqcore_worker(ini)
+    options = {"seqcore.analysis.executor": "celery", "seqcore.celery.broker_url": broker,
+               "seqcore.celery.queue": celery_worker,
+               "seqcore.plugins.enabled": "sequencefiles celery",
+               "seqcore.plugins.modules": "tests.plugins.readcount",
+               "seqcore.processing.lease_seconds": "2"}
+    settings = {**app_config.get_settings(), "sqlalchemy.url": database_url}
+    first = start_worker(tmp_path, settings, **options)
     try:
         running = _wait(db, submission_id, {"RUNNING"})
         assert running.remote_workflow_id.startswith("celery:")
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
-    second = _seqcore_worker(ini)
+    second = start_worker(tmp_path, settings, **options)
     try:
         done = _wait(db, submission_id, {"COMPLETED", "ERROR"})
     finally:

@@ -3,8 +3,6 @@ worker killed mid-processing."""
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -15,6 +13,7 @@ from sqlalchemy import update
 from seqcore.db import utcnow
 from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
 from seqcore.processing import Worker
+from seqcore.testing.server import start_worker
 from seqcore.testing.uploads import fastq, gz, multipart, parameters
 
 HERE = Path(__file__).resolve().parent
@@ -121,20 +120,6 @@ def test_interrupted_too_often_becomes_error(testapp, app_config, engine, world,
     assert "interrupted 3 times" in obj["processingError"]
 
 
-def _ini(tmp_path, database_url, storage, modules=""):
-    path = tmp_path / f"worker{len(list(tmp_path.iterdir()))}.ini"
-    path.write_text(
-        "[app:main]\nuse = egg:seqcore\n"
-        f"sqlalchemy.url = {database_url}\n"
-        f"seqcore.storage.path = {storage}\n"
-        "seqcore.plugins.enabled = sequencefiles\n"
-        f"seqcore.plugins.modules = {modules}\n"
-        "seqcore.processing.lease_seconds = 3\n"
-        # The web layer wants a session secret outside SQLite (PostgreSQL runs).
-        "seqcore.session.secret = worker-test-secret\n")
-    return path
-
-
 def _state(engine, object_id):
     with engine.connect() as conn:
         return conn.execute(
@@ -153,16 +138,15 @@ def _wait(engine, object_id, states, timeout=90):
 
 
 def test_worker_killed_mid_processing_is_recovered(testapp, app_config, engine, database_url,
-                                                   world, tmp_path, db):
+                                                   world, tmp_path, db, monkeypatch):
     sample, headers = world
     obj_url, file_url = upload_single(testapp, sample, headers, fastq(reads=100))
     object_id = int(obj_url.rsplit("/", 1)[1])
-    storage = app_config.get_settings()["seqcore.storage.path"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), *sys.path])}
-    seqcore = [sys.executable, "-m", "seqcore.cli"]
-    slow = subprocess.Popen(
-        [*seqcore, "-c", str(_ini(tmp_path, database_url, storage, "slow_qc")), "worker",
-         "--interval", "0.2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    monkeypatch.syspath_prepend(str(HERE))  # the workers import slow_qc from here
+    settings = {**app_config.get_settings(), "sqlalchemy.url": database_url}
+    options = {"seqcore.plugins.enabled": "sequencefiles",
+               "seqcore.processing.lease_seconds": "3"}
+    slow = start_worker(tmp_path, settings, **options, **{"seqcore.plugins.modules": "slow_qc"})
     try:
         row = _wait(engine, object_id, {"PROCESSING"})
         assert row["file_processor"].startswith(f"{slow.pid}@")
@@ -170,9 +154,7 @@ def test_worker_killed_mid_processing_is_recovered(testapp, app_config, engine, 
         slow.send_signal(signal.SIGKILL)
         slow.wait()
     assert _state(engine, object_id)["processing_state"] == "PROCESSING"
-    healthy = subprocess.Popen(
-        [*seqcore, "-c", str(_ini(tmp_path, database_url, storage)), "worker",
-         "--interval", "0.2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    healthy = start_worker(tmp_path, settings, **options)
     try:
         row = _wait(engine, object_id, {"FINISHED", "ERROR"})
     finally:
