@@ -50,7 +50,7 @@ class _Decompressing:
         """Verify by reading ``path`` (the file being written) instead of inline."""
         self._path = path
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | memoryview) -> None:
         self.total += len(data)
         if self.gzip is None:
             self.raw_head += data[: max(0, 2 - len(self.raw_head))]
@@ -197,7 +197,7 @@ class Fast5Check:
         self.head = bytearray()
         self.total = 0
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | memoryview) -> None:
         self.total += len(data)
         if len(self.head) < 8:
             self.head += data[: 8 - len(self.head)]

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from pyramid.request import Request
 from python_multipart.multipart import MultipartParser, parse_options_header
 
+from seqcore.rest.bodyreader import body_reader
 from seqcore.rest.errors import ApiError
 from seqcore.storage import FileTooLarge, Storage, StorageWriter, safe_basename
 
@@ -25,7 +26,7 @@ SMALL_PART_LIMIT = 64 * 1024
 class ContentCheck(Protocol):
     """Checks a file's bytes as they stream past; raises :class:`BadContent`."""
 
-    def feed(self, data: bytes) -> None: ...
+    def feed(self, data: bytes | memoryview) -> None: ...
 
     def finish(self) -> None: ...
 
@@ -125,14 +126,14 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
 
     def on_part_data(data: bytes, start: int, end: int) -> None:
         part: Part = state["part"]
-        chunk = data[start:end]
         if part.writer is not None:
+            chunk = memoryview(data)[start:end]  # no copy: hashed and written as it is
             part.writer.write(chunk)
             if part.check is not None:
                 part.writer.flush()  # a following check reads what is on disk
                 part.check.feed(chunk)
         else:
-            part.data += chunk
+            part.data += data[start:end]
             if len(part.data) > SMALL_PART_LIMIT:
                 raise ApiError(413, message=f"The part '{part.name}' is larger than "
                                             f"{SMALL_PART_LIMIT} bytes.")
@@ -153,7 +154,7 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
         "on_headers_finished": on_headers_finished, "on_part_data": on_part_data,
         "on_part_end": on_part_end, "on_end": on_end,
     })
-    stream = request.body_file_raw
+    stream = body_reader(request)
     remaining = length
     received = 0
     try:
