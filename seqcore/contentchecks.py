@@ -8,7 +8,9 @@ gzip stream is refused before anything is kept. The worker's QC reads every reco
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from isal import isal_zlib
 
@@ -17,6 +19,21 @@ from seqcore.rest.multipart import BadContent
 GZIP_MAGIC = b"\x1f\x8b"
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 SNIFF = 64 * 1024
+
+
+def verify_gzip(settings: Mapping[str, Any], content_length: int | None) -> bool:
+    """Whether gzip in an upload of ``content_length`` bytes is inflated completely on
+    arrival (``seqcore.upload.verify_gzip``, up to ``seqcore.upload.verify_gzip_max_bytes``).
+
+    Inflating runs at about a tenth of the speed of receiving, hashing and writing, so for
+    large uploads it would set the pace of the whole upload. Above the limit only the first
+    records are checked on arrival; the processing worker reads every byte of the file
+    (QC) and marks a corrupt one ``ERROR`` with the reason.
+    """
+    if not settings["seqcore.upload.verify_gzip"]:
+        return False
+    limit = int(settings["seqcore.upload.verify_gzip_max_bytes"])
+    return limit <= 0 or content_length is None or content_length <= limit
 
 
 class _Decompressing:

@@ -2,6 +2,7 @@
 worker killed mid-processing."""
 
 import os
+import random
 import signal
 import time
 from datetime import timedelta
@@ -165,3 +166,51 @@ def test_worker_killed_mid_processing_is_recovered(testapp, app_config, engine, 
     assert row["file_processor"].startswith(f"{healthy.pid}@")
     assert db.query(QCRecord).count() == 1
     assert testapp.get(file_url + "/qc", headers=headers).json["resource"]["totalSequences"] == 100
+
+
+BASES = bytes(b"ACGT"[i % 4] for i in range(256))
+QUALS = bytes(33 + i % 41 for i in range(256))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "checksum", "flipped"])
+def test_large_gzip_is_verified_by_the_worker(build_app, app_config, factories, damage):
+    """Uploads above seqcore.upload.verify_gzip_max_bytes are checked at their start on
+    arrival; the worker reads every byte and marks a damaged file ERROR with the reason."""
+    import seqcore_sequencefiles.plugin
+
+    app = build_app([seqcore_sequencefiles.plugin],
+                    **{"seqcore.upload.verify_gzip_max_bytes": 1000})
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner), name="large-1")
+    headers = factories.headers(owner)
+    # Several MB of gzip, so the damage lies beyond the first block checked on arrival.
+    rng = random.Random(4)
+    packed = gz(b"".join(b"@r%d\n%s\n+\n%s\n" % (i, rng.randbytes(100).translate(BASES),
+                                                  rng.randbytes(100).translate(QUALS))
+                         for i in range(40_000)))
+    assert len(packed) > 3 << 20
+    if damage == "truncated":
+        packed = packed[:-2000]
+    elif damage == "checksum":  # the gzip trailer's CRC-32 no longer matches the content
+        packed = packed[:-8] + bytes(b ^ 0xFF for b in packed[-8:-4]) + packed[-4:]
+    else:
+        middle = len(packed) // 2
+        packed = packed[:middle] + bytes(b ^ 0x5A for b in packed[middle:middle + 64]) + \
+            packed[middle + 64:]
+    obj_url, file_url = upload_single(app, sample, headers, packed, "big.fastq.gz")
+    Worker(app_config.registry).run_until_idle()
+    obj = app.get(obj_url, headers=headers).json["resource"]
+    assert obj["processingState"] == "ERROR"
+    reason = obj["processingError"]
+    assert reason.startswith("QC failed:")
+    if damage == "truncated":
+        assert "compressed file ended" in reason.lower()
+    elif damage == "checksum":
+        assert "crc" in reason.lower()
+    app.get(file_url + "/qc", headers=headers, status=404)
+    # Within the limit, the same bytes are refused on arrival.
+    body, content_type = multipart([("file", "big.fastq.gz", packed, None)])
+    res = build_app([seqcore_sequencefiles.plugin]).post(
+        f"/api/samples/{sample.id}/unpaired", body,
+        headers={**headers, "Content-Type": content_type}, status=400)
+    assert "gzip" in res.json["message"]

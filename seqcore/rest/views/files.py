@@ -11,6 +11,7 @@ from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 from sqlalchemy import select
 
+from seqcore.contentchecks import verify_gzip
 from seqcore.contrib import Endpoint, FileKind, View
 from seqcore.db import utcnow
 from seqcore.links import url_for
@@ -184,11 +185,14 @@ def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[Sequencin
     settings = request.registry.settings
     limit = int(settings["seqcore.upload.max_bytes"])
     file_names, param_names = _expected_parts(kind)
+    # The kind's check sees the verification this upload gets (it depends on its size).
+    check_settings = {**settings, "seqcore.upload.verify_gzip": verify_gzip(
+        settings, request.content_length)}
 
     def check_for(part_name: str, file_name: str) -> Any:
         if part_name not in file_names or kind.content_check is None:
             return None
-        return kind.content_check(settings)
+        return kind.content_check(check_settings)
 
     upload: Upload = parse_upload(request, request.storage, limit, check_for)
     try:

@@ -9,7 +9,7 @@ from pyramid.response import Response
 from sqlalchemy import delete, select
 
 from seqcore import hookimpl
-from seqcore.contentchecks import FastaCheck
+from seqcore.contentchecks import FastaCheck, verify_gzip
 from seqcore.contrib import ChildSpec, Endpoint, LinkSpec, MigrationSource, View
 from seqcore.links import child_href, url_for
 from seqcore.models.sequencing import SequenceFile
@@ -86,7 +86,7 @@ def list_assemblies(request: Request) -> dict:
 def upload_assembly(request: Request) -> dict:
     """Multipart ``file`` (a FASTA, plain or gzipped)."""
     context: SampleAssemblies = request.context
-    verify = bool(request.registry.settings["seqcore.upload.verify_gzip"])
+    verify = verify_gzip(request.registry.settings, request.content_length)
     stored = receive_file(request, lambda: FastaCheck(verify))
     assembly = Assembly(sample_id=context.sample.id, file=stored)
     request.db.add(assembly)

@@ -27,7 +27,7 @@ from sqlalchemy.orm import object_session
 
 from seqcore import hookimpl
 from seqcore.analysis.service import launch
-from seqcore.contentchecks import FastaCheck
+from seqcore.contentchecks import FastaCheck, verify_gzip
 from seqcore.contrib import (
     AnalysisType,
     ChildSpec,
@@ -177,7 +177,7 @@ def upload_reference(request: Request) -> dict:
     """Multipart ``file``: a FASTA (plain or gzipped), parsed whole before it is kept, so a
     file that only starts like FASTA is refused too."""
     context: ProjectReferenceFiles = request.context
-    verify = bool(request.registry.settings["seqcore.upload.verify_gzip"])
+    verify = verify_gzip(request.registry.settings, request.content_length)
     parsed: list[Any] = []
 
     def inspect(path: Path) -> None:
