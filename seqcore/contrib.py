@@ -187,6 +187,10 @@ class AnalysisType:
         assemblies...
     :param tools: external programs it needs (readiness).
     :param aliases: other names the filter path and rel answer to (IRIDA's ``sistr``).
+    :param settings: names of deployment settings (the plugin's own, from
+        ``register_settings``, or the core's) whose values the pipeline receives as
+        ``ctx.settings``: the pipeline runs in another process, maybe another machine, and
+        sees no configuration otherwise.
     """
 
     name: str
@@ -202,6 +206,7 @@ class AnalysisType:
     tools: tuple[Tool, ...] = ()
     aliases: tuple[str, ...] = ()
     description: str = ""
+    settings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

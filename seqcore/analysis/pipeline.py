@@ -50,6 +50,7 @@ class PipelineContext:
     submission_id: int
     analysis_type: str
     threads: int = 1
+    settings: dict[str, Any] = field(default_factory=dict)
     logger: logging.Logger = field(default_factory=lambda: logging.getLogger("seqcore.job"))
 
     def log(self, message: str) -> None:
@@ -108,7 +109,8 @@ def run_job(work_dir: str | Path) -> dict[str, Any]:
         context = PipelineContext(work_dir=work_dir, parameters=spec["parameters"],
                                   inputs=inputs, submission_id=spec["submission_id"],
                                   analysis_type=spec["analysis_type"],
-                                  threads=int(spec.get("threads", 1)), logger=logger)
+                                  threads=int(spec.get("threads", 1)),
+                                  settings=dict(spec.get("settings", {})), logger=logger)
         logger.info("starting %s for submission %s", spec["pipeline"], spec["submission_id"])
         outputs = pipeline(context) or {}
         missing = {k: str(p) for k, p in outputs.items() if not Path(p).is_file()}

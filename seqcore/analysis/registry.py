@@ -43,6 +43,12 @@ def add_analysis_type(config: Configurator, analysis_type: AnalysisType) -> None
     if analysis_type.samples not in ("one", "many"):
         raise ConfigurationError(f"analysis type {analysis_type.name!r}: samples must be "
                                  "'one' or 'many'")
+    # Every setting a pipeline receives is declared (core or register_settings), so it has
+    # its default by now; a misspelt name fails here, not in a job on another machine.
+    unknown = [name for name in analysis_type.settings if name not in config.get_settings()]
+    if unknown:
+        raise ConfigurationError(f"analysis type {analysis_type.name!r}: unknown setting(s) "
+                                 f"{', '.join(map(repr, unknown))} in settings")
 
     def register() -> None:
         reg = analysis_registry(config.registry)

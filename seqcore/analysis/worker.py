@@ -227,7 +227,8 @@ class AnalysisWorker:
                                                     if k in schema})
         return {"submission_id": sub.id, "analysis_type": analysis_type.name,
                 "pipeline": analysis_type.pipeline, "parameters": typed, "inputs": inputs,
-                "threads": int(self.settings["seqcore.analysis.threads"])}
+                "threads": int(self.settings["seqcore.analysis.threads"]),
+                "settings": {name: self.settings.get(name) for name in analysis_type.settings}}
 
     def advance(self) -> int:
         """Poll running jobs; collect finished ones; write back; complete."""

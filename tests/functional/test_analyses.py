@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from seqcore import hookimpl
 from seqcore.analysis.worker import AnalysisWorker
 from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.project import ProjectRole
@@ -89,6 +90,45 @@ def test_launch_run_and_serve_outputs(testapp, app_config, world, db):
     assert "sample" in links(pair)
     unpaired = testapp.get(links(body)["input/unpaired"], headers=world["headers"]).json
     assert unpaired["resource"]["resources"] == []
+
+
+def test_pipelines_receive_their_declared_settings(testapp, world, seqcore_settings,
+                                                   seqcore_plugins, database_url, engine):
+    """A pipeline runs in another process (or machine): the settings its type names travel
+    with the job."""
+    from seqcore.config import configure
+
+    config = configure({**seqcore_settings, "sqlalchemy.url": database_url,
+                        "seqcore.engine": engine,
+                        "seqcore.readcount.sample_header": "isolate"}, plugins=seqcore_plugins)
+    config.commit()
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id]).json
+    AnalysisWorker(config.registry).run_until_idle(timeout=120)
+    url = links(body["resource"])["self"].replace("http://localhost", "")
+    analysis = testapp.get(url + "/analysis", headers=world["headers"]).json["resource"]
+    counts = testapp.get(links(analysis)["outputFile/counts"],
+                         headers={**world["headers"], "Accept": "text/plain"}).text
+    assert counts.splitlines()[0] == "isolate\tfile\treads\tbases"
+
+
+def test_a_misspelt_setting_fails_at_start_up(seqcore_settings, database_url, engine):
+    from dataclasses import replace
+
+    from pyramid.exceptions import ConfigurationError
+
+    from seqcore.config import configure
+    from tests.plugins import readcount
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def register_analysis_types():
+            return [replace(readcount.READCOUNT, name="typo",
+                            settings=("seqcore.readcount.sample_heading",))]
+
+    with pytest.raises(ConfigurationError, match="sample_heading"):
+        configure({**seqcore_settings, "sqlalchemy.url": database_url,
+                   "seqcore.engine": engine}, plugins=[Plugin]).commit()
 
 
 def test_submissions_are_immutable(testapp, world):

@@ -1,12 +1,14 @@
 """A small real analysis for the framework's tests: counts reads and bases per sample."""
 
 from seqcore import hookimpl
-from seqcore.contrib import AnalysisType, OutputRel, Parameter, Tool
+from seqcore.contrib import AnalysisType, OutputRel, Parameter, Setting, Tool
+
+HEADER_SETTING = "seqcore.readcount.sample_header"
 
 READCOUNT = AnalysisType(
     name="readcount", label="Read count", workflow_id="readcount-1", version="1.0",
     pipeline="tests.plugins.readcount_pipeline:count_reads", inputs=("pairs", "unpaired"),
-    samples="many", writes_back=True, aliases=("countreads",),
+    samples="many", writes_back=True, aliases=("countreads",), settings=(HEADER_SETTING,),
     parameters=(
         Parameter("min_length", "int", 0, "Only count reads at least this long.", minimum=0),
         Parameter("fail", "bool", False, "Fail on purpose (tests)."),
@@ -32,6 +34,11 @@ def write_counts(ctx):
     for sample_id, counts in summary["samples"].items():
         ctx.metadata(int(sample_id), {"read count": str(counts["reads"]),
                                       "base count": str(counts["bases"])})
+
+
+@hookimpl
+def register_settings():
+    return [Setting(HEADER_SETTING, "sample", "First column's title in counts.tsv.", str)]
 
 
 @hookimpl

@@ -20,7 +20,7 @@ def count_reads(ctx):
     if ctx.parameters["fail"]:
         raise PipelineError("asked to fail")
     per_sample = {}
-    rows = ["sample\tfile\treads\tbases"]
+    rows = [f"{ctx.settings['seqcore.readcount.sample_header']}\tfile\treads\tbases"]
     for done, item in enumerate(ctx.inputs, start=1):
         totals = per_sample.setdefault(str(item.sample_id), {"name": item.sample_name,
                                                              "reads": 0, "bases": 0})
