@@ -154,10 +154,14 @@ def _assembly_log(stdout: Path, own_log: Path, log: Path) -> None:
     log.write_text("\n".join(head) + "\n" + body)
 
 
-def assemble_sample(inp: InputObject, work: Path, params: dict[str, Any], res: Resources,
-                    runner: ToolRunner, progress: Callable[[float, str], None]
-                    ) -> dict[str, Path]:
-    """The whole pipeline for one pair; returns ``{output key: path}`` under ``work``."""
+def assemble_and_filter(inp: InputObject, work: Path, params: dict[str, Any],
+                        res: Resources, runner: ToolRunner,
+                        progress: Callable[[float, str], None]) -> dict[str, Path]:
+    """The assembly front end for one pair: FLASH, the assembler, the filter and the
+    statistics (no annotation). Returns ``{output key: path}`` for every key of ``OUTPUTS``
+    under ``work/outputs``; the annotation files are not written yet. Shared with the
+    serotyper plugin, which runs SISTR on ``contigs-with-repeats`` as IRIDA's SISTR
+    workflow did."""
     forward, reverse = paired_files(inp)
     work.mkdir(parents=True, exist_ok=True)
     outputs = work / "outputs"
@@ -193,13 +197,22 @@ def assemble_sample(inp: InputObject, work: Path, params: dict[str, Any], res: R
             f"passed the filter (longest {longest} bp, minimum length "
             f"{params['min_contig_length']}, coverage cutoff {result.coverage_cutoff:.2f})")
     paths["assembly-stats-repeats"].write_text(stats_report(result.with_repeats))
+    return paths
+
+
+def assemble_sample(inp: InputObject, work: Path, params: dict[str, Any], res: Resources,
+                    runner: ToolRunner, progress: Callable[[float, str], None]
+                    ) -> dict[str, Path]:
+    """The whole pipeline for one pair; returns ``{output key: path}`` under ``work``."""
+    paths = assemble_and_filter(inp, work, params, res, runner, progress)
+    result_contigs = list(read_fasta(paths["contigs-with-repeats"]))
 
     progress(0.85, "annotating")
     options = AnnotationOptions(
         genus=params["genus"], species=params["species"], strain=params["strain"],
         locustag=params["locustag"], gcode=params["gcode"], evalue=params["evalue"],
         threads=res.threads, prokka_dbdir=res.prokka_dbdir)
-    files = annotate(result.with_repeats, work / "annotation", options, runner)
+    files = annotate(result_contigs, work / "annotation", options, runner)
     for key, path in (("annotations-genbank", files.genbank),
                       ("annotations-stats", files.stats), ("annotations-log", files.log),
                       ("annotations-error", files.err)):
@@ -215,6 +228,12 @@ def check_text(params: dict[str, Any]) -> None:
     for name in ("genus", "species", "strain"):
         if not re.fullmatch(r"[A-Za-z0-9_.\-]{0,60}", str(params[name])):
             raise PipelineError(f"{name} may hold only letters, digits, '_', '.' and '-'")
+    check_assembly_parameters(params)
+
+
+def check_assembly_parameters(params: dict[str, Any]) -> None:
+    """What the front end's parameters must satisfy beyond their declared types and ranges
+    (also used by the serotyper, which shares the front end)."""
     if params["read_merge_min_overlap"] > params["read_merge_max_overlap"]:
         raise PipelineError("read_merge_min_overlap is larger than read_merge_max_overlap")
     if params["assembler"] == "spades":
