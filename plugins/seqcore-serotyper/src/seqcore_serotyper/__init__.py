@@ -1,0 +1,1 @@
+"""seqcore serotyper: SISTR typing of Salmonella assemblies."""

@@ -1,0 +1,141 @@
+"""The serotyper analysis type (IRIDA's ``sistr``): Salmonella serovar and cgMLST with SISTR
+on the assembly plugin's front end; its outputs, the pair's links, and start-up checks."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from seqcore import hookimpl
+from seqcore.contrib import AnalysisType, LinkSpec, OutputRel, Parameter, Tool
+from seqcore_assembly.pipeline import SETTINGS_FILE
+from seqcore_assembly.plugin import MEMORY_SETTING
+from seqcore_assembly.plugin import PARAMETERS as ASSEMBLY_PARAMETERS
+from seqcore_assembly.plugin import TOOLS as ASSEMBLY_TOOLS
+from seqcore_sequencefiles.plugin import PairResource
+from seqcore_serotyper.database import INSTALL, database_problem
+from seqcore_serotyper.pipeline import OUTPUTS
+
+NAME = "serotyper"
+ALIASES = ("sistr",)
+# IRIDA's SISTRTyping 0.3 (irida-sistr-results knows 0.1, 0.2 and 0.3 by these ids and fails
+# on any other).
+WORKFLOW_ID = "92ecf046-ee09-4271-b849-7a82625d6b60"
+FRONT_END = ("assembler", "read_merge_min_overlap", "read_merge_max_overlap", "spades_kmers",
+             "spades_isolate", "min_contig_length", "coverage_ratio", "repeat_ratio",
+             "length_for_average")
+MEDIA_TYPES = {"serotyper-cgmlst": "text/csv", "serotyper-novel-alleles": "application/fasta",
+               "assembly": "application/fasta"}
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    """The assembly front end's parameters (IRIDA's SISTR workflow keeps contigs from 500 bp)
+    and SISTR's database choice."""
+    front = []
+    for parameter in ASSEMBLY_PARAMETERS:
+        if parameter.name in FRONT_END:
+            if parameter.name == "min_contig_length":
+                parameter = replace(parameter, default=500)
+            front.append(parameter)
+    return (*front, Parameter(
+        "use_full_cgmlst_db", "bool", True,
+        "SISTR: type against the full cgMLST allele database (IRIDA's default; about 4x "
+        "slower) instead of the centroid alleles (--use-full-cgmlst-db)."), Parameter(
+        "run_mash", "bool", True,
+        "SISTR: also find the closest reference genome with Mash (--run-mash; the mash_* "
+        "fields, which IRIDA's irida-sistr-results reads)."))
+
+
+def _tools(problem: str | None) -> tuple[Tool, ...]:
+    """Readiness: the assembly tools, BLAST+ and MAFFT (SISTR calls both), and SISTR with its
+    database. Readiness only asks whether a command exists, so a missing database is
+    declared as a command that does not: the type is then not ready, with the reason."""
+    sistr = (Tool("SISTR", sys.executable, ("-m", "seqcore_serotyper.database"),
+                  install=INSTALL) if problem is None
+             else Tool("SISTR database", "sistr-database-missing", install=problem))
+    return (*ASSEMBLY_TOOLS,
+            Tool("BLAST+", "blastn", ("-version",), install="apt-get install ncbi-blast+"),
+            Tool("MAFFT", "mafft", ("--version",), install="apt-get install mafft"),
+            Tool("Mash", "mash", ("--version",), install="apt-get install mash"),
+            sistr)
+
+
+def serotyper_type(problem: str | None = None) -> AnalysisType:
+    return AnalysisType(
+        name=NAME, label="Serotyping (SISTR)", workflow_id=WORKFLOW_ID, version="0.3",
+        pipeline="seqcore_serotyper.pipeline:run", inputs=("pairs",), samples="one",
+        parameters=_parameters(), writes_back=True, tools=_tools(problem), aliases=ALIASES,
+        description="Salmonella serovar, serogroup, antigens and cgMLST with SISTR "
+                    "(sistr_cmd 1.1.3, QC on), on contigs from FLASH, SPAdes or MEGAHIT and "
+                    "the repeat and short-contig filter.")
+
+
+_settings: dict[str, Any] = {"memory_gb": 8}
+
+
+@hookimpl
+def configure_app(config: Any) -> None:
+    # The assembly plugin's memory setting applies to our assembler too (not re-registered:
+    # one plugin owns a setting).
+    _settings["memory_gb"] = int(config.get_settings().get(MEMORY_SETTING) or 8)
+
+
+@hookimpl
+def submission_state_changed(submission: Any, old_state: str, new_state: str,
+                             request: Any) -> None:
+    """Prepared jobs get the front end's settings file, as the assembly plugin's do (the
+    framework hands pipelines only their thread count)."""
+    if new_state != "PREPARED" or submission.analysis_type != NAME:
+        return
+    work_dir = Path(submission.work_dir or "")
+    if submission.work_dir and work_dir.is_dir():
+        (work_dir / SETTINGS_FILE).write_text(json.dumps({"memory_gb": _settings["memory_gb"],
+                                                          "prokka_dbdir": ""}))
+
+
+@hookimpl
+def register_analysis_types() -> list[AnalysisType]:
+    """Checked at start-up: SISTR's bundled database must be complete."""
+    from seqcore_serotyper.results import write_back
+
+    return [replace(serotyper_type(database_problem()), write_back=write_back)]
+
+
+@hookimpl
+def register_output_rels() -> list[OutputRel]:
+    """``outputFile/<key>`` for each output, and ``outputFile/sistr-*`` onto the same files
+    (IRIDA's names, which its clients look for)."""
+    rels = []
+    for key, file_name in OUTPUTS.items():
+        media = MEDIA_TYPES.get(key, "text/plain")
+        rels.append(OutputRel(NAME, f"outputFile/{key}", key, file_name, media))
+        if key.startswith("serotyper-"):
+            irida = "sistr-" + key[len("serotyper-"):]
+            rels.append(OutputRel(NAME, f"outputFile/{irida}", key, file_name, media))
+    return rels
+
+
+def _latest(request: Any, context: PairResource) -> str | None:
+    """The pair's latest serotyper submission, whatever its state (irida-sistr-results
+    follows it and keeps the completed ones)."""
+    from sqlalchemy import select
+
+    from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
+
+    submission_id = context.db.scalar(
+        select(AnalysisSubmission.id)
+        .join(SubmissionInput, SubmissionInput.submission_id == AnalysisSubmission.id)
+        .where(SubmissionInput.object_id == context.obj.id,
+               AnalysisSubmission.analysis_type == NAME)
+        .order_by(AnalysisSubmission.id.desc()).limit(1))
+    if submission_id is None:
+        return None
+    return f"{request.application_url}/api/analysisSubmissions/{submission_id}"
+
+
+@hookimpl
+def register_links() -> list[LinkSpec]:
+    return [LinkSpec(PairResource, f"analysis/{name}", _latest) for name in (NAME, *ALIASES)]

@@ -1,0 +1,22 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+# salmonella.py here; the read simulator of the assembly plugin's tests (simulate.py).
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent.parent / "seqcore-assembly" / "tests"))
+
+
+@pytest.fixture(scope="session")
+def seqcore_plugins():
+    import seqcore_sequencefiles.plugin
+    import seqcore_serotyper.plugin
+
+    return [seqcore_serotyper.plugin, seqcore_sequencefiles.plugin]
+
+
+@pytest.fixture(scope="session")
+def reads_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("reads")
