@@ -104,21 +104,22 @@ def upload(port: int, sample_id: int, token: str, files: list[Path]) -> float:
                                                                        strict=True))
     length += len(params) + len(end)
 
-    def body():
-        for head, path, tail in zip(heads, files, tails, strict=True):
-            yield head
-            with open(path, "rb") as fh:
-                while block := fh.read(1 << 20):
-                    yield block
-            yield tail
-        yield params
-        yield end
-
+    # The file parts go with sendfile(2), as an efficient client does: on this shared 2-core
+    # machine the client's own copying would otherwise take CPU from the server measured.
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
     start = time.perf_counter()
-    conn.request("POST", f"/api/samples/{sample_id}/pairs", body=body(), headers={
-        "Authorization": f"Bearer {token}", "Content-Length": str(length),
-        "Content-Type": f"multipart/form-data; boundary={BOUNDARY}"})
+    conn.putrequest("POST", f"/api/samples/{sample_id}/pairs")
+    for key, value in (("Authorization", f"Bearer {token}"), ("Content-Length", str(length)),
+                       ("Content-Type", f"multipart/form-data; boundary={BOUNDARY}")):
+        conn.putheader(key, value)
+    conn.endheaders()
+    assert conn.sock is not None
+    for head, path, tail in zip(heads, files, tails, strict=True):
+        conn.sock.sendall(head)
+        with open(path, "rb") as fh:
+            conn.sock.sendfile(fh)
+        conn.sock.sendall(tail)
+    conn.sock.sendall(params + end)
     res = conn.getresponse()
     data = res.read()
     elapsed = time.perf_counter() - start
