@@ -153,16 +153,22 @@ class Parameter:
 
 @dataclass(frozen=True)
 class Tool:
-    """An external program an analysis type needs; readiness reports it.
+    """Something an analysis type needs on the worker machines; readiness reports it.
 
-    ``version_args`` print the version (first line of output is reported);
-    ``install`` tells an administrator how to get it (``apt-get install spades``).
+    ``command`` is a program looked up on ``PATH``; ``version_args`` print its version (the
+    first line of output is reported). ``check`` covers what is not a program (a bundled
+    database, a model file): it returns ``None`` when all is well, else the reason, and runs
+    each time readiness is asked, so it must be cheap. ``install`` tells an administrator how
+    to get it (``apt-get install spades``). An ``optional`` tool is reported with the others
+    but does not make the type unready (a better annotator used when present).
     """
 
     name: str
-    command: str
+    command: str = ""
     version_args: tuple[str, ...] = ("--version",)
     install: str = ""
+    optional: bool = False
+    check: Callable[[], str | None] | None = None
 
 
 @dataclass(frozen=True)

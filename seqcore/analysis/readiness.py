@@ -17,10 +17,12 @@ class ToolState:
     path: str | None
     version: str | None
     install: str
+    optional: bool = False
+    problem: str | None = None
 
     @property
     def ready(self) -> bool:
-        return self.path is not None
+        return self.problem is None and (not self.command or self.path is not None)
 
 
 @functools.lru_cache(maxsize=256)
@@ -39,18 +41,28 @@ def _probe(command: str, version_args: tuple[str, ...]) -> tuple[str | None, str
 
 
 def tool_state(tool: Tool) -> ToolState:
-    path, version = _probe(tool.command, tool.version_args)
-    return ToolState(tool.name, tool.command, path, version, tool.install)
+    path, version = _probe(tool.command, tool.version_args) if tool.command else (None, None)
+    problem = None
+    if tool.check is not None and (path is not None or not tool.command):
+        try:
+            problem = tool.check()
+        except Exception as err:  # a broken check is a reason, not a 500
+            problem = f"the check failed: {type(err).__name__}: {err}"
+    return ToolState(tool.name, tool.command, path, version, tool.install, tool.optional,
+                     problem)
 
 
 def readiness(analysis_type: AnalysisType) -> tuple[bool, list[ToolState]]:
+    """Whether every tool the type needs (optional ones aside) is there, and each's state."""
     states = [tool_state(tool) for tool in analysis_type.tools]
-    return all(s.ready for s in states), states
+    return all(s.ready for s in states if not s.optional), states
 
 
 def not_ready_message(analysis_type: AnalysisType, states: list[ToolState]) -> str:
-    missing = [s for s in states if not s.ready]
-    parts = [f"{s.name} ({s.command}): {s.install or 'install it on the worker machines'}"
+    missing = [s for s in states if not s.ready and not s.optional]
+    parts = [f"{s.name}{f' ({s.command})' if s.command else ''}: "
+             + "; ".join(filter(None, [s.problem, s.install
+                                       or "install it on the worker machines"]))
              for s in missing]
     return (f"The analysis type '{analysis_type.name}' is not ready: missing "
             + "; ".join(parts) + ".")

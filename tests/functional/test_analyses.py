@@ -201,10 +201,19 @@ def test_types_aliases_and_readiness(testapp, world):
     assert types["needs-tool"]["ready"] is False
     assert tool["Frobnicator"]["install"] == "apt-get install frobnicator"
     assert tool["Python"]["version"].startswith("Python 3")
+    assert tool["Python"]["ready"] is True and tool["Python"]["problem"] is None
+    # A requirement that is not a program (a database) says why it is not there.
+    assert tool["Count database"]["ready"] is False
+    assert tool["Count database"]["problem"] == "no database at /nowhere/counts.db"
     res = testapp.post_json("/api/analysisSubmissions/analysisType/needs-tool",
                             {"sequencingObjects": [world["pair"].id]}, headers=headers,
                             status=409)
     assert "apt-get install frobnicator" in res.json["message"]
+    assert ("Count database: no database at /nowhere/counts.db; seqcore-fetch-counts"
+            in res.json["message"])
+    # An optional tool that is missing is reported but leaves the type ready.
+    (turbo,) = types["readcount"]["tools"]
+    assert (turbo["optional"], turbo["ready"], turbo["path"]) == (True, False, None)
 
 
 def test_who_sees_a_submission(testapp, factories, world):

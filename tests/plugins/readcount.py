@@ -9,6 +9,8 @@ READCOUNT = AnalysisType(
     name="readcount", label="Read count", workflow_id="readcount-1", version="1.0",
     pipeline="tests.plugins.readcount_pipeline:count_reads", inputs=("pairs", "unpaired"),
     samples="many", writes_back=True, aliases=("countreads",), settings=(HEADER_SETTING,),
+    tools=(Tool("Turbo counter", "turbocount-not-installed", optional=True,
+                install="used when present"),),
     parameters=(
         Parameter("min_length", "int", 0, "Only count reads at least this long.", minimum=0),
         Parameter("fail", "bool", False, "Fail on purpose (tests)."),
@@ -22,7 +24,9 @@ NEEDS_TOOL = AnalysisType(
     pipeline="tests.plugins.readcount_pipeline:count_reads",
     tools=(Tool("Frobnicator", "frobnicate-not-installed",
                 install="apt-get install frobnicator"),
-           Tool("Python", "python3", ("--version",))),
+           Tool("Python", "python3", ("--version",)),
+           Tool("Count database", check=lambda: "no database at /nowhere/counts.db",
+                install="seqcore-fetch-counts")),
 )
 
 

@@ -224,7 +224,8 @@ def type_fields(request: Request, analysis_type: Any) -> dict[str, Any]:
         "writesResultsToSamples": analysis_type.writes_back,
         "ready": ready,
         "tools": [{"name": s.name, "command": s.command, "path": s.path, "version": s.version,
-                   "install": s.install, "ready": s.ready} for s in states],
+                   "install": s.install, "ready": s.ready, "optional": s.optional,
+                   "problem": s.problem} for s in states],
     }
 
 
