@@ -325,8 +325,9 @@ def test_a_failing_tool_is_an_error_with_the_reason(testapp, app_config, factori
     run(app_config)
     body = submission(testapp, headers, created["identifier"])
     assert body["analysisState"] == "ERROR"
-    assert body["analysisError"].startswith("SISTR failed with exit code")
-    assert "makeblastdb" in body["analysisError"] or "BLAST" in body["analysisError"]
+    assert body["analysisError"].startswith(
+        "SISTR failed with exit code 1: makeblastdb was not able to create a BLAST DB")
+    assert "BLAST Database error: cannot write the database" in body["analysisError"]
     assert metadata(testapp, headers, sample) == {}
 
 

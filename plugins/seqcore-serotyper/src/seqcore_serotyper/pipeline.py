@@ -95,6 +95,23 @@ def sistr_command(contigs: Path, name: str, paths: dict[str, Path], tmp: Path, t
     return argv
 
 
+PYTHON_ERROR = re.compile(r"^([\w.]*(?:Error|Exception)): (.+)$")
+
+
+def python_error(log: Path) -> str | None:
+    """The message of the last Python exception in SISTR's log: SISTR fails by raising
+    (a BLAST error, a bad FASTA), and the traceback's last line is what a user needs."""
+    if not log.is_file():
+        return None
+    found = None
+    for line in log.read_text(errors="replace").splitlines():
+        match = PYTHON_ERROR.match(line.strip())
+        if match:
+            kind, message = match.groups()
+            found = message if kind == "Exception" else f"{kind}: {message}"
+    return found[-600:] if found else None
+
+
 def read_predictions(path: Path, log: Path) -> dict[str, Any]:
     """SISTR's one prediction, or an error naming what it wrote instead."""
     try:
@@ -141,11 +158,17 @@ def run(ctx: PipelineContext) -> dict[str, Path]:
     ctx.progress(0.7, "typing (SISTR)")
     tmp = work / "sistr-tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    runner.run("SISTR", sistr_command(paths["assembly"], genome_name(inp.sample_name), paths,
-                                      tmp, res.threads, bool(params["use_full_cgmlst_db"]),
-                                      bool(params["run_mash"])),
-               cwd=work, stdout=paths["serotyper-log"],
-               version_args=("-m", "seqcore_serotyper.sistr_runner", "--version"))
+    argv = sistr_command(paths["assembly"], genome_name(inp.sample_name), paths, tmp,
+                         res.threads, bool(params["use_full_cgmlst_db"]),
+                         bool(params["run_mash"]))
+    try:
+        runner.run("SISTR", argv, cwd=work, stdout=paths["serotyper-log"],
+                   version_args=("-m", "seqcore_serotyper.sistr_runner", "--version"))
+    except PipelineError as err:
+        reason = python_error(paths["serotyper-log"])
+        if reason is None:  # killed, or a message the runner already quotes well
+            raise
+        raise PipelineError(f"{str(err).split(':', 1)[0]}: {reason}") from err
     missing = [OUTPUTS[key] for key in paths if not paths[key].is_file()]
     if missing:
         raise PipelineError(f"SISTR finished without writing {', '.join(missing)}: "
