@@ -380,14 +380,17 @@ def sistr_without_marker(tmp_path):
 
 def test_a_missing_database_makes_the_type_not_ready(tmp_path):
     assert database_problem() is None
+    assert readiness(serotyper_type())[0] is True
     copy = sistr_without_marker(tmp_path)
     problem = database_problem(copy)
     assert "missing dbstatus.txt" in problem and "would try to download" in problem
     assert "missing" in database_problem(tmp_path / "empty")
-    analysis_type = serotyper_type(problem)
+    analysis_type = serotyper_type(copy)
     ready, states = readiness(analysis_type)
     assert not ready
-    assert "dbstatus.txt" in not_ready_message(analysis_type, states)
+    message = not_ready_message(analysis_type, states)
+    assert "SISTR" in message and "missing dbstatus.txt" in message
+    assert "pip install sistr_cmd==1.1.3" in message
 
 
 def test_sistr_never_downloads(tmp_path):

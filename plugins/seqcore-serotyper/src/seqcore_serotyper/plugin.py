@@ -4,8 +4,10 @@ on the assembly plugin's front end; its outputs, the pair's links, and start-up 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ from seqcore_assembly.plugin import TOOLS as ASSEMBLY_TOOLS
 from seqcore_sequencefiles.plugin import PairResource
 from seqcore_serotyper.database import INSTALL, database_problem
 from seqcore_serotyper.pipeline import OUTPUTS
+
+log = logging.getLogger(__name__)
 
 NAME = "serotyper"
 ALIASES = ("sistr",)
@@ -49,13 +53,12 @@ def _parameters() -> tuple[Parameter, ...]:
         "fields, which IRIDA's irida-sistr-results reads)."))
 
 
-def _tools(problem: str | None) -> tuple[Tool, ...]:
-    """Readiness: the assembly tools, BLAST+ and MAFFT (SISTR calls both), and SISTR with its
-    database. Readiness only asks whether a command exists, so a missing database is
-    declared as a command that does not: the type is then not ready, with the reason."""
-    sistr = (Tool("SISTR", sys.executable, ("-m", "seqcore_serotyper.database"),
-                  install=INSTALL) if problem is None
-             else Tool("SISTR database", "sistr-database-missing", install=problem))
+def _tools(sistr_root: Path | None = None) -> tuple[Tool, ...]:
+    """Readiness: the assembly tools, BLAST+, MAFFT and Mash (SISTR calls them), and SISTR
+    with its bundled database (checked each time readiness is asked: an incomplete database
+    makes the type not ready, with the reason, before SISTR could try to download it)."""
+    sistr = Tool("SISTR", sys.executable, ("-m", "seqcore_serotyper.database"),
+                 install=INSTALL, check=partial(database_problem, sistr_root))
     return (*ASSEMBLY_TOOLS,
             Tool("BLAST+", "blastn", ("-version",), install="apt-get install ncbi-blast+"),
             Tool("MAFFT", "mafft", ("--version",), install="apt-get install mafft"),
@@ -63,11 +66,14 @@ def _tools(problem: str | None) -> tuple[Tool, ...]:
             sistr)
 
 
-def serotyper_type(problem: str | None = None) -> AnalysisType:
+def serotyper_type(sistr_root: Path | None = None) -> AnalysisType:
+    """The type; ``sistr_root`` is where readiness looks for SISTR's database (default: the
+    installed sistr package)."""
     return AnalysisType(
         name=NAME, label="Serotyping (SISTR)", workflow_id=WORKFLOW_ID, version="0.3",
         pipeline="seqcore_serotyper.pipeline:run", inputs=("pairs",), samples="one",
-        parameters=_parameters(), writes_back=True, tools=_tools(problem), aliases=ALIASES,
+        parameters=_parameters(), writes_back=True, tools=_tools(sistr_root),
+        aliases=ALIASES,
         description="Salmonella serovar, serogroup, antigens and cgMLST with SISTR "
                     "(sistr_cmd 1.1.3, QC on), on contigs from FLASH, SPAdes or MEGAHIT and "
                     "the repeat and short-contig filter.")
@@ -98,10 +104,14 @@ def submission_state_changed(submission: Any, old_state: str, new_state: str,
 
 @hookimpl
 def register_analysis_types() -> list[AnalysisType]:
-    """Checked at start-up: SISTR's bundled database must be complete."""
+    """Checked at start-up too: an incomplete SISTR database is logged at once (readiness
+    reports it with every request for the type)."""
     from seqcore_serotyper.results import write_back
 
-    return [replace(serotyper_type(database_problem()), write_back=write_back)]
+    problem = database_problem()
+    if problem is not None:
+        log.warning("the serotyper is not ready: %s", problem)
+    return [replace(serotyper_type(), write_back=write_back)]
 
 
 @hookimpl
