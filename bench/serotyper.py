@@ -60,6 +60,8 @@ def timed_write_back() -> None:
 
 
 def build(tmp: Path) -> Any:
+    import seqcore_assemblies.plugin
+    import seqcore_assembly.plugin
     import seqcore_sequencefiles.plugin
     import seqcore_serotyper.plugin
     from seqcore.config import configure
@@ -71,8 +73,9 @@ def build(tmp: Path) -> Any:
                 "seqcore.analysis.threads": THREADS,
                 "seqcore.assembly.memory_gb": MEMORY_GB,
                 "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
-    config = configure(settings, plugins=[seqcore_serotyper.plugin,
-                                          seqcore_sequencefiles.plugin])
+    config = configure(settings, plugins=[seqcore_serotyper.plugin, seqcore_assembly.plugin,
+                                          seqcore_sequencefiles.plugin,
+                                          seqcore_assemblies.plugin])
     config.commit()
     upgrade(config.get_settings(), config.registry.pm)
     return config

@@ -48,7 +48,8 @@ def add_analysis_type(config: Configurator, analysis_type: AnalysisType) -> None
     unknown = [name for name in analysis_type.settings if name not in config.get_settings()]
     if unknown:
         raise ConfigurationError(f"analysis type {analysis_type.name!r}: unknown setting(s) "
-                                 f"{', '.join(map(repr, unknown))} in settings")
+                                 f"{', '.join(map(repr, unknown))} in settings (declared by "
+                                 "no loaded plugin: is the plugin that owns it disabled?)")
 
     def register() -> None:
         reg = analysis_registry(config.registry)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pyramid.request import Request
@@ -182,3 +182,23 @@ def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,
     db.add(submission)
     db.flush()
     return submission
+
+
+def latest_submission_href(type_name: str) -> Callable[[Any, Any], str | None]:
+    """A :class:`~seqcore.contrib.LinkSpec` href: the URL of the latest submission of
+    ``type_name`` whose inputs include the context's sequencing object (``context.obj``),
+    whatever its state, or no link. IRIDA's pair links ``analysis/assembly`` and
+    ``analysis/sistr`` are of this kind; its clients follow them and check the state."""
+
+    def href(request: Any, context: Any) -> str | None:
+        submission_id = context.db.scalar(
+            select(AnalysisSubmission.id)
+            .join(SubmissionInput, SubmissionInput.submission_id == AnalysisSubmission.id)
+            .where(SubmissionInput.object_id == context.obj.id,
+                   AnalysisSubmission.analysis_type == type_name)
+            .order_by(AnalysisSubmission.id.desc()).limit(1))
+        if submission_id is None:
+            return None
+        return f"{request.application_url}/api/analysisSubmissions/{submission_id}"
+
+    return href

@@ -149,8 +149,9 @@ class TypesCollection(Context):
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
+        # An alias (IRIDA's ``sistr``) answers like the type it names, as its filter does.
         analysis_type = analysis_registry(self.request.registry).type(key)
-        if analysis_type is None or analysis_type.name != key:
+        if analysis_type is None:
             raise KeyError(key)
         return TypeResource(self.request, key, self, analysis_type)
 

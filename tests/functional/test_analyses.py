@@ -191,6 +191,9 @@ def test_types_aliases_and_readiness(testapp, world):
     types = {t["name"]: t for t in testapp.get("/api/analysisTypes", headers=headers).json[
         "resource"]["resources"]}
     assert types["readcount"]["ready"] is True
+    by_alias = testapp.get("/api/analysisTypes/countreads", headers=headers).json["resource"]
+    assert by_alias["name"] == "readcount" and by_alias["aliases"] == ["countreads"]
+    testapp.get("/api/analysisTypes/nothing", headers=headers, status=404)
     assert types["readcount"]["parameters"][0] == {
         "name": "min_length", "type": "int", "default": 0,
         "description": "Only count reads at least this long.", "minimum": 0, "maximum": None,

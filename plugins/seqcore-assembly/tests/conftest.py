@@ -16,5 +16,11 @@ def seqcore_plugins():
 
 
 @pytest.fixture(scope="session")
+def seqcore_settings(seqcore_settings):
+    # Not the default, so the tests see the setting reach the assembler's command line.
+    return {**seqcore_settings, "seqcore.assembly.memory_gb": 3}
+
+
+@pytest.fixture(scope="session")
 def reads_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("reads")

@@ -11,10 +11,15 @@ sys.path.insert(0, str(HERE.parent.parent / "seqcore-assembly" / "tests"))
 
 @pytest.fixture(scope="session")
 def seqcore_plugins():
+    # The assembly plugins too, as in a deployment: the serotyper's front end and its
+    # memory setting (seqcore.assembly.memory_gb) are theirs.
+    import seqcore_assemblies.plugin
+    import seqcore_assembly.plugin
     import seqcore_sequencefiles.plugin
     import seqcore_serotyper.plugin
 
-    return [seqcore_serotyper.plugin, seqcore_sequencefiles.plugin]
+    return [seqcore_serotyper.plugin, seqcore_assembly.plugin, seqcore_sequencefiles.plugin,
+            seqcore_assemblies.plugin]
 
 
 @pytest.fixture(scope="session")

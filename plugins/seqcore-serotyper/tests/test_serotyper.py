@@ -240,6 +240,11 @@ def test_types_a_salmonella_like_genome(testapp, app_config, factories, db, read
     pair_links = links(testapp.get(pair_url, headers=headers).json["resource"])
     for rel in ("analysis/serotyper", "analysis/sistr"):
         assert pair_links[rel].endswith(f"/api/analysisSubmissions/{body['identifier']}")
+        # ... and the submission to its analysis, under both names too.
+        assert links(body)[rel] == links(body)["analysis"]
+    # The type answers under IRIDA's name as well.
+    by_alias = testapp.get("/api/analysisTypes/sistr", headers=headers).json["resource"]
+    assert by_alias["name"] == "serotyper"
     for path in ("/api/analysisSubmissions/analysisType/sistr",
                  f"/api/projects/{project.id}/analyses/sistr"):
         listed = testapp.get(path, headers=headers).json["resource"]["resources"]

@@ -8,7 +8,6 @@ until ``seqcore.analysis.cleanup_days``.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from collections.abc import Callable
@@ -43,9 +42,9 @@ OUTPUTS: dict[str, str] = {
     "annotations-error": "prokka.err",
 }
 FASTA_KEYS = ("contigs-all", "contigs-with-repeats", "contigs-without-repeats")
-# Written by the plugin's submission_state_changed hook when the job is prepared: the
-# settings a pipeline needs but the job file does not carry (see plugin.py).
-SETTINGS_FILE = "assembly-settings.json"
+# The deployment settings a job receives (AnalysisType.settings, read as ctx.settings).
+MEMORY_SETTING = "seqcore.assembly.memory_gb"
+PROKKA_SETTING = "seqcore.assembly.prokka_dbdir"
 DEFAULT_MEMORY_GB = 8
 KMER_LIST = re.compile(r"^\d+(,\d+)*$")
 
@@ -58,11 +57,11 @@ class Resources:
 
 
 def resources(ctx: PipelineContext) -> Resources:
-    path = ctx.work_dir / SETTINGS_FILE
-    saved: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {}
+    """Threads, and the memory and Prokka database of the deployment's settings."""
     return Resources(threads=max(1, int(ctx.threads)),
-                     memory_gb=max(1, int(saved.get("memory_gb") or DEFAULT_MEMORY_GB)),
-                     prokka_dbdir=str(saved.get("prokka_dbdir") or ""))
+                     memory_gb=max(1, int(ctx.settings.get(MEMORY_SETTING)
+                                          or DEFAULT_MEMORY_GB)),
+                     prokka_dbdir=str(ctx.settings.get(PROKKA_SETTING) or ""))
 
 
 def check_kmers(text: str) -> list[int]:

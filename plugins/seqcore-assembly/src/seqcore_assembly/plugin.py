@@ -3,18 +3,13 @@ eleven outputs, settings, and the pair's ``analysis/assembly`` link."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
 from seqcore import hookimpl
+from seqcore.analysis.service import latest_submission_href
 from seqcore.contrib import AnalysisType, LinkSpec, OutputRel, Parameter, Setting, Tool
-from seqcore_assembly.pipeline import OUTPUTS, SETTINGS_FILE
+from seqcore_assembly.pipeline import MEMORY_SETTING, OUTPUTS, PROKKA_SETTING
 from seqcore_sequencefiles.plugin import PairResource
-
-MEMORY_SETTING = "seqcore.assembly.memory_gb"
-PROKKA_SETTING = "seqcore.assembly.prokka_dbdir"
 
 PARAMETERS = (
     Parameter("assembler", "choice", "spades",
@@ -51,12 +46,16 @@ TOOLS = (
     Tool("FLASH", "flash", ("--version",), install="apt-get install flash"),
     Tool("SPAdes", "spades.py", ("--version",), install="apt-get install spades"),
     Tool("MEGAHIT", "megahit", ("--version",), install="apt-get install megahit"),
+    Tool("Prokka", "prokka", ("--version",), optional=True,
+         install="apt-get install prokka, and set seqcore.assembly.prokka_dbdir; without it "
+                 "pyrodigal annotates"),
 )
 
 ASSEMBLY = AnalysisType(
     name="assembly", label="Assembly and annotation", workflow_id="assembly-annotation-0.3",
     version="0.3", pipeline="seqcore_assembly.pipeline:run", inputs=("pairs",),
     samples="one", parameters=PARAMETERS, writes_back=True, tools=TOOLS,
+    settings=(MEMORY_SETTING, PROKKA_SETTING),
     description="FLASH read merging, SPAdes or MEGAHIT assembly, repeat and short-contig "
                 "filter, assembly statistics, gene annotation (pyrodigal, or Prokka).")
 
@@ -65,10 +64,6 @@ COLLECTION = replace(
     workflow_id="assembly-annotation-collection-0.3",
     pipeline="seqcore_assembly.pipeline:run_collection", samples="many",
     description="The assembly pipeline over several samples; outputs combined per file.")
-
-# Settings read at configuration time, handed to jobs through SETTINGS_FILE (the framework
-# gives pipelines only their thread count).
-_settings: dict[str, Any] = {MEMORY_SETTING: 8, PROKKA_SETTING: ""}
 
 
 @hookimpl
@@ -80,28 +75,6 @@ def register_settings() -> list[Setting]:
         Setting(PROKKA_SETTING, "", "Prokka's database directory; when set (and prokka is "
                 "installed) Prokka annotates instead of pyrodigal.", str),
     ]
-
-
-@hookimpl
-def configure_app(config: Any) -> None:
-    settings = config.get_settings()
-    _settings[MEMORY_SETTING] = int(settings.get(MEMORY_SETTING) or 8)
-    _settings[PROKKA_SETTING] = str(settings.get(PROKKA_SETTING) or "")
-
-
-@hookimpl
-def submission_state_changed(submission: Any, old_state: str, new_state: str,
-                             request: Any) -> None:
-    """When a job of ours is prepared (its work directory and job file written, not yet
-    handed to the executor), leave it the settings it needs beside the job file."""
-    if new_state != "PREPARED" or submission.analysis_type not in (ASSEMBLY.name,
-                                                                    COLLECTION.name):
-        return
-    work_dir = Path(submission.work_dir or "")
-    if submission.work_dir and work_dir.is_dir():
-        (work_dir / SETTINGS_FILE).write_text(json.dumps({
-            "memory_gb": _settings[MEMORY_SETTING],
-            "prokka_dbdir": _settings[PROKKA_SETTING]}))
 
 
 @hookimpl
@@ -122,23 +95,7 @@ def register_output_rels() -> list[OutputRel]:
     return rels
 
 
-def _latest_assembly(request: Any, context: PairResource) -> str | None:
-    """The pair's latest ``assembly`` submission (IRIDA's automated assembly link)."""
-    from sqlalchemy import select
-
-    from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
-
-    submission_id = context.db.scalar(
-        select(AnalysisSubmission.id)
-        .join(SubmissionInput, SubmissionInput.submission_id == AnalysisSubmission.id)
-        .where(SubmissionInput.object_id == context.obj.id,
-               AnalysisSubmission.analysis_type == ASSEMBLY.name)
-        .order_by(AnalysisSubmission.id.desc()).limit(1))
-    if submission_id is None:
-        return None
-    return f"{request.application_url}/api/analysisSubmissions/{submission_id}"
-
-
 @hookimpl
 def register_links() -> list[LinkSpec]:
-    return [LinkSpec(PairResource, "analysis/assembly", _latest_assembly)]
+    # IRIDA's automated assembly link: the pair's latest ``assembly`` submission.
+    return [LinkSpec(PairResource, "analysis/assembly", latest_submission_href(ASSEMBLY.name))]

@@ -3,7 +3,6 @@ on the assembly plugin's front end; its outputs, the pair's links, and start-up 
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from dataclasses import replace
@@ -13,8 +12,7 @@ from typing import Any
 
 from seqcore import hookimpl
 from seqcore.contrib import AnalysisType, LinkSpec, OutputRel, Parameter, Tool
-from seqcore_assembly.pipeline import SETTINGS_FILE
-from seqcore_assembly.plugin import MEMORY_SETTING
+from seqcore_assembly.pipeline import MEMORY_SETTING
 from seqcore_assembly.plugin import PARAMETERS as ASSEMBLY_PARAMETERS
 from seqcore_assembly.plugin import TOOLS as ASSEMBLY_TOOLS
 from seqcore_sequencefiles.plugin import PairResource
@@ -59,7 +57,8 @@ def _tools(sistr_root: Path | None = None) -> tuple[Tool, ...]:
     makes the type not ready, with the reason, before SISTR could try to download it)."""
     sistr = Tool("SISTR", sys.executable, ("-m", "seqcore_serotyper.database"),
                  install=INSTALL, check=partial(database_problem, sistr_root))
-    return (*ASSEMBLY_TOOLS,
+    front_end = tuple(tool for tool in ASSEMBLY_TOOLS if not tool.optional)  # no Prokka
+    return (*front_end,
             Tool("BLAST+", "blastn", ("-version",), install="apt-get install ncbi-blast+"),
             Tool("MAFFT", "mafft", ("--version",), install="apt-get install mafft"),
             Tool("Mash", "mash", ("--version",), install="apt-get install mash"),
@@ -73,33 +72,10 @@ def serotyper_type(sistr_root: Path | None = None) -> AnalysisType:
         name=NAME, label="Serotyping (SISTR)", workflow_id=WORKFLOW_ID, version="0.3",
         pipeline="seqcore_serotyper.pipeline:run", inputs=("pairs",), samples="one",
         parameters=_parameters(), writes_back=True, tools=_tools(sistr_root),
-        aliases=ALIASES,
+        aliases=ALIASES, settings=(MEMORY_SETTING,),  # the assembly plugin's, for the assembler
         description="Salmonella serovar, serogroup, antigens and cgMLST with SISTR "
                     "(sistr_cmd 1.1.3, QC on), on contigs from FLASH, SPAdes or MEGAHIT and "
                     "the repeat and short-contig filter.")
-
-
-_settings: dict[str, Any] = {"memory_gb": 8}
-
-
-@hookimpl
-def configure_app(config: Any) -> None:
-    # The assembly plugin's memory setting applies to our assembler too (not re-registered:
-    # one plugin owns a setting).
-    _settings["memory_gb"] = int(config.get_settings().get(MEMORY_SETTING) or 8)
-
-
-@hookimpl
-def submission_state_changed(submission: Any, old_state: str, new_state: str,
-                             request: Any) -> None:
-    """Prepared jobs get the front end's settings file, as the assembly plugin's do (the
-    framework hands pipelines only their thread count)."""
-    if new_state != "PREPARED" or submission.analysis_type != NAME:
-        return
-    work_dir = Path(submission.work_dir or "")
-    if submission.work_dir and work_dir.is_dir():
-        (work_dir / SETTINGS_FILE).write_text(json.dumps({"memory_gb": _settings["memory_gb"],
-                                                          "prokka_dbdir": ""}))
 
 
 @hookimpl
@@ -128,24 +104,21 @@ def register_output_rels() -> list[OutputRel]:
     return rels
 
 
-def _latest(request: Any, context: PairResource) -> str | None:
-    """The pair's latest serotyper submission, whatever its state (irida-sistr-results
-    follows it and keeps the completed ones)."""
-    from sqlalchemy import select
-
-    from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
-
-    submission_id = context.db.scalar(
-        select(AnalysisSubmission.id)
-        .join(SubmissionInput, SubmissionInput.submission_id == AnalysisSubmission.id)
-        .where(SubmissionInput.object_id == context.obj.id,
-               AnalysisSubmission.analysis_type == NAME)
-        .order_by(AnalysisSubmission.id.desc()).limit(1))
-    if submission_id is None:
-        return None
-    return f"{request.application_url}/api/analysisSubmissions/{submission_id}"
-
-
 @hookimpl
 def register_links() -> list[LinkSpec]:
-    return [LinkSpec(PairResource, f"analysis/{name}", _latest) for name in (NAME, *ALIASES)]
+    """The pair's latest serotyper submission, whatever its state (irida-sistr-results
+    follows it and keeps the completed ones), and on a completed serotyper submission its
+    analysis, under the spec's and IRIDA's names."""
+    from seqcore.analysis.service import latest_submission_href
+    from seqcore.links import child_href
+    from seqcore.resources.analyses import SubmissionResource
+
+    def completed_serotyper(request: Any, resource: Any) -> bool:
+        return resource.completed and resource.submission.analysis_type == NAME
+
+    links = []
+    for name in (NAME, *ALIASES):
+        links.append(LinkSpec(PairResource, f"analysis/{name}", latest_submission_href(NAME)))
+        links.append(LinkSpec(SubmissionResource, f"analysis/{name}", child_href("analysis"),
+                              when=completed_serotyper))
+    return links
