@@ -10,11 +10,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from isal import isal_zlib
 
 from seqcore.rest.multipart import BadContent
+
+if TYPE_CHECKING:
+    from seqcore.storage import StorageWriter
 
 GZIP_MAGIC = b"\x1f\x8b"
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
@@ -42,9 +45,9 @@ class _Decompressing:
     Inflating every byte is what makes a corrupt upload detectable before it is kept, and it
     is the costliest part of an upload. When the upload layer lets the check :meth:`follow`
     the file being written, the inflating runs in a thread of its own that reads the file
-    as it grows (ISA-L releases the GIL): it overlaps with receiving, hashing and writing,
-    and with the check of the other file of a pair, and its memory stays flat because the
-    bytes come back from the page cache rather than a queue.
+    as the storage writer reports it grown (ISA-L releases the GIL): it overlaps with
+    receiving, hashing and writing, and with the check of the other file of a pair, and its
+    memory stays flat because the bytes come back from the file rather than a queue.
     """
 
     def __init__(self, verify_gzip: bool = True) -> None:
@@ -63,9 +66,16 @@ class _Decompressing:
         self._error: BadContent | None = None
         self._stop = False
 
-    def follow(self, path: Path) -> None:
-        """Verify by reading ``path`` (the file being written) instead of inline."""
-        self._path = path
+    def follow(self, writer: StorageWriter) -> None:
+        """Verify by reading the file ``writer`` writes, as it grows, instead of inline."""
+        if self.verify_gzip:
+            self._path = writer.tmp_path
+            writer.on_written(self._on_written)
+
+    def _on_written(self, size: int) -> None:
+        with self._cond:
+            self._written = size
+            self._cond.notify()
 
     def feed(self, data: bytes | memoryview) -> None:
         self.total += len(data)
@@ -90,9 +100,6 @@ class _Decompressing:
         if self._path is None:
             self._inflate(bytes(data))
             return
-        with self._cond:
-            self._written = self.total
-            self._cond.notify()
         if self._thread is None:
             self._thread = threading.Thread(target=self._follow, name="gzip-check",
                                             daemon=True)

@@ -17,7 +17,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 
 from seqcore.rest.bodyreader import body_reader
 from seqcore.rest.errors import ApiError
-from seqcore.storage import FileTooLarge, Storage, StorageWriter, safe_basename
+from seqcore.storage import FileTooLarge, Storage, StorageError, StorageWriter, safe_basename
 
 BLOCK = 1 << 20
 SMALL_PART_LIMIT = 64 * 1024
@@ -120,7 +120,7 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
             part.check = check_for(name, base)
             follow = getattr(part.check, "follow", None)
             if follow is not None:
-                follow(part.writer.tmp_path)
+                follow(part.writer)
         parts[name] = part
         state["part"] = part
 
@@ -130,7 +130,6 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
             chunk = memoryview(data)[start:end]  # no copy: hashed and written as it is
             part.writer.write(chunk)
             if part.check is not None:
-                part.writer.flush()  # a following check reads what is on disk
                 part.check.feed(chunk)
         else:
             part.data += data[start:end]
@@ -140,9 +139,6 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
 
     def on_part_end() -> None:
         # Checks finish once the whole body is in, so a pair's two checks run side by side.
-        part: Part = state["part"]
-        if part.writer is not None:
-            part.writer.flush()
         state["part"] = None
 
     def on_end() -> None:
@@ -196,6 +192,9 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
         upload.discard()
         raise ApiError(413, message=f"The upload is larger than the limit of {file_limit} "
                                     "bytes.") from None
+    except StorageError as err:  # disk full: nothing is kept, the client may retry later
+        upload.discard()
+        raise ApiError(507, message=f"The upload could not be stored: {err}") from None
     except BaseException:
         upload.discard()
         raise

@@ -1,11 +1,15 @@
-"""Helpers for tests that upload sequence data: generated reads and multipart bodies."""
+"""Helpers for tests that upload sequence data: generated reads, multipart bodies, and a
+disk that fills up."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import random
-from collections.abc import Iterable
+import resource
+import signal
+from collections.abc import Iterable, Iterator
 
 
 def fastq(reads: int = 20, length: int = 60, seed: int = 1, name: str = "read") -> bytes:
@@ -48,3 +52,17 @@ def multipart(parts: Iterable[tuple[str, str | None, bytes, str | None]],
 
 def parameters(**values: object) -> tuple[str, None, bytes, str]:
     return ("parameters", None, json.dumps(values).encode(), "application/json")
+
+
+@contextlib.contextmanager
+def file_size_limit(limit: int) -> Iterator[None]:
+    """No file of this process may grow past ``limit`` bytes while the block runs: writes
+    beyond it fail (EFBIG), as they do when the disk fills up."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)

@@ -8,7 +8,7 @@ import pytest
 from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.models.user import SystemRole
 from seqcore.testing.contracts import stored_files
-from seqcore.testing.uploads import fastq, gz, multipart, parameters
+from seqcore.testing.uploads import fastq, file_size_limit, gz, multipart, parameters
 
 
 @pytest.fixture
@@ -150,6 +150,21 @@ def test_truncated_multipart_body(testapp, world, db, app_config):
                            headers={**headers, "Content-Type": content_type}, status=400)
         assert "truncated" in res.json["message"] or "malformed" in res.json["message"]
     nothing_left(db, app_config)
+
+
+def test_a_full_disk_is_507_and_leaves_nothing(testapp, world, db, app_config):
+    sample, headers = world
+    reads = fastq(reads=1000, length=150) * 40  # 12.7 MB
+    body, content_type = multipart([("file", "big_R1.fastq", reads, None), parameters()])
+    with file_size_limit(5 << 20):
+        res = testapp.post(f"/api/samples/{sample.id}/unpaired", body, status=507,
+                           headers={**headers, "Content-Type": content_type})
+    assert "could not be stored" in res.json["message"]
+    nothing_left(db, app_config)
+    # Once there is room again, the same upload is stored whole.
+    res = testapp.post(f"/api/samples/{sample.id}/unpaired", body, status=201,
+                       headers={**headers, "Content-Type": content_type})
+    assert res.json["resource"]["uploadSha256"] == hashlib.sha256(reads).hexdigest()
 
 
 def test_not_multipart(testapp, world):
