@@ -1,7 +1,7 @@
 """Streaming ``multipart/form-data`` uploads.
 
-The body is read from the WSGI input in blocks and fed to python-multipart's push parser;
-file parts go straight to storage writers (hashing as they go) and through the file kind's
+The body is read from the WSGI input in blocks and fed to :class:`MultipartStream`; file
+parts go straight to storage writers (hashing as they go) and through the file kind's
 content check, so memory stays flat whatever the file size. Small parts (``parameters``) are
 kept in memory up to a limit. Every malformed body is a 4xx and discards what was written.
 """
@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pyramid.request import Request
-from python_multipart.multipart import MultipartParser, parse_options_header
+from python_multipart.multipart import parse_options_header
 
 from seqcore.rest.bodyreader import body_reader
 from seqcore.rest.errors import ApiError
+from seqcore.rest.multipart_stream import MultipartError, MultipartStream
 from seqcore.storage import FileTooLarge, Storage, StorageError, StorageWriter, safe_basename
 
 BLOCK = 1 << 20
@@ -83,30 +84,16 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
                                     "bytes.")
     parts: dict[str, Part] = {}
     upload = Upload(parts)
-    state: dict[str, Any] = {"part": None, "header": b"", "headers": {}, "ended": False}
+    current: list[Part] = []  # the part being received, while there is one
 
-    def on_part_begin() -> None:
-        state["headers"] = {}
-
-    def on_header_field(data: bytes, start: int, end: int) -> None:
-        state["header"] += data[start:end]
-
-    def on_header_value(data: bytes, start: int, end: int) -> None:
-        key = state["header"].lower()
-        state["headers"][key] = state["headers"].get(key, b"") + data[start:end]
-
-    def on_header_end() -> None:
-        state["header"] = b""
-
-    def on_headers_finished() -> None:
-        disposition, options = parse_options_header(
-            state["headers"].get(b"content-disposition", b""))
+    def on_part(headers: dict[bytes, bytes]) -> None:
+        disposition, options = parse_options_header(headers.get(b"content-disposition", b""))
         name = options.get(b"name", b"").decode("utf-8", "replace")
         if disposition != b"form-data" or not name:
             raise ApiError(400, message="A multipart part has no form-data name.")
         if name in parts:
             raise ApiError(400, message=f"The part '{name}' appears more than once.")
-        part = Part(name=name, content_type=state["headers"].get(b"content-type", b"")
+        part = Part(name=name, content_type=headers.get(b"content-type", b"")
                     .decode("latin-1") or None)
         raw_filename = options.get(b"filename")
         if raw_filename is not None:
@@ -122,34 +109,28 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
             if follow is not None:
                 follow(part.writer)
         parts[name] = part
-        state["part"] = part
+        current[:] = [part]
 
-    def on_part_data(data: bytes, start: int, end: int) -> None:
-        part: Part = state["part"]
+    def on_data(chunk: bytes | memoryview) -> None:
+        part = current[0]
         if part.writer is not None:
-            chunk = memoryview(data)[start:end]  # no copy: hashed and written as it is
-            part.writer.write(chunk)
+            part.writer.write(chunk)  # a view of the received block: hashed and written as is
             if part.check is not None:
                 part.check.feed(chunk)
         else:
-            part.data += data[start:end]
+            part.data += chunk
             if len(part.data) > SMALL_PART_LIMIT:
                 raise ApiError(413, message=f"The part '{part.name}' is larger than "
                                             f"{SMALL_PART_LIMIT} bytes.")
 
     def on_part_end() -> None:
         # Checks finish once the whole body is in, so a pair's two checks run side by side.
-        state["part"] = None
+        current.clear()
 
-    def on_end() -> None:
-        state["ended"] = True
-
-    parser = MultipartParser(params[b"boundary"], {
-        "on_part_begin": on_part_begin, "on_header_field": on_header_field,
-        "on_header_value": on_header_value, "on_header_end": on_header_end,
-        "on_headers_finished": on_headers_finished, "on_part_data": on_part_data,
-        "on_part_end": on_part_end, "on_end": on_end,
-    })
+    try:
+        parser = MultipartStream(params[b"boundary"], on_part, on_data, on_part_end)
+    except MultipartError as err:
+        raise ApiError(400, message=f"The multipart body is malformed: {err}") from None
     stream = body_reader(request)
     remaining = length
     received = 0
@@ -165,19 +146,16 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
             if remaining is not None:
                 remaining -= len(block)
             try:
-                parser.write(block)
+                parser.feed(block)
             except BadContent as err:
-                name = state["part"].filename if state["part"] else "upload"
+                name = current[0].filename if current else "upload"
                 raise ApiError(400, message=f"{name}: {err}") from None
-            except ApiError:
-                raise
-            except Exception as err:  # the parser's own complaints about the body
+            except MultipartError as err:
                 raise ApiError(400, message=f"The multipart body is malformed: {err}") from None
         if remaining:
             raise ApiError(400, message="The upload ended before the announced length: the "
                                         "client disconnected or the body was truncated.")
-        parser.finalize()
-        if not state["ended"]:
+        if not parser.ended:
             raise ApiError(400, message="The multipart body is truncated: its closing "
                                         "boundary is missing.")
         for part in parts.values():
