@@ -3,25 +3,42 @@
 Revision files live in the package that owns the tables: the core's in
 ``seqcore/migrations/versions`` (branch ``seqcore``), each plugin's wherever its
 :class:`~seqcore.contrib.MigrationSource` says. ``version_locations`` is assembled from the
-plugin manager, so ``seqcore db upgrade`` upgrades every installed branch to its head.
+plugin manager, so ``seqcore db upgrade`` upgrades every installed branch to its head. The
+environment (``env.py``) and the revision template ship inside the ``seqcore`` package, so an
+installed wheel migrates exactly like a checkout.
 """
 
 from __future__ import annotations
 
 import importlib.resources
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pluggy
+from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy.engine import Engine
 
-from alembic import command
-
 CORE_BRANCH = "seqcore"
-SCRIPT_LOCATION = Path(__file__).resolve().parent.parent.parent / "alembic"
-CORE_VERSIONS = Path(__file__).resolve().parent.parent / "migrations" / "versions"
+SCRIPT_LOCATION = Path(__file__).resolve().parent.parent / "migrations"
+CORE_VERSIONS = SCRIPT_LOCATION / "versions"
+
+
+class UnknownBranch(LookupError):
+    """No installed plugin ships the Alembic branch that was asked for."""
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One Alembic branch: its label, the directory of its revisions and who ships it."""
+
+    label: str
+    directory: str
+    plugin: str
 
 
 def _resolve_location(location: str) -> str:
@@ -31,12 +48,18 @@ def _resolve_location(location: str) -> str:
     return location
 
 
+def branches(pm: pluggy.PluginManager) -> list[Branch]:
+    """The core's branch, then every registered plugin's, with the plugin that ships it."""
+    found = [Branch(CORE_BRANCH, str(CORE_VERSIONS), CORE_BRANCH)]
+    for impl in pm.hook.register_migrations.get_hookimpls():
+        for source in impl.function() or ():
+            found.append(Branch(source.branch_label, _resolve_location(source.location),
+                                impl.plugin_name))
+    return found
+
+
 def version_locations(pm: pluggy.PluginManager) -> list[str]:
-    locations = [str(CORE_VERSIONS)]
-    for sources in pm.hook.register_migrations():
-        for source in sources or ():
-            locations.append(_resolve_location(source.location))
-    return locations
+    return [branch.directory for branch in branches(pm)]
 
 
 def alembic_config(
@@ -49,6 +72,7 @@ def alembic_config(
     cfg.set_main_option("path_separator", "space")
     cfg.set_main_option("sqlalchemy.url", str(settings["sqlalchemy.url"]).replace("%", "%%"))
     cfg.attributes["engine"] = engine
+    cfg.attributes["pm"] = pm
     return cfg
 
 
@@ -60,10 +84,53 @@ def upgrade(settings: Mapping[str, Any], pm: pluggy.PluginManager,
 
 def downgrade(settings: Mapping[str, Any], pm: pluggy.PluginManager, target: str,
               engine: Engine | None = None) -> None:
+    """Revert to ``target``: ``<branch>@base`` removes one plugin's tables alone."""
     command.downgrade(alembic_config(settings, pm, engine), target)
 
 
 def heads(settings: Mapping[str, Any], pm: pluggy.PluginManager) -> Iterable[str]:
-    from alembic.script import ScriptDirectory
-
     return ScriptDirectory.from_config(alembic_config(settings, pm)).get_heads()
+
+
+def find_branch(pm: pluggy.PluginManager, name: str) -> Branch:
+    """The branch named ``name``: a branch label, or the name of the plugin shipping it."""
+    known = branches(pm)
+    for branch in known:
+        if name in (branch.label, branch.plugin):
+            return branch
+    labels = ", ".join(sorted(b.label for b in known))
+    raise UnknownBranch(f"no installed plugin ships a migration branch {name!r} "
+                        f"(branches: {labels})")
+
+
+def revision(settings: Mapping[str, Any], pm: pluggy.PluginManager, branch_name: str,
+             message: str, *, autogenerate: bool = False) -> str:
+    """Write a new revision at the head of ``branch_name`` and return its file's path.
+
+    A plugin's first revision starts its branch and depends on the core's head, so that
+    upgrading applies the core's tables first. ``autogenerate`` compares the database with
+    the models of the core and every plugin (the database must be at the heads).
+    """
+    cfg = alembic_config(settings, pm)
+    branch = find_branch(pm, branch_name)
+    Path(branch.directory).mkdir(parents=True, exist_ok=True)
+    script = ScriptDirectory.from_config(cfg)
+    if _branch_head(script, branch.label) is not None:
+        created = command.revision(cfg, message=message, head=f"{branch.label}@head",
+                                   version_path=branch.directory, autogenerate=autogenerate)
+    else:
+        created = command.revision(cfg, message=message, head="base",
+                                   branch_label=branch.label,
+                                   depends_on=_branch_head(script, CORE_BRANCH),
+                                   version_path=branch.directory, autogenerate=autogenerate)
+    scripts = created if isinstance(created, list) else [created]
+    return str(scripts[0].path)
+
+
+def _branch_head(script: ScriptDirectory, label: str) -> str | None:
+    """The head revision of the branch ``label``, or ``None`` while it has none."""
+    try:
+        head = script.get_revision(f"{label}@head")
+    except CommandError:
+        return None
+    return head.revision if head is not None else None

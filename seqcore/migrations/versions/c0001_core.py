@@ -6,7 +6,6 @@ Create Date: 2026-11-22 10:25:01.935010
 """
 
 import sqlalchemy as sa
-
 from alembic import op
 
 revision = "c0001"

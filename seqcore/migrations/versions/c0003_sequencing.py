@@ -6,7 +6,6 @@ Create Date: 2026-11-22 10:45:12.477505
 """
 
 import sqlalchemy as sa
-
 from alembic import op
 
 revision = "c0003"

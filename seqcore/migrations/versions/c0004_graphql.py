@@ -9,7 +9,6 @@ Create Date: 2026-11-22 11:05:00.000000
 """
 
 import sqlalchemy as sa
-
 from alembic import op
 
 revision = "c0004"

@@ -6,7 +6,6 @@ Create Date: 2026-11-22 11:05:53.253379
 """
 
 import sqlalchemy as sa
-
 from alembic import op
 
 revision = "c0005"

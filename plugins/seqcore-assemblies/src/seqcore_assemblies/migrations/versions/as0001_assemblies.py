@@ -6,7 +6,6 @@ Create Date: 2026-11-22
 """
 
 import sqlalchemy as sa
-
 from alembic import op
 
 revision = "as0001"

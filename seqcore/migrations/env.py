@@ -1,17 +1,25 @@
 """Alembic environment for seqcore and its plugins.
 
-Used through ``seqcore db upgrade`` (which fills in the URL and every plugin's version
-location); the engine may be handed in by tests through ``config.attributes["engine"]``.
+It ships inside the package, so an installed seqcore migrates without a source checkout.
+Alembic runs it through :mod:`seqcore.db.migrations`, which fills in the URL and every plugin's
+version location and hands over the plugin manager (``config.attributes["pm"]``) so that
+autogenerate sees the plugins' tables too. Tests may hand in an engine through
+``config.attributes["engine"]``.
 """
 
+from alembic import context
 from sqlalchemy import pool
 
 import seqcore.models  # noqa: F401  (registers the core tables on the metadata)
-from alembic import context
 from seqcore.db import Base, get_engine
 
 config = context.config
 target_metadata = Base.metadata
+
+pm = config.attributes.get("pm")
+if pm is not None:
+    # Importing a plugin's models is what maps them onto the shared metadata.
+    pm.hook.register_models()
 
 
 def run_migrations_offline() -> None:
