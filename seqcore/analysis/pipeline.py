@@ -92,6 +92,23 @@ def _finish(work_dir: Path, result: dict[str, Any]) -> None:
     os.replace(tmp, work_dir / RESULT)  # readers never see half a result
 
 
+def load_pipeline(path: str) -> Any:
+    """The function named by ``"package.module:function"``.
+
+    Raises ``ValueError`` for a malformed path or a missing function, and whatever the import
+    raises: start-up turns both into a configuration error naming the analysis type, a job
+    into its failure reason.
+    """
+    module_name, _, function_name = path.partition(":")
+    if not module_name or not function_name:
+        raise ValueError(f"pipeline {path!r} is not of the form 'module:function'")
+    function = getattr(importlib.import_module(module_name), function_name, None)
+    if not callable(function):
+        raise ValueError(f"pipeline {path!r}: module {module_name!r} has no function "
+                         f"{function_name!r}")
+    return function
+
+
 def run_job(work_dir: str | Path) -> dict[str, Any]:
     """Run the job in ``work_dir`` and write ``result.json``; never raises."""
     work_dir = Path(work_dir)
@@ -102,8 +119,7 @@ def run_job(work_dir: str | Path) -> dict[str, Any]:
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     logger.addHandler(handler)
     try:
-        module_name, _, function_name = spec["pipeline"].partition(":")
-        pipeline = getattr(importlib.import_module(module_name), function_name)
+        pipeline = load_pipeline(spec["pipeline"])
         inputs = [InputObject(i["object_id"], i["kind"], i["sample_id"], i["sample_name"],
                               tuple(Path(p) for p in i["files"])) for i in spec["inputs"]]
         context = PipelineContext(work_dir=work_dir, parameters=spec["parameters"],

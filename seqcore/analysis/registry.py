@@ -9,6 +9,7 @@ from pyramid.config import Configurator
 from pyramid.exceptions import ConfigurationError
 from pyramid.registry import Registry
 
+from seqcore.analysis.pipeline import load_pipeline
 from seqcore.contrib import AnalysisType, Executor, OutputRel
 
 
@@ -97,8 +98,39 @@ def make_executor(registry: Registry, name: str | None = None) -> Any:
     return reg.executors[name].factory(settings)
 
 
+def verify_declarations(registry: Registry) -> None:
+    """Check every cross-reference between declarations once all of them are registered.
+
+    A misspelt name in a declaration would otherwise surface as a job failing on a worker,
+    or an output that is never served; here it stops the start-up and names the culprit.
+    """
+    reg = analysis_registry(registry)
+    kinds = {kind.name for kind in registry.get("seqcore.file_kinds", {}).values()}
+    for analysis_type in reg.types.values():
+        where = f"analysis type {analysis_type.name!r}"
+        unknown = [kind for kind in analysis_type.inputs if kind not in kinds]
+        if unknown:
+            raise ConfigurationError(
+                f"{where}: input kind(s) {', '.join(map(repr, unknown))} are registered by "
+                f"no loaded plugin (file kinds: {', '.join(sorted(kinds)) or 'none'})")
+        if analysis_type.pipeline:
+            try:
+                load_pipeline(analysis_type.pipeline)
+            except Exception as err:  # any import-time failure is a broken declaration
+                raise ConfigurationError(f"{where}: pipeline {analysis_type.pipeline!r} does "
+                                         f"not load: {type(err).__name__}: {err}") from err
+    for type_name, rels in reg.outputs.items():
+        if reg.type(type_name) is None:
+            raise ConfigurationError(
+                f"output rel {rels[0].rel!r} names analysis type {type_name!r}, which no "
+                "loaded plugin registers")
+
+
 def includeme(config: Configurator) -> None:
     config.registry["seqcore.analysis"] = AnalysisRegistry()
+    # After every declaration's own action (types 0, output rels 1).
+    config.action(("seqcore.verify_declarations",),
+                  lambda: verify_declarations(config.registry), order=100)
     config.add_directive("add_analysis_type", add_analysis_type)
     config.add_directive("add_output_rel", add_output_rel)
     config.add_directive("add_executor", add_executor)

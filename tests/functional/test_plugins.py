@@ -1,10 +1,15 @@
 """The plugin host: contributions through hooks, conflicts, blocking, introspection."""
 
+from dataclasses import replace
+
 import pytest
 from pyramid.exceptions import ConfigurationConflictError, ConfigurationError
 from webtest import TestApp
 
+import seqcore_sequencefiles.plugin as sequencefiles_plugin
+from seqcore import hookimpl
 from seqcore.config import configure
+from seqcore.contrib import AnalysisType, OutputRel
 from seqcore.models.project import Project
 from seqcore.models.user import SystemRole
 from tests.plugins import (
@@ -83,6 +88,49 @@ def test_plugin_cannot_claim_a_core_rel(build):
 def test_wrong_declarations_are_refused(build):
     with pytest.raises(ConfigurationError, match="expected LinkSpec"):
         build([bad_declaration])
+
+
+class _Declares:
+    """A plugin object whose declarations the test chooses."""
+
+    def __init__(self, types=(), rels=()):
+        self.types, self.rels = list(types), list(rels)
+
+    @hookimpl
+    def register_analysis_types(self):
+        return self.types
+
+    @hookimpl
+    def register_output_rels(self):
+        return self.rels
+
+
+def test_an_output_rel_naming_no_type_stops_start_up(build):
+    plugin = _Declares(rels=[OutputRel("no-such-type", "outputFile/x", "x", "x.txt")])
+    with pytest.raises(ConfigurationError,
+                       match="output rel 'outputFile/x' names analysis type 'no-such-type'"):
+        build([sequencefiles_plugin, plugin]).commit()
+
+
+def test_a_pipeline_that_does_not_import_stops_start_up(build):
+    broken = AnalysisType(name="broken", label="Broken", workflow_id="broken-1",
+                          pipeline="tests.plugins.no_such_module:run")
+    with pytest.raises(ConfigurationError, match=r"analysis type 'broken': pipeline "
+                       "'tests.plugins.no_such_module:run' does not load: "
+                       "ModuleNotFoundError"):
+        build([sequencefiles_plugin, _Declares(types=[broken])]).commit()
+    missing = replace(broken, pipeline="tests.plugins.readcount_pipeline:no_such_function")
+    with pytest.raises(ConfigurationError, match="has no function 'no_such_function'"):
+        build([sequencefiles_plugin, _Declares(types=[missing])]).commit()
+
+
+def test_an_input_kind_nobody_registers_stops_start_up(build):
+    needs_fast5 = AnalysisType(name="nanopore", label="Nanopore", workflow_id="np-1",
+                               pipeline="tests.plugins.readcount_pipeline:count_reads",
+                               inputs=("pairs", "fast5"))
+    with pytest.raises(ConfigurationError, match=r"analysis type 'nanopore': input kind.s. "
+                       "'fast5' are registered by no loaded plugin"):
+        build([sequencefiles_plugin, _Declares(types=[needs_fast5])]).commit()
 
 
 def test_disabled_plugins_do_not_load(build, factories):
