@@ -251,14 +251,6 @@ class Setting:
 
 
 @dataclass(frozen=True)
-class Permission:
-    """A permission a plugin checks, so all permissions can be listed and documented."""
-
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
 class MetadataType:
     """A type of sample metadata value beyond ``text``.
 

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
         MetadataType,
         MigrationSource,
         OutputRel,
-        Permission,
         Setting,
     )
 
@@ -88,14 +87,6 @@ def register_migrations() -> Iterable[MigrationSource] | None:
     """Return the Alembic branches the plugin ships (usually one).
 
     ``seqcore db upgrade`` applies the heads of the core and of every registered branch.
-
-    .. versionadded:: 26.11
-    """
-
-
-@hookspec
-def register_permissions() -> Iterable[Permission] | None:
-    """Declare permissions the plugin checks so that they are listed and documented.
 
     .. versionadded:: 26.11
     """
@@ -231,10 +222,14 @@ def configure_app(config: Configurator) -> None:
 
 
 @hookspec(firstresult=True)
-def select_executor(analysis_type: AnalysisType, settings: Mapping[str, Any]) -> Any | None:
-    """Choose the executor that runs submissions of ``analysis_type``.
+def select_executor(analysis_type: AnalysisType, settings: Mapping[str, Any]) -> str | None:
+    """Choose the executor that runs submissions of ``analysis_type``: return the name of a
+    registered :class:`~seqcore.contrib.Executor` (a GPU cluster for one type, say).
 
-    Return ``None`` to let another plugin decide. Stops at first non-None result.
+    Return ``None`` to let another plugin decide; when none decides, the
+    ``seqcore.analysis.executor`` setting does. Stops at first non-None result. Asked in the
+    worker when a submission starts; the name is stored on the submission, which is polled
+    and cancelled through the same executor afterwards.
 
     :param analysis_type: the registered analysis type being submitted.
     :param settings: application settings (read-only).

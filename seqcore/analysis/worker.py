@@ -74,6 +74,12 @@ class AnalysisWorker:
         with manager:
             yield session_for(self.session_factory, manager), manager
 
+    def executor_for(self, analysis_type: Any) -> str:
+        """The executor's name for a type: a plugin's choice, else the deployment's setting."""
+        chosen = self.registry.pm.hook.select_executor(analysis_type=analysis_type,
+                                                       settings=self.settings)
+        return chosen or self.settings["seqcore.analysis.executor"]
+
     def executor(self, name: str | None) -> Any:
         key = name or self.settings["seqcore.analysis.executor"]
         if key not in self._executors:
@@ -197,12 +203,11 @@ class AnalysisWorker:
                 if work_dir.exists():
                     shutil.rmtree(work_dir)
                 write_job(work_dir, self._job(db, sub, analysis_type))
+                executor_name = self.executor_for(analysis_type)
                 self._move(db, sub, S.PREPARED, work_dir=str(work_dir),
-                           executor=self.settings["seqcore.analysis.executor"],
-                           remote_input_data_id=str(work_dir))
+                           executor=executor_name, remote_input_data_id=str(work_dir))
                 self._move(db, sub, S.SUBMITTING)
-            executor = self.executor(None)
-            remote_id = executor.submit(work_dir)
+            remote_id = self.executor(executor_name).submit(work_dir)
             with self.session() as (db, _):
                 sub = db.get(AnalysisSubmission, submission_id)
                 self._move(db, sub, S.RUNNING, remote_workflow_id=remote_id, lease_until=None)

@@ -131,6 +131,46 @@ def test_a_misspelt_setting_fails_at_start_up(seqcore_settings, database_url, en
                    "seqcore.engine": engine}, plugins=[Plugin]).commit()
 
 
+class _Dedicated:
+    """An executor for one analysis type: runs jobs like the local executor, and remembers
+    which it was handed, as a site's dedicated cluster would be chosen for one pipeline."""
+
+    submitted: list = []
+
+    @staticmethod
+    @hookimpl
+    def register_executors():
+        from seqcore.analysis.executors import LocalExecutor
+        from seqcore.contrib import Executor
+
+        class Recording(LocalExecutor):
+            def submit(self, work_dir):
+                _Dedicated.submitted.append(Path(work_dir).name)
+                return super().submit(work_dir)
+
+        return [Executor("dedicated", Recording)]
+
+    @staticmethod
+    @hookimpl
+    def select_executor(analysis_type, settings):
+        return "dedicated" if analysis_type.name == "readcount" else None
+
+
+def test_a_plugin_selects_the_executor_of_a_type(testapp, world, seqcore_settings,
+                                                 seqcore_plugins, database_url, engine, db):
+    from seqcore.config import configure
+
+    config = configure({**seqcore_settings, "sqlalchemy.url": database_url,
+                        "seqcore.engine": engine}, plugins=[*seqcore_plugins, _Dedicated])
+    config.commit()
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id]).json
+    AnalysisWorker(config.registry).run_until_idle(timeout=120)
+    submission = db.get(AnalysisSubmission, int(body["resource"]["identifier"]))
+    assert submission.state == "COMPLETED"
+    assert submission.executor == "dedicated"
+    assert _Dedicated.submitted == [Path(submission.work_dir).name]
+
+
 def test_submissions_are_immutable(testapp, world):
     url = links(launch(testapp, world["headers"],
                        sequencingObjects=[world["pair"].id]).json["resource"])["self"]
