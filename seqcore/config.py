@@ -47,6 +47,8 @@ def configure(settings: Mapping[str, Any] | None = None,
     # 3. Core infrastructure, in dependency order: the database (and pyramid_tm) before
     #    security (token lookups use request.db); links and resource directives before
     #    anything registers links or children; the REST machinery before endpoints.
+    #    Malformed framing (paths, query strings, charsets, boundaries) is refused first.
+    config.include("seqcore.wellformed")
     config.include("seqcore.db")
     config.include("seqcore.security")
     config.include("seqcore.links")
