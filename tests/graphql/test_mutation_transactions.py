@@ -1,0 +1,117 @@
+"""Several mutations in one request: each keeps or rolls back its own writes, and every
+field's answer is true of the database afterwards.
+
+A field fails at the database here because a trigger refuses one sample name, as a unique
+index refuses a name a concurrent request took between the check and the insert."""
+
+import pytest
+from sqlalchemy import func, select, text
+
+from seqcore.models.project import Project
+from seqcore.models.sample import ProjectSample, Sample
+from tests.graphql.conftest import gid
+
+REFUSED = "refused-by-the-database"
+
+MUTATIONS = """mutation($project: ID!, $refused: String!, $kept: String!) {
+  %s
+}"""
+KEEP_PROJECT = """kept: createProject(input: {name: $kept}) {
+    project { id fullPath } errors { message } }"""
+REFUSE_SAMPLE = """refused: createSample(input: {projectId: $project, name: $refused}) {
+    sample { id } errors { message } }"""
+
+
+@pytest.fixture
+def refusing_database(engine, db):
+    """Inserts of a sample named ``REFUSED`` fail with an integrity error."""
+    with engine.begin() as connection:
+        if engine.dialect.name == "sqlite":
+            connection.execute(text(
+                "CREATE TRIGGER IF NOT EXISTS refuse_sample BEFORE INSERT ON sample "
+                f"WHEN NEW.name = '{REFUSED}' BEGIN SELECT RAISE(ABORT, 'refused'); END"))
+        else:
+            connection.execute(text(
+                "CREATE OR REPLACE FUNCTION refuse_sample() RETURNS trigger AS $$ BEGIN "
+                f"IF NEW.name = '{REFUSED}' THEN RAISE EXCEPTION 'refused' USING "
+                "ERRCODE = '23514'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql"))
+            connection.execute(text("DROP TRIGGER IF EXISTS refuse_sample ON sample"))
+            connection.execute(text(
+                "CREATE TRIGGER refuse_sample BEFORE INSERT ON sample FOR EACH ROW "
+                "EXECUTE FUNCTION refuse_sample()"))
+    yield
+    db.rollback()  # the test's reads hold locks the DROP would wait for
+    with engine.begin() as connection:
+        if engine.dialect.name == "sqlite":
+            connection.execute(text("DROP TRIGGER refuse_sample"))
+        else:
+            connection.execute(text("DROP TRIGGER refuse_sample ON sample"))
+            connection.execute(text("DROP FUNCTION refuse_sample()"))
+
+
+@pytest.fixture
+def world(factories):
+    owner = factories.user(username="owner")
+    return owner, factories.project(owner=owner, name="Outbreak")
+
+
+def count(db, model, *where):
+    db.expire_all()
+    return db.scalar(select(func.count()).select_from(model).where(*where))
+
+
+@pytest.mark.parametrize("order", ["succeeding first", "failing first"])
+def test_a_failing_mutation_leaves_the_others_saved(graphql, world, db, refusing_database,
+                                                    order):
+    owner, project = world
+    fields = [KEEP_PROJECT, REFUSE_SAMPLE]
+    if order == "failing first":
+        fields.reverse()
+    body = graphql.as_user(owner)(MUTATIONS % "\n".join(fields), {
+        "project": gid("Project", project.id), "refused": REFUSED, "kept": "Kept project"})
+    kept = body["data"]["kept"]
+    assert kept["errors"] == []
+    assert kept["project"]["fullPath"] == "owner/kept-project"
+    assert body["data"]["refused"] is None
+    (error,) = body["errors"]
+    assert error["path"] == ["refused"]
+    assert error["extensions"]["code"] == "conflict"
+    assert error["message"] == "The change conflicted with a concurrent one and was not saved."
+    # What the answer says is what the database holds.
+    _, pk = kept["project"]["id"].rsplit("/", 1)
+    assert db.get(Project, int(pk)).path == "kept-project"
+    assert count(db, Sample, Sample.name == REFUSED) == 0
+    assert count(db, ProjectSample, ProjectSample.sample_name == REFUSED) == 0
+
+
+def test_samples_saved_before_and_after_a_refused_one_stay(graphql, world, db,
+                                                           refusing_database):
+    owner, project = world
+    query = """mutation($p: ID!, $refused: String!) {
+      a: createSample(input: {projectId: $p, name: "first"}) { sample { name } errors { message } }
+      b: createSample(input: {projectId: $p, name: $refused}) { sample { name } }
+      c: createSample(input: {projectId: $p, name: "third"}) { sample { name } errors { message } }
+    }"""
+    body = graphql.as_user(owner)(query, {"p": gid("Project", project.id), "refused": REFUSED})
+    assert body["data"]["a"] == {"sample": {"name": "first"}, "errors": []}
+    assert body["data"]["b"] is None
+    assert body["data"]["c"] == {"sample": {"name": "third"}, "errors": []}
+    names = set(db.scalars(select(ProjectSample.sample_name).where(
+        ProjectSample.project_id == project.id)))
+    assert names == {"first", "third"}
+
+
+def test_payload_errors_beside_a_success_are_both_true(graphql, world, db):
+    owner, project = world
+    query = """mutation($p: ID!) {
+      bad: createSample(input: {projectId: $p, name: "no"}) { sample { name } errors { message } }
+      good: createProject(input: {name: "Second project"}) {
+        project { fullPath } errors { message } }
+    }"""
+    body = graphql.as_user(owner)(query, {"p": gid("Project", project.id)})
+    assert body["data"]["bad"]["sample"] is None
+    assert body["data"]["bad"]["errors"]
+    assert body["data"]["good"] == {"project": {"fullPath": "owner/second-project"},
+                                    "errors": []}
+    assert count(db, Project, Project.path == "second-project") == 1
+    assert count(db, Sample, Sample.name == "no") == 0
