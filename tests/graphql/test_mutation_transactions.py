@@ -4,6 +4,11 @@ field's answer is true of the database afterwards.
 A field fails at the database here because a trigger refuses one sample name, as a unique
 index refuses a name a concurrent request took between the check and the insert."""
 
+import json
+import threading
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from sqlalchemy import func, select, text
 
@@ -115,3 +120,57 @@ def test_payload_errors_beside_a_success_are_both_true(graphql, world, db):
                                     "errors": []}
     assert count(db, Project, Project.path == "second-project") == 1
     assert count(db, Sample, Sample.name == "no") == 0
+
+
+@pytest.fixture
+def live_server(app, engine):
+    """The test application served by waitress on a free loopback port."""
+    from waitress.server import create_server
+
+    server = create_server(app, host="127.0.0.1", port=0, threads=8)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.effective_port}"
+    server.close()
+    thread.join(timeout=5)
+
+
+def test_concurrent_requests_each_report_what_they_stored(live_server, factories, world, db):
+    """Eight requests at once, each creating its own sample and the same contested one: no
+    request fails as a whole, exactly one stores the contested sample, and every field's
+    answer matches the database."""
+    owner, project = world
+    headers = {**factories.graphql_headers(owner), "Content-Type": "application/json"}
+    query = """mutation($p: ID!, $own: String!) {
+      own: createSample(input: {projectId: $p, name: $own}) { sample { name } errors { message } }
+      contested: createSample(input: {projectId: $p, name: "contested"}) {
+        sample { name } errors { message } }
+    }"""
+    start = threading.Barrier(8)
+
+    def send(n):
+        body = json.dumps({"query": query, "variables": {
+            "p": gid("Project", project.id), "own": f"own-{n}"}}).encode()
+        start.wait()
+        request = urllib.request.Request(f"{live_server}/api/graphql", body, headers)
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(send, range(8)))
+    assert {status for status, _ in answers} == {200}
+    stored = []
+    for n, (_, body) in enumerate(answers):
+        assert body["data"]["own"] == {"sample": {"name": f"own-{n}"}, "errors": []}
+        stored.append(f"own-{n}")
+        contested = body["data"]["contested"]
+        if contested is not None and contested["errors"] == []:
+            stored.append("contested")
+        else:  # refused by the check, or by the database in a race: then a conflict error
+            assert contested is None or contested["errors"]
+            assert all(e["extensions"]["code"] == "conflict" for e in body.get("errors", []))
+    assert stored.count("contested") == 1
+    db.expire_all()
+    names = sorted(db.scalars(select(ProjectSample.sample_name).where(
+        ProjectSample.project_id == project.id)))
+    assert names == sorted(stored)
