@@ -5,6 +5,13 @@ Transport follows IRIDA Next: ``POST`` with a JSON body ``{query, variables, ope
 answer, errors included. Where IRIDA Next answers 200 as a guest, seqcore answers 401 (no or
 bad credentials), with a GraphQL-shaped body. Browser calls authenticated by the session
 cookie must carry the session's CSRF token in ``X-CSRF-Token``.
+
+The answer is bounded (``seqcore.graphql.max_response_bytes``): it is encoded piece by piece
+and abandoned once past the bound, so no large body is built or sent. Each mutation field
+keeps or rolls back its own writes (:func:`seqcore.graphql.mutations.base.run`); whatever
+fails outside them (an oversize answer, an unexpected error while rendering a payload)
+rolls back the whole request, and the answer then says so instead of reporting objects
+that were not saved.
 """
 
 from __future__ import annotations
@@ -33,9 +40,11 @@ from seqcore.web.settings import setting
 log = logging.getLogger(__name__)
 
 
-def graphql_response(body: dict[str, Any], status: int = 200, **headers: str) -> Response:
+def graphql_response(body: dict[str, Any] | bytes, status: int = 200, **headers: str
+                     ) -> Response:
+    encoded = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
     response = Response(status=status, content_type="application/json", charset="utf-8",
-                        body=json.dumps(body).encode("utf-8"))
+                        body=encoded)
     response.headers["Cache-Control"] = "no-store"
     response.headers.update(headers)
     return response
@@ -118,6 +127,29 @@ def _formatted(request: Request, errors: list[GraphQLError]) -> list[dict[str, A
     return out
 
 
+def bounded_json(body: Any, limit: int) -> bytes | None:
+    """``body`` as JSON, or ``None`` as soon as it grows past ``limit`` bytes."""
+    chunks, size = [], 0
+    for chunk in json.JSONEncoder().iterencode(body):
+        data = chunk.encode("utf-8")
+        size += len(data)
+        if size > limit:
+            return None
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+NOT_SAVED = "Nothing in this request was saved."
+
+
+def _not_saved(errors: list[dict[str, Any]], reason: str, code: str = "not_saved"
+               ) -> dict[str, Any]:
+    """The answer to a mutation request whose transaction was rolled back after its fields
+    ran: no field's data (they would report objects that are gone), and why."""
+    return {"errors": [*errors, {"message": f"{reason} {NOT_SAVED}",
+                                 "extensions": {"code": code}}], "data": None}
+
+
 def graphql_view(request: Request) -> Response:
     credentials = graphql_credentials(request)
     if credentials.identity is None:
@@ -165,11 +197,24 @@ def graphql_view(request: Request) -> Response:
         return await result if inspect.isawaitable(result) else result
 
     result = asyncio.run(run())
+    mutation = operation is not None and operation.operation.value == "mutation"
     body: dict[str, Any] = {}
     if result.errors:
         body["errors"] = _formatted(request, result.errors)
     body["data"] = result.data
-    return graphql_response(body)
+    if mutation and request.tm.isDoomed():
+        body = _not_saved(body.get("errors", []), "A part of this request failed unexpectedly.")
+    limit = setting(settings, "seqcore.graphql.max_response_bytes")
+    encoded = bounded_json(body, limit)
+    if encoded is None:
+        message = (f"The answer is larger than {limit} bytes "
+                   "(seqcore.graphql.max_response_bytes); ask for fewer objects or fields.")
+        if mutation:
+            request.tm.doom()
+            return graphql_response(_not_saved([], message, "response_too_large"))
+        return graphql_response({"errors": [{"message": message, "extensions": {
+            "code": "response_too_large"}}], "data": None})
+    return graphql_response(encoded)
 
 
 def method_not_allowed(request: Request) -> Response:

@@ -15,16 +15,17 @@ from seqcore.security.principals import SEQUENCER, user_principal
 
 READ = Permission.SAMPLE_READ
 WRITE = Permission.SAMPLE_WRITE
+OWN = Permission.SAMPLE_OWN
 
 
 def sample_acl(rows: list[tuple[int, str, bool]]) -> list:
     """The ACL of a sample from ``(user_id, project role, project owns sample)`` rows of every
-    project holding it: members read; owners of a project that owns the sample write;
-    sequencer accounts read and write (they upload into any sample)."""
+    project holding it: members read; owners of a project that owns the sample write and
+    own it; sequencer accounts read and write (they upload into any sample) but own none."""
     acl: list = [(Allow, SEQUENCER, (READ, WRITE))]
     for user_id, role, owns in rows:
-        writes = role == ProjectRole.OWNER and owns
-        acl.append((Allow, user_principal(user_id), (READ, WRITE) if writes else (READ,)))
+        owner = role == ProjectRole.OWNER and owns
+        acl.append((Allow, user_principal(user_id), (READ, WRITE, OWN) if owner else (READ,)))
     return acl
 
 

@@ -36,6 +36,10 @@ class Permission(enum.StrEnum):
     SAMPLE_WRITE = "sample:write"
     """Change a sample, its metadata and files: owners of a project that owns it, sequencer
     accounts, administrators."""
+    SAMPLE_OWN = "sample:own"
+    """Hand ownership of a sample on (share it with ``?ownership=true``, transfer it to
+    another project): owners of a project that owns it and administrators. Sequencer
+    accounts write every sample to upload into it, but own none, so they cannot."""
     RUN_CREATE = "run:create"
     """Create sequencing runs: administrators and sequencer accounts (the uploader)."""
     RUN_READ = "run:read"

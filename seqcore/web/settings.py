@@ -24,6 +24,8 @@ DEFAULTS: dict[str, tuple[Any, Callable[[Any], Any], str]] = {
                             "(gid://<app>/<Type>/<id>)."),
     "seqcore.graphql.max_depth": (15, int, "Deepest GraphQL selection accepted."),
     "seqcore.graphql.max_complexity": (550, int, "Highest GraphQL query complexity accepted."),
+    "seqcore.graphql.max_response_bytes": (4 * 1024 * 1024, int, "Largest GraphQL answer "
+                                           "sent; a larger one is a GraphQL error instead."),
     "seqcore.graphiql.assets": ("", str, "Directory holding the installed npm packages "
                                 "(node_modules) GraphiQL is served from; default: the "
                                 "source tree's node_modules."),

@@ -1,22 +1,32 @@
 """What every mutation shares: the ``api`` scope, payload errors, lookups with the REST
-permission rules, and all-or-nothing writes.
+permission rules, and all-or-nothing writes per mutation field.
 
 Bad input is reported in the payload's ``errors`` (``[{message, path}]``) and writes
 nothing: every mutation checks all of its input before it changes a row.
+
+A request may hold several mutation fields; they run one after the other, each in a
+savepoint of the request's transaction. A field that fails (payload errors, a conflict
+with a concurrent write, an unexpected error) rolls back to its savepoint and leaves
+nothing; the fields that succeeded are committed and report what they stored. So every
+field's answer is true of the database afterwards.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import graphene
 from graphql import GraphQLError
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from seqcore.rest.body import load
 from seqcore.rest.errors import ApiError
 from seqcore.security.permissions import Permission
+
+log = logging.getLogger(__name__)
 
 
 class UserError(graphene.ObjectType):
@@ -45,21 +55,51 @@ def require_api_scope(info: Any) -> None:
                            extensions={"code": "unauthorized"})
 
 
+def _begin_writing(db: Session) -> None:
+    """Make sure the request's transaction is open before its first savepoint.
+
+    SQLite's Python driver opens a transaction only before a data change, so a savepoint
+    taken first would open (and its release commit) the transaction itself. ``BEGIN
+    IMMEDIATE`` opens it and takes the write lock at once, waiting its turn, rather than
+    failing later on upgrading a read snapshot that another writer made stale."""
+    connection = db.connection()
+    if connection.dialect.name != "sqlite":
+        return
+    raw = connection.connection.dbapi_connection
+    if raw is not None and not raw.in_transaction:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
 def run(info: Any, payload: type, work: Callable[[], dict[str, Any]]) -> Any:
-    """Run ``work`` (which returns the payload's fields); :class:`Problems` becomes
-    ``errors``. A database conflict discovered while writing (a concurrent request took a
-    name) dooms the request's transaction, so nothing of it is committed."""
+    """Run ``work`` (which returns the payload's fields) in a savepoint of its own.
+
+    :class:`Problems` become the payload's ``errors``; a database conflict found while
+    writing (a concurrent request took a name) and any unexpected error become a GraphQL
+    error at this field. In each case this field's writes are rolled back and the other
+    mutation fields of the request are unaffected."""
     require_api_scope(info)
+    db: Session = info.context.db
+    _begin_writing(db)
+    savepoint = db.begin_nested()
     try:
         fields = work()
-        info.context.db.flush()
+        db.flush()
     except Problems as err:
+        savepoint.rollback()
         return payload(errors=[UserError(**e) for e in err.errors])
     except IntegrityError:
-        info.context.request.tm.doom()
-        raise GraphQLError("The change conflicted with a concurrent one and was not saved; "
-                           "nothing in this request was saved.",
+        savepoint.rollback()
+        raise GraphQLError("The change conflicted with a concurrent one and was not saved.",
                            extensions={"code": "conflict"}) from None
+    except GraphQLError:
+        savepoint.rollback()
+        raise
+    except Exception:
+        log.exception("GraphQL mutation failed at %s", info.path.as_list())
+        savepoint.rollback()
+        raise GraphQLError("Internal server error; this mutation was not saved.",
+                           extensions={"code": "internal_error"}) from None
+    savepoint.commit()
     return payload(errors=[], **fields)
 
 

@@ -2,8 +2,10 @@
 
 Copying is REST's sharing: the same sample joins the target project, read-only there (so the
 ``copy`` id equals the ``original``); the caller must be able to create samples in the target
-and read each sample. Transferring moves a sample's membership: the caller must be able to
-change the source project and each sample, and create samples in the target. Samples already
+and read each sample. Transferring moves a sample's membership, and with it the source
+project's ownership of the sample, so the caller must own the source project, each sample
+and the target project (sequencer accounts, which write every sample to upload into it, own
+none and cannot transfer). Samples already
 in the target, or whose name is taken there, are errors, and then nothing moves.
 """
 
@@ -39,7 +41,8 @@ def _check(info: Any, project_id: str, new_project_id: str, sample_ids: list[str
     source = find_project(info, project_id, "project",
                           Permission.PROJECT_WRITE if transfer else Permission.PROJECT_READ,
                           verb).project
-    target = find_project(info, new_project_id, "new_project", Permission.SAMPLE_CREATE,
+    target = find_project(info, new_project_id, "new_project",
+                          Permission.PROJECT_WRITE if transfer else Permission.SAMPLE_CREATE,
                           f"{'transfer' if transfer else 'copy'} samples into").project
     if source.id == target.id:
         raise Problems([{"message": "The source and target projects are the same.",
@@ -52,7 +55,7 @@ def _check(info: Any, project_id: str, new_project_id: str, sample_ids: list[str
     for gid in ids:
         try:
             sample = find_sample(info, gid, ["samples", gid],
-                                 Permission.SAMPLE_WRITE if transfer else Permission.SAMPLE_READ,
+                                 Permission.SAMPLE_OWN if transfer else Permission.SAMPLE_READ,
                                  "transfer" if transfer else "copy").sample
         except Problems as err:
             errors.extend(err.errors)

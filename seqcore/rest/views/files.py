@@ -29,6 +29,7 @@ from seqcore.resources.files import (
     SequencingObjects,
     file_kinds,
 )
+from seqcore.resources.runs import RunResource
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError
 from seqcore.rest.multipart import Part, Upload, parse_upload
@@ -171,9 +172,17 @@ def _check_run(request: Request, run_ids: list[int | None]) -> SequencingRun | N
     if run_id is None:
         return None
     run = request.db.get(SequencingRun, run_id)
+    missing = ApiError(400, message=f"The sequencing run {run_id} does not exist.")
     if run is None:
-        raise ApiError(400, message=f"The sequencing run {run_id} does not exist.")
+        raise missing
     if run.upload_status != UploadStatus.UPLOADING:
+        # Runs are read by administrators and changed by the account that created them; to
+        # anyone else a closed run is no different from a missing one (its state is hidden).
+        runs = request.root["api"]["sequencingrun"]
+        run_ctx = RunResource(request, str(run.id), runs, run)
+        if not (request.has_permission(Permission.RUN_READ, run_ctx)
+                or request.has_permission(Permission.RUN_UPDATE, run_ctx)):
+            raise missing
         raise ApiError(400, message="The sequencing run must be in the UPLOADING state to "
                                     "upload data.")
     return run

@@ -219,11 +219,16 @@ def _id_list(request: Request) -> list[int]:
 
 def share_samples(request: Request) -> dict:
     """Copy (share) readable samples into this project; ``?ownership=true`` lets this
-    project's owners change them too, which needs write permission on each sample."""
+    project's owners change them too, so it needs ownership of each sample and of this
+    project. Sequencer accounts may create samples anywhere and write every sample (the
+    uploader), but own neither, so they cannot hand ownership around."""
     context = request.context
     project_ctx = context.__parent__
     project = project_ctx.project
     ownership = request.GET.get("ownership", "false").lower() == "true"
+    if ownership and not request.has_permission(Permission.PROJECT_WRITE, project_ctx):
+        raise ApiError(403, message=f"You may not give ownership of samples to project "
+                                    f"{project.id}: only its owners may.")
     samples_root = request.root["api"]["samples"]
     targets = []
     missing = []
@@ -236,9 +241,9 @@ def share_samples(request: Request) -> dict:
         if not request.has_permission(Permission.SAMPLE_READ, sample_ctx):
             missing.append(sample_id)
             continue
-        if ownership and not request.has_permission(Permission.SAMPLE_WRITE, sample_ctx):
+        if ownership and not request.has_permission(Permission.SAMPLE_OWN, sample_ctx):
             raise ApiError(403, message=f"You may not give ownership of sample {sample_id}: "
-                                        "you cannot change it yourself.")
+                                        "you do not own it.")
         targets.append(sample_ctx.sample)
     if missing:
         raise ApiError(404, message="No such sample(s): " + ", ".join(map(str, missing)))
