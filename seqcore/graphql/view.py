@@ -87,7 +87,12 @@ def read_params(request: Request) -> tuple[str, dict[str, Any] | None, str | Non
         if content_type == "application/graphql":
             params = {"query": raw.decode("utf-8", errors="replace")}
         elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
-            params = request.POST
+            # The body was read above (bounded); hand the bytes back for the form parser.
+            request.body = raw
+            try:
+                params = request.POST
+            except (ValueError, UnicodeDecodeError):
+                raise BadRequest("The form body could not be parsed.") from None
         else:
             try:
                 params = json.loads(raw.decode("utf-8"))

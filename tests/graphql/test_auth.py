@@ -158,3 +158,17 @@ def test_rest_keeps_its_bearer_rule(testapp, factories):
     testapp.get("/api/projects", headers=basic(user.email, token), status=401)
     testapp.get("/api/projects", status=401)
     testapp.get("/api/graphql/extra", status=401)
+
+
+@pytest.mark.parametrize("encode", ["form", "multipart"])
+def test_queries_posted_as_forms(testapp, factories, encode):
+    """Form-encoded bodies are read once (bounded) and parsed from those bytes."""
+    user = factories.user(username="former")
+    headers = factories.graphql_headers(user, ("read_api",))
+    fields = {"query": "{ currentUser { email } }"}
+    if encode == "form":
+        res = testapp.post("/api/graphql", fields, headers=headers)
+    else:
+        res = testapp.post("/api/graphql", fields, headers=headers,
+                           content_type="multipart/form-data")
+    assert res.json == {"data": {"currentUser": {"email": user.email}}}
