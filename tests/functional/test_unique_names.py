@@ -28,7 +28,8 @@ def admin_headers(factories):
 
 
 @pytest.mark.parametrize(("taken", "again"), [
-    ("alice", "ALICE"), ("Émile", "émile"), ("straße", "STRASSE"), ("\uff42\uff4f\uff42", "Bob")  # full-width letters,
+    ("alice", "ALICE"), ("Émile", "émile"), ("straße", "STRASSE"),
+    ("\uff42\uff4f\uff42", "Bob"),  # full-width letters
 ])
 def test_a_username_in_another_case_is_409(testapp, factories, admin_headers, db, taken,
                                            again):
