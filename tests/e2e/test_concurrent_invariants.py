@@ -220,18 +220,16 @@ CREATE_PROJECT = """mutation($input: CreateProjectInput!) { createProject(input:
   project { fullPath } errors { message path } } }"""
 
 
-def test_graphql_project_path_is_taken_once(server):
-    f = server.factories
-    owner = f.user()
-    token = f.access_token(owner)
-    auth = base64.b64encode(f"{owner.email}:{token}".encode()).decode()
+def graphql_client(server, user) -> Callable[[str, dict], tuple[int, Any]]:
+    """POST a GraphQL document with a personal access token; (status, decoded body)."""
+    import urllib.error
+    import urllib.request
 
-    def create(name: str, path: str) -> tuple[int, Any]:
-        import urllib.error
-        import urllib.request
+    token = server.factories.access_token(user)
+    auth = base64.b64encode(f"{user.email}:{token}".encode()).decode()
 
-        body = json.dumps({"query": CREATE_PROJECT,
-                           "variables": {"input": {"name": name, "path": path}}}).encode()
+    def post(query: str, variables: dict) -> tuple[int, Any]:
+        body = json.dumps({"query": query, "variables": variables}).encode()
         req = urllib.request.Request(f"{server.url}/api/graphql", data=body, headers={
             "Authorization": f"Basic {auth}", "Content-Type": "application/json"})
         try:
@@ -239,6 +237,16 @@ def test_graphql_project_path_is_taken_once(server):
                 return res.status, json.loads(res.read())
         except urllib.error.HTTPError as err:
             return err.code, err.read()
+
+    return post
+
+
+def test_graphql_project_path_is_taken_once(server):
+    owner = server.factories.user()
+    post = graphql_client(server, owner)
+
+    def create(name: str, path: str) -> tuple[int, Any]:
+        return post(CREATE_PROJECT, {"input": {"name": name, "path": path}})
 
     for n in range(TRIES):
         results = at_once([lambda i=i, n=n: create(f"Anthrax {n} take {i}", f"anthrax-{n}")
@@ -254,3 +262,36 @@ def test_graphql_project_path_is_taken_once(server):
         with server.engine.connect() as conn:
             assert conn.scalar(select(func.count()).select_from(Project).where(
                 Project.path == f"anthrax-{n}")) == 1
+
+
+CREATE_SAMPLE = """mutation($input: CreateSampleInput!) { createSample(input: $input) {
+  sample { name } errors { message path } } }"""
+
+
+def test_graphql_sample_name_is_taken_once(server):
+    """One sample is stored; every other create is told so (the payload error a later create
+    gets, or a GraphQL error with code ``conflict`` when it lost the race to the insert)."""
+    f = server.factories
+    owner = f.user()
+    post = graphql_client(server, owner)
+    for _ in range(TRIES):
+        project = f.project(owner=owner)
+        gid = f"gid://seqcore/Project/{project.id}"
+        results = at_once([lambda gid=gid: post(CREATE_SAMPLE, {"input": {
+            "projectId": gid, "name": "isolate-1"}}) for _ in range(4)])
+        assert [status for status, _ in results] == [200] * 4, results
+        stored, refused = 0, 0
+        for _, body in results:
+            payload = (body.get("data") or {}).get("createSample")
+            if payload and payload["sample"] is not None:
+                stored += 1
+            elif payload and payload["errors"]:
+                assert "already exists" in payload["errors"][0]["message"]
+                refused += 1
+            else:
+                assert body["errors"][0]["extensions"]["code"] == "conflict", body
+                refused += 1
+        assert (stored, refused) == (1, 3), results
+        with server.engine.connect() as conn:
+            assert conn.scalar(select(func.count()).select_from(ProjectSample).where(
+                ProjectSample.project_id == project.id)) == 1
