@@ -156,16 +156,17 @@ def _ensure_sqlite_dir(url: str) -> None:
 
 
 def create_user(db: Session, settings: dict[str, Any], **fields: Any) -> Any:
+    from seqcore.accounts import duplicate_field
     from seqcore.models.user import User
     from seqcore.security.passwords import hash_password, password_problems
 
     problems = password_problems(fields["password"])
     if problems:
         raise click.BadParameter(" ".join(problems), param_hint="--password")
-    exists = db.scalar(select(User.id).where(
-        (User.username == fields["username"]) | (User.email == fields["email"])))
-    if exists is not None:
-        raise click.BadParameter("a user with that username or e-mail already exists")
+    field = duplicate_field(db, fields["username"], fields["email"])
+    if field is not None:
+        raise click.BadParameter(f"a user with that {field} (in any letter case) already "
+                                 "exists", param_hint=f"--{field}")
     user = User(
         username=fields["username"], email=fields["email"],
         password_hash=hash_password(fields["password"],

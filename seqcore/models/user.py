@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import enum
+import hashlib
+import unicodedata
 from datetime import datetime
 
-from sqlalchemy import String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import Index, String
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from seqcore.db import Base, utcnow
 
@@ -35,12 +37,34 @@ class SystemRole(enum.StrEnum):
         return frozenset(ladder[self])
 
 
+def name_key(value: str) -> str:
+    """The key under which a username or e-mail address must be unique: accounts differing
+    only in letter case would let one person pass for another.
+
+    Compatibility normalisation and Unicode case folding (so ``ß``/``SS``, ``ǅ``/``ǆ`` and
+    full-width letters count as the same), then SHA-256, so the index has a fixed width
+    however much folding lengthens a 255-character name. SQL's ``lower()`` is no substitute:
+    it folds only ASCII on SQLite and follows the locale on PostgreSQL.
+    """
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
+    return hashlib.sha256(folded.encode("utf-8")).hexdigest()
+
+
 class User(Base):
+    """An account. ``username_key`` and ``email_key`` (:func:`name_key`) are set whenever the
+    name or address is, and carry the case-insensitive unique indexes (migration c0007)."""
+
     __tablename__ = "user"
+    __table_args__ = (
+        Index("uq_user_username_key", "username_key", unique=True),
+        Index("uq_user_email_key", "email_key", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(255), unique=True)
     email: Mapped[str] = mapped_column(String(255), unique=True)
+    username_key: Mapped[str] = mapped_column(String(64))
+    email_key: Mapped[str] = mapped_column(String(64))
     password_hash: Mapped[str] = mapped_column(String(255))
     first_name: Mapped[str] = mapped_column(String(255))
     last_name: Mapped[str] = mapped_column(String(255))
@@ -51,6 +75,11 @@ class User(Base):
     locale: Mapped[str] = mapped_column(String(16), default="en")
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
+
+    @validates("username", "email")
+    def _keep_name_key(self, attribute: str, value: str) -> str:
+        setattr(self, f"{attribute}_key", name_key(value))
+        return value
 
     @property
     def role(self) -> SystemRole:

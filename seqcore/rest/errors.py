@@ -21,6 +21,7 @@ from pyramid.httpexceptions import (
 )
 from pyramid.request import Request
 from pyramid.response import Response
+from sqlalchemy.exc import IntegrityError
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,24 @@ def http_exception_view(exc: HTTPException, request: Request) -> Response:
     return response
 
 
+def integrity_error_view(exc: IntegrityError, request: Request) -> Response:
+    """409 for a write the database refused (a concurrent request stored the same unique key
+    first, or removed a row this one refers to), whether it surfaced when a view flushed or
+    when pyramid_tm committed after the view returned. Nothing of the request is kept:
+    pyramid_tm aborts the transaction, since an exception view answered."""
+    from seqcore.conflicts import conflict_message
+
+    message = conflict_message(exc)
+    log.info("Conflict on %s %s: %s", request.method, request.path_info, exc.orig)
+    if request.path_info.startswith("/api/graphql"):
+        return Response(status=409, json_body={"data": None, "errors": [
+            {"message": message, "extensions": {"code": "conflict"}}]})
+    if not _is_api(request):
+        return Response(status=409, content_type="text/plain", charset="utf-8",
+                        text=message + "\n")
+    return json_error(409, message)
+
+
 def server_error_view(exc: Exception, request: Request) -> Response:
     log.exception("Unhandled error on %s %s", request.method, request.path_info)
     return json_error(500, STATUS_MESSAGES[500])
@@ -130,4 +149,5 @@ def includeme(config: Configurator) -> None:
     config.add_exception_view(forbidden_view, context=HTTPForbidden)
     config.add_exception_view(method_not_allowed_view, context=HTTPMethodNotAllowed)
     config.add_exception_view(http_exception_view, context=HTTPException)
+    config.add_exception_view(integrity_error_view, context=IntegrityError)
     config.add_exception_view(server_error_view, context=Exception)

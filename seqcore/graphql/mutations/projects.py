@@ -8,9 +8,8 @@ import graphene
 
 from seqcore.graphql.mutations.base import Problems, UserError, problem, run, validate
 from seqcore.graphql.types import Project
-from seqcore.models.project import Project as ProjectModel
-from seqcore.models.project import ProjectMember, ProjectRole
-from seqcore.namespaces import free_path, namespace_for, path_problem, path_taken
+from seqcore.namespaces import namespace_for, path_problem, path_taken
+from seqcore.projects import PathTaken, create_project
 from seqcore.rest.schemas import ProjectSchema
 from seqcore.security.permissions import Permission
 
@@ -52,14 +51,12 @@ class CreateProject(graphene.relay.ClientIDMutation):
                     errors.append({"message": trouble, "path": ["project", "path"]})
             if errors:
                 raise Problems(errors)
-            project = ProjectModel(name=data["name"], description=data.get("projectDescription"),
-                                   namespace=namespace,
-                                   path=path or free_path(info.context.db, namespace,
-                                                          data["name"]))
-            project.members.append(ProjectMember(user_id=info.context.identity.user_id,
-                                                 role=ProjectRole.OWNER.value,
-                                                 metadata_role="LEVEL_4"))
-            info.context.db.add(project)
+            values = {"name": data["name"], "description": data.get("projectDescription")}
+            try:  # a concurrent create may take the path after the check above
+                project = create_project(info.context.db, info.context.identity.user_id,
+                                         namespace, values, path=path)
+            except PathTaken:
+                raise problem("Path has already been taken", "project", "path") from None
             return {"project": project}
 
         return run(info, cls, work)

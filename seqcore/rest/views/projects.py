@@ -5,14 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from pyramid.request import Request
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, select
 
 from seqcore.contrib import Endpoint, View
 from seqcore.db import utcnow
 from seqcore.links import url_for
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.user import SystemRole, User
-from seqcore.namespaces import free_path, namespace_for
+from seqcore.namespaces import namespace_for
+from seqcore.projects import AlreadyMember, MembershipError, NoLongerMember, NotAnOwner
+from seqcore.projects import add_member as add_membership
+from seqcore.projects import create_project as create_project_row
+from seqcore.projects import remove_member as remove_membership
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
@@ -71,13 +75,8 @@ def create_project(request: Request) -> dict:
     data = load(request, ProjectSchema(), allow_unknown=lenient_create(request))
     values = {FIELDS[k]: v for k, v in data.items()}
     _check_coverage(values)
-    namespace = namespace_for(request.identity.username)
-    project = Project(**values, namespace=namespace,
-                      path=free_path(request.db, namespace, values["name"]))
-    project.members.append(ProjectMember(user_id=request.identity.user_id,
-                                         role=ProjectRole.OWNER.value, metadata_role="LEVEL_4"))
-    request.db.add(project)
-    request.db.flush()
+    project = create_project_row(request.db, request.identity.user_id,
+                                 namespace_for(request.identity.username), values)
     context = request.context.resource_for(project)
     request.response.status = 201
     request.response.location = url_for(request, context)
@@ -173,6 +172,29 @@ def relationship_body(request: Request, project_ctx: Any, member: ProjectMember,
     }}
 
 
+def _actor(request: Request) -> int | None:
+    """Whose ownership a membership change relies on (``None``: an administrator's)."""
+    return None if request.identity.is_admin else request.identity.user_id
+
+
+def membership_refused(err: MembershipError) -> ApiError:
+    """The REST answer to a refused membership change.
+
+    Removing the last owner stays a 400 as before. A caller whose own ownership went while
+    the request waited for the project's lock gets what it would get now: 404 if it may no
+    longer read the project, else 403; a membership removed meanwhile is a 404; adding a
+    member twice is a 409.
+    """
+    if isinstance(err, NotAnOwner):
+        return ApiError(403 if err.member else 404, message=str(err) if err.member else
+                        "The resource was not found.")
+    if isinstance(err, NoLongerMember):
+        return ApiError(404, message=str(err))
+    if isinstance(err, AlreadyMember):
+        return ApiError(409, message=str(err))
+    return ApiError(400, message=str(err))
+
+
 def add_member(request: Request) -> dict:
     project_ctx = request.context.__parent__
     data = load(request, MembershipSchema())
@@ -180,19 +202,14 @@ def add_member(request: Request) -> dict:
     if user is None:
         raise validation_error({"userId": [f"There is no user with username "
                                            f"'{data['userId']}'."]})
-    exists = request.db.scalar(select(ProjectMember.id).where(
-        ProjectMember.project_id == project_ctx.project.id, ProjectMember.user_id == user.id))
-    if exists is not None:
-        raise ApiError(409, message=f"An entity already exists with that identifier: "
-                                    f"{user.username} is already a member of project "
-                                    f"{project_ctx.project.id}")
     role = data["role"]
     metadata_role = data["metadataRole"] or ("LEVEL_4" if role == ProjectRole.OWNER else
                                              "LEVEL_1")
-    member = ProjectMember(project_id=project_ctx.project.id, user_id=user.id, role=role,
-                           metadata_role=metadata_role)
-    request.db.add(member)
-    request.db.flush()
+    try:
+        member = add_membership(request.db, project_ctx.project.id, user.id, user.username,
+                                role, metadata_role, _actor(request))
+    except MembershipError as err:
+        raise membership_refused(err) from None
     request.response.status = 201
     request.response.location = url_for(request, project_ctx, "users", user.username)
     return relationship_body(request, project_ctx, member, user)
@@ -206,15 +223,11 @@ def get_member(request: Request) -> dict:
 def remove_member(request: Request) -> dict:
     context = request.context
     project_ctx = context.__parent__.__parent__
-    if context.member.role == ProjectRole.OWNER:
-        owners = request.db.scalar(select(func.count()).select_from(ProjectMember).where(
-            ProjectMember.project_id == project_ctx.project.id,
-            ProjectMember.role == ProjectRole.OWNER.value))
-        if owners <= 1:
-            raise ApiError(400, message="A project must keep at least one owner: add another "
-                                        "owner before removing this one.")
-    request.db.delete(context.member)
-    request.db.flush()
+    try:
+        remove_membership(request.db, project_ctx.project.id, context.user.id,
+                          context.user.username, _actor(request))
+    except MembershipError as err:
+        raise membership_refused(err) from None
     return links_only([("project/users", url_for(request, project_ctx, "users")),
                        ("project", url_for(request, project_ctx))])
 

@@ -185,11 +185,12 @@ def create_sample(request: Request) -> Any:
     sample = Sample(**{FIELDS[k]: v for k, v in data.items()})
     sample.projects.append(ProjectSample(project_id=project.id, sample_name=sample.name,
                                          owner=True))
+    project_id = project.id  # read before the flush: a failed flush expires the session
     request.db.add(sample)
     try:
         request.db.flush()
     except IntegrityError:  # a concurrent create took the name first
-        raise duplicate_name(data["sampleName"], project.id) from None
+        raise duplicate_name(data["sampleName"], project_id) from None
     canonical = request.root["api"]["samples"][str(sample.id)]
     request.response.status = 201
     request.response.location = url_for(request, canonical)
@@ -357,10 +358,11 @@ def update_sample(request: Request) -> dict:
     for key, value in data.items():
         setattr(sample, FIELDS[key], value)
     sample.modified = utcnow()
+    name = new_name or sample.name  # read before the flush: a failed flush expires the session
     try:
         request.db.flush()
     except IntegrityError:
-        raise duplicate_name(new_name or sample.name, 0) from None
+        raise duplicate_name(name, 0) from None
     return {"resource": sample_entry(request, request.context)}
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from pyramid.request import Request
-from sqlalchemy import func, select
+from sqlalchemy import select
 
+from seqcore.accounts import DUPLICATE, duplicate_field
 from seqcore.contrib import Endpoint, View
 from seqcore.db import utcnow
 from seqcore.links import url_for
@@ -19,9 +20,6 @@ from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.projects import project_entry, readable_projects_query
 from seqcore.security.passwords import hash_password, password_problems
 from seqcore.security.permissions import Permission
-
-DUPLICATE = ("An entity already exists with that identifier: Could not create user as a "
-             "duplicate field exists: {field}")
 
 
 def user_fields(user: User) -> dict[str, Any]:
@@ -53,16 +51,11 @@ def _hash(request: Request, password: str) -> str:
 
 def check_unique(request: Request, username: str | None, email: str | None,
                  exclude_id: int | None = None) -> None:
-    """409 naming the duplicated field, checked before writing so nothing is half-done."""
-    for field, column, value in (("username", User.username, username),
-                                 ("email", User.email, email)):
-        if value is None:
-            continue
-        query = select(User.id).where(func.lower(column) == value.lower())
-        if exclude_id is not None:
-            query = query.where(User.id != exclude_id)
-        if request.db.scalar(query) is not None:
-            raise ApiError(409, message=DUPLICATE.format(field=field))
+    """409 naming the duplicated field (in any letter case), checked before writing so
+    nothing is half-done."""
+    field = duplicate_field(request.db, username, email, exclude_id)
+    if field is not None:
+        raise ApiError(409, message=DUPLICATE.format(field=field))
 
 
 def list_users(request: Request) -> dict:

@@ -1,0 +1,182 @@
+"""Operations on projects and their members shared by REST and GraphQL.
+
+Two invariants must hold however many requests arrive at once:
+
+* a project always has at least one owner, and
+* a project's ``namespace/path`` is unique (the database enforces it; creation without a
+  chosen path picks a free one, so two creates with one name both succeed, as they do one
+  after the other).
+
+The first cannot be a database constraint (it is about a count of rows), so every change
+that can lower the number of owners goes through :func:`remove_member`, which takes the
+project's lock before it counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from seqcore.db import utcnow
+from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.namespaces import free_path
+
+#: How often creation retries with a fresh path when concurrent creates take the one it chose.
+PATH_ATTEMPTS = 20
+
+
+class MembershipError(Exception):
+    """A membership change refused; ``str(err)`` says why, for the caller."""
+
+
+class LastOwner(MembershipError):
+    def __init__(self) -> None:
+        super().__init__("A project must keep at least one owner: add another owner before "
+                         "removing this one.")
+
+
+class AlreadyMember(MembershipError):
+    def __init__(self, username: str, project_id: int) -> None:
+        super().__init__(f"An entity already exists with that identifier: {username} is "
+                         f"already a member of project {project_id}")
+
+
+class NoLongerMember(MembershipError):
+    """The membership to change was removed by a concurrent request."""
+
+    def __init__(self, username: str) -> None:
+        super().__init__(f"{username} is not a member of this project.")
+
+
+class NotAnOwner(MembershipError):
+    """The caller's own ownership was removed by a request that committed first.
+
+    ``member`` says whether the caller is still a member (and may read the project)."""
+
+    def __init__(self, member: bool) -> None:
+        super().__init__("You are no longer an owner of this project.")
+        self.member = member
+
+
+class PathTaken(Exception):
+    """The chosen ``namespace/path`` belongs to another project."""
+
+
+def lock_project(db: Session, project_id: int) -> None:
+    """Serialise membership changes of one project until the transaction ends.
+
+    PostgreSQL: ``SELECT ... FOR UPDATE`` on the project row; a second request waits there,
+    then (read committed) sees what the first committed. SQLite has no row locks and its
+    driver opens a transaction only at the first write, so every earlier read saw an
+    unlocked database: a no-op ``UPDATE`` of the row takes SQLite's single write lock (the
+    busy timeout queues the others) and starts the transaction, so every read after this
+    call sees the latest commit and nobody else can write until this one ends.
+    """
+    if db.get_bind().dialect.name == "sqlite":
+        db.execute(update(Project).where(Project.id == project_id).values(id=Project.id)
+                   .execution_options(synchronize_session=False))
+    else:
+        db.execute(select(Project.id).where(Project.id == project_id).with_for_update())
+
+
+def owner_count(db: Session, project_id: int) -> int:
+    return db.scalar(select(func.count()).select_from(ProjectMember).where(
+        ProjectMember.project_id == project_id,
+        ProjectMember.role == ProjectRole.OWNER.value)) or 0
+
+
+def _membership(db: Session, project_id: int, user_id: int) -> ProjectMember | None:
+    """The membership as committed now (not the copy the session may hold from before the
+    lock)."""
+    return db.scalar(select(ProjectMember).where(
+        ProjectMember.project_id == project_id, ProjectMember.user_id == user_id)
+        .execution_options(populate_existing=True))
+
+
+def _check_actor(db: Session, project_id: int, actor_id: int | None) -> None:
+    """The caller was an owner when the request began; make sure it still is now that the
+    project is locked (``actor_id`` ``None``: an administrator, who needs no membership)."""
+    if actor_id is None:
+        return
+    mine = _membership(db, project_id, actor_id)
+    if mine is None or mine.role != ProjectRole.OWNER.value:
+        raise NotAnOwner(member=mine is not None)
+
+
+def add_member(db: Session, project_id: int, user_id: int, username: str, role: str,
+               metadata_role: str, actor_id: int | None) -> ProjectMember:
+    """Add ``user_id`` to the project; :class:`AlreadyMember` if it is one already (also when
+    a concurrent request added it a moment ago)."""
+    lock_project(db, project_id)
+    _check_actor(db, project_id, actor_id)
+    if _membership(db, project_id, user_id) is not None:
+        raise AlreadyMember(username, project_id)
+    member = ProjectMember(project_id=project_id, user_id=user_id, role=role,
+                           metadata_role=metadata_role)
+    db.add(member)
+    db.flush()
+    return member
+
+
+def remove_member(db: Session, project_id: int, user_id: int, username: str,
+                  actor_id: int | None) -> None:
+    """Remove a member, refusing (:class:`LastOwner`) to leave the project without an owner.
+
+    The count is taken under :func:`lock_project`, so two owners removing each other at the
+    same moment cannot both see "two owners" and both succeed: the second one waits, then
+    finds itself (or the other) already gone.
+    """
+    lock_project(db, project_id)
+    _check_actor(db, project_id, actor_id)
+    member = _membership(db, project_id, user_id)
+    if member is None:
+        raise NoLongerMember(username)
+    if member.role == ProjectRole.OWNER.value and owner_count(db, project_id) <= 1:
+        raise LastOwner()
+    db.delete(member)
+    db.flush()
+
+
+def _insert_ignoring_path_conflict(db: Session, values: dict[str, Any]) -> int | None:
+    """Insert a project row unless its ``namespace/path`` exists: the new id, or ``None``.
+
+    ``ON CONFLICT DO NOTHING`` (PostgreSQL and SQLite alike) waits for a concurrent insert of
+    the same path to commit or roll back, and never aborts the transaction, so the caller can
+    pick another path and try again within the same request.
+    """
+    if db.get_bind().dialect.name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    else:
+        from sqlalchemy.dialects.postgresql import insert
+    statement = (insert(Project).values(**values)
+                 .on_conflict_do_nothing(index_elements=["namespace", "path"])
+                 .returning(Project.id))
+    return db.execute(statement).scalar()
+
+
+def create_project(db: Session, owner_id: int, namespace: str, values: dict[str, Any],
+                   path: str | None = None) -> Project:
+    """Create a project owned by ``owner_id``.
+
+    ``path`` given: :class:`PathTaken` if another project has it, even one created by a
+    request that committed a moment ago. ``path`` ``None``: a free path derived from the
+    name; when a concurrent create takes it first, the next free one.
+    """
+    row = {"created": utcnow(), **values, "namespace": namespace}
+    for _ in range(PATH_ATTEMPTS):
+        candidate = path if path is not None else free_path(db, namespace, values["name"])
+        project_id = _insert_ignoring_path_conflict(db, {**row, "path": candidate})
+        if project_id is not None:
+            break
+        if path is not None:
+            raise PathTaken(path)
+    else:  # pragma: no cover - twenty concurrent creates of one name in one namespace
+        raise PathTaken(candidate)
+    db.add(ProjectMember(project_id=project_id, user_id=owner_id, role=ProjectRole.OWNER.value,
+                         metadata_role="LEVEL_4"))
+    db.flush()
+    project = db.get(Project, project_id)
+    assert project is not None
+    return project
