@@ -16,8 +16,8 @@ Create Date: 2026-11-25 11:20:00
 from collections import defaultdict
 
 import sqlalchemy as sa
-
 from alembic import op
+
 from seqcore.models.user import name_key
 
 revision = "c0007"
