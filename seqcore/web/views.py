@@ -10,14 +10,12 @@ from pyramid.config import Configurator
 from pyramid.httpexceptions import HTTPFound, HTTPSeeOther
 from pyramid.request import Request
 from pyramid.response import Response
-from sqlalchemy import func, or_, select
 
 from seqcore.db import utcnow
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.user import User
-from seqcore.security.passwords import verify_password
+from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 from seqcore.web.auth import SESSION_USER, session_identity
-from seqcore.web.ratelimit import blocked, clear_failures, record_failure
 from seqcore.web.render import page
 from seqcore.web.tokens import create_token, revoke_token, token_problems, tokens_of
 
@@ -56,16 +54,14 @@ def sign_in(request: Request) -> Response:
     if not username or not password:
         return page(request, "sign_in.mako", status=400, username=username, next_url=next_url,
                     error="Enter your username (or e-mail address) and password.")
-    if blocked(request, username):
+    result = authenticate(request, username, password)
+    if result.outcome is Outcome.LOCKED:
         return page(request, "sign_in.mako", status=429, username=username, next_url=next_url,
-                    error="Too many failed sign-ins. Wait a few minutes, then try again.")
-    user = request.db.scalar(select(User).where(or_(
-        User.username == username, func.lower(User.email) == username.lower())))
-    if user is None or not user.enabled or not verify_password(user.password_hash, password):
-        record_failure(request, username)
+                    error=LOCKED_MESSAGE)
+    if result.outcome is not Outcome.OK:
         return page(request, "sign_in.mako", status=400, username=username, next_url=next_url,
                     error=BAD_CREDENTIALS)
-    clear_failures(request, username)
+    user = result.user
     # A fresh session (and CSRF token) on sign-in, so a planted cookie gains nothing.
     request.session.invalidate()
     request.session[SESSION_USER] = user.id
