@@ -20,4 +20,5 @@ def includeme(config: Configurator) -> None:
 
     config.set_security_policy(SecurityPolicy())
     config.include("seqcore.security.proxies")
+    config.include("seqcore.security.formlimit")
     config.include("seqcore.security.tweens")
