@@ -49,8 +49,8 @@ def too_large(request: Request, limit: int) -> Response:
         response = Response(f"<!doctype html><title>Too large</title><h1>Request too large</h1>"
                             f"<p>{html.escape(message)}</p>", status=413,
                             content_type="text/html", charset="utf-8")
-    # The rest of the body is never read: the connection cannot carry another request.
-    response.headers["Connection"] = "close"
+    # No "Connection: close" here: it is hop-by-hop, which WSGI forbids an application to
+    # send (waitress refuses the response); the server decides about the connection.
     return response
 
 

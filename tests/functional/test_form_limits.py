@@ -67,3 +67,21 @@ def test_a_large_form_is_refused_without_reading_it(tmp_path):
             assert head.startswith(b"HTTP/1.1 413"), head[:200]
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_large_form_is_refused_by_the_development_server(tmp_path):
+    """waitress (``seqcore serve``) reads a body before the application runs; the 413 must
+    still come out (a hop-by-hop header in it made waitress answer 500)."""
+    server = live_server(tmp_path)
+    server.start()
+    try:
+        size = 1024 * 1024
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+            sock.sendall(f"POST /users/sign_in HTTP/1.1\r\nHost: localhost\r\n"
+                         "Content-Type: application/x-www-form-urlencoded\r\n"
+                         f"Content-Length: {size}\r\n\r\n".encode() + b"x" * size)
+            head = sock.recv(4096)
+        assert head.startswith(b"HTTP/1.1 413"), head[:200]
+    finally:
+        server.stop()
