@@ -205,7 +205,9 @@ def users_create(env: Env, **fields: Any) -> None:
 
 # -- OAuth2 clients ---------------------------------------------------------------------------
 
-GRANTS = ["password", "authorization_code", "refresh_token", "client_credentials"]
+# The grants the token endpoint serves. client_credentials is not offered: a token acts for
+# a person, and seqcore has no permissions for a client of its own (docs/security.md).
+GRANTS = ["password", "authorization_code", "refresh_token"]
 
 
 def new_client_secret() -> str:

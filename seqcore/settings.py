@@ -41,6 +41,9 @@ CORE_SETTINGS: tuple[CoreSetting, ...] = (
                 "If set, only these entry-point plugins load (an allow-list)."),
     CoreSetting("seqcore.max_body_bytes", 1_048_576, int,
                 "Largest JSON request body accepted; larger bodies get 413."),
+    CoreSetting("seqcore.max_form_bytes", 65_536, int,
+                "Largest form body (sign-in page, token endpoint, consent form, every web "
+                "form); larger is 413, refused before the body is read."),
     CoreSetting("seqcore.upload.max_bytes", 21_474_836_480, int,
                 "Largest upload body (all files of one request); larger is 413."),
     CoreSetting("seqcore.upload.verify_gzip", True, as_bool,
@@ -78,6 +81,17 @@ CORE_SETTINGS: tuple[CoreSetting, ...] = (
                 "Default access-token lifetime for clients registered without one."),
     CoreSetting("seqcore.oauth.refresh_token_seconds", 2592000, int,
                 "Default refresh-token lifetime for clients registered without one."),
+    CoreSetting("seqcore.sign_in.max_failures", 5, int,
+                "Failed password checks per account (its username and e-mail address count "
+                "as one), and 4x that per client address, within the window before every "
+                "password door (sign-in page, OAuth password grant, consent form) refuses."),
+    CoreSetting("seqcore.sign_in.window_seconds", 900, int,
+                "The failed sign-in window, in seconds."),
+    CoreSetting("seqcore.trusted_proxies", "", str,
+                "Addresses or networks (CIDR) of reverse proxies, separated by spaces or "
+                "commas. Only a request from one of them may name the client address "
+                "(X-Forwarded-For), scheme (X-Forwarded-Proto) and host (X-Forwarded-Host); "
+                "from anyone else those headers are ignored."),
     CoreSetting("seqcore.password_hash.time_cost", 3, int,
                 "argon2 time cost for password hashes (lower only in tests)."),
     CoreSetting("seqcore.password_hash.memory_cost", 65536, int,

@@ -1,6 +1,6 @@
 """The core's mapped classes. Importing this package registers them with the mapper."""
 
-from seqcore.models.access_token import PersonalAccessToken, SignInFailure
+from seqcore.models.access_token import PersonalAccessToken, SignInFailure, WebSession
 from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
@@ -54,4 +54,5 @@ __all__ = [
     "SystemRole",
     "UploadStatus",
     "User",
+    "WebSession",
 ]

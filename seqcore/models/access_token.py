@@ -1,4 +1,5 @@
-"""Personal access tokens (GraphQL over HTTP Basic) and failed sign-ins (rate limiting).
+"""Personal access tokens (GraphQL over HTTP Basic), web sessions and failed sign-ins (rate
+limiting).
 
 A token is shown once, when it is created; only its SHA-256 digest is stored (as for OAuth2
 tokens, :func:`seqcore.models.oauth.digest`), so a stolen database yields nothing that
@@ -43,8 +44,23 @@ class PersonalAccessToken(Base):
         return not self.revoked and (self.expires_at is None or self.expires_at > now)
 
 
+class WebSession(Base):
+    """A signed-in web session. The cookie carries a random value whose digest is stored
+    here; signing out deletes the row, so a copied cookie stops working at once, and a
+    password change deletes every other session of the account."""
+
+    __tablename__ = "web_session"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    created: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class SignInFailure(Base):
-    """One failed sign-in, by lower-cased username and by client address; rows older than
+    """One failed password check at any of the password doors (sign-in page, OAuth password
+    grant, consent form), by account key (:func:`seqcore.security.signin.account_key`: the
+    same for a user's username and e-mail address) and by client address; rows older than
     the rate-limit window are pruned as new failures arrive."""
 
     __tablename__ = "sign_in_failure"

@@ -66,6 +66,12 @@ class OAuthToken(Base):
     refresh_expires: Mapped[datetime | None]
     revoked: Mapped[bool] = mapped_column(default=False)
     created: Mapped[datetime] = mapped_column(default=utcnow)
+    # Every token descending from one grant (a password sign-in or an authorization code)
+    # shares a family, so presenting a spent refresh token can revoke all of them.
+    family: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
+    # When the refresh token was redeemed; set by one conditional UPDATE, so of two
+    # simultaneous redemptions exactly one wins.
+    refresh_spent: Mapped[datetime | None] = mapped_column(default=None)
 
     client: Mapped[OAuthClient] = relationship()
     user: Mapped[User] = relationship()
@@ -82,6 +88,10 @@ class OAuthAuthorizationCode(Base):
     scopes: Mapped[str] = mapped_column(String(255))
     expires: Mapped[datetime]
     created: Mapped[datetime] = mapped_column(default=utcnow)
+    # Set when the code is exchanged (one conditional UPDATE), with the family of the tokens
+    # it yielded: a second exchange is refused and revokes that family.
+    redeemed: Mapped[datetime | None] = mapped_column(default=None)
+    family: Mapped[str | None] = mapped_column(String(32), default=None)
 
     client: Mapped[OAuthClient] = relationship()
     user: Mapped[User] = relationship()

@@ -4,21 +4,53 @@ from __future__ import annotations
 
 import base64
 import hmac
+import secrets
 from datetime import timedelta
 from typing import Any
 from urllib.parse import unquote
 
 from oauthlib.common import Request as OAuthRequest
 from oauthlib.oauth2 import RequestValidator
-from sqlalchemy import select
+from oauthlib.oauth2.rfc6749.errors import InvalidGrantError
+from oauthlib.oauth2.rfc6749.utils import scope_to_list
+from pyramid.request import Request
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken, digest
-from seqcore.models.user import User
-from seqcore.security.passwords import verify_password
+from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 
 CODE_SECONDS = 600
+# Grants the token endpoint serves. client_credentials is not among them: a token must act
+# for a person, whose permissions are the only ones seqcore knows (docs/security.md).
+GRANT_TYPES = frozenset({"password", "authorization_code", "refresh_token"})
+
+
+class SignInLocked(InvalidGrantError):
+    """The account or address is locked out by the sign-in limit: 429, not a plain 400."""
+
+    status_code = 429
+    description = LOCKED_MESSAGE
+
+
+def new_family() -> str:
+    return secrets.token_hex(16)
+
+
+def revoke_family(db: Session, family: str | None) -> None:
+    """Revoke every token descending from one grant: a spent refresh token or a used code
+    presented again means someone holds a copy (OAuth 2 security best current practice)."""
+    if family:
+        # Rows locked in id order, and only those still live: simultaneous replays then
+        # queue on the same rows instead of deadlocking.
+        live = (select(OAuthToken.id)
+                .where(OAuthToken.family == family, OAuthToken.revoked.is_(False))
+                .order_by(OAuthToken.id).with_for_update())
+        ids = list(db.scalars(live))
+        if ids:
+            db.execute(update(OAuthToken).where(OAuthToken.id.in_(ids)).values(revoked=True)
+                       .execution_options(synchronize_session=False))
 
 
 def basic_credentials(header: str | None) -> tuple[str, str] | None:
@@ -41,8 +73,9 @@ def basic_credentials(header: str | None) -> tuple[str, str] | None:
 class Validator(RequestValidator):
     """Answers oauthlib's questions from the database session of the current request."""
 
-    def __init__(self, db: Session) -> None:
-        self.db = db
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.db: Session = request.db
 
     # -- clients -----------------------------------------------------------------------------
 
@@ -85,7 +118,7 @@ class Validator(RequestValidator):
 
     def validate_grant_type(self, client_id: str, grant_type: str, client: OAuthClient,
                             request: OAuthRequest, *a: Any, **k: Any) -> bool:
-        return grant_type in client.grant_type_list
+        return grant_type in GRANT_TYPES and grant_type in client.grant_type_list
 
     def validate_response_type(self, client_id: str, response_type: str, client: OAuthClient,
                                request: OAuthRequest, *a: Any, **k: Any) -> bool:
@@ -123,17 +156,23 @@ class Validator(RequestValidator):
 
     def validate_user(self, username: str, password: str, client: OAuthClient,
                       request: OAuthRequest, *a: Any, **k: Any) -> bool:
-        user = self.db.scalar(select(User).where(User.username == username))
-        if user is None or not user.enabled or not verify_password(user.password_hash,
-                                                                   password or ""):
+        """The password grant: one of the password doors, under the shared sign-in limit."""
+        result = authenticate(self.request, username or "", password or "")
+        if result.outcome is Outcome.LOCKED:
+            raise SignInLocked(request=request)
+        if result.outcome is not Outcome.OK:
             return False
-        request.user = user
+        request.user = result.user
+        request.seqcore_family = new_family()
         return True
 
     # -- authorization codes -----------------------------------------------------------------
 
     def save_authorization_code(self, client_id: str, code: dict, request: OAuthRequest,
                                 *a: Any, **k: Any) -> None:
+        # Used codes are kept until a day after expiry so a replay can still be recognised.
+        self.db.execute(delete(OAuthAuthorizationCode).where(
+            OAuthAuthorizationCode.expires < utcnow() - timedelta(days=1)))
         self.db.add(OAuthAuthorizationCode(
             code_hash=digest(code["code"]), client_id=request.client.id,
             user_id=request.user.id, redirect_uri=request.redirect_uri or "",
@@ -147,11 +186,31 @@ class Validator(RequestValidator):
 
     def validate_code(self, client_id: str, code: str, client: OAuthClient,
                       request: OAuthRequest, *a: Any, **k: Any) -> bool:
+        """Redeem the code: one conditional UPDATE, so of simultaneous exchanges exactly one
+        wins; any other exchange, then or later, revokes what the code yielded."""
         row = self._code(code)
-        if row is None or row.client_id != client.id or row.expires <= utcnow():
+        if row is None or row.client_id != client.id:
+            return False
+        if row.redeemed is not None:
+            revoke_family(self.db, row.family)
+            return False
+        if row.expires <= utcnow() or not row.user.enabled:
+            return False
+        if request.redirect_uri and request.redirect_uri != row.redirect_uri:
+            return False  # refused before redeeming: the code stays usable
+        family = new_family()
+        won = self.db.execute(
+            update(OAuthAuthorizationCode)
+            .where(OAuthAuthorizationCode.id == row.id, OAuthAuthorizationCode.redeemed.is_(None))
+            .values(redeemed=utcnow(), family=family)
+            .execution_options(synchronize_session=False)).rowcount == 1
+        if not won:
+            self.db.expire(row)
+            revoke_family(self.db, self._code(code).family)
             return False
         request.user = row.user
         request.scopes = row.scopes.split()
+        request.seqcore_family = family
         return True
 
     def confirm_redirect_uri(self, client_id: str, code: str, redirect_uri: str,
@@ -162,10 +221,8 @@ class Validator(RequestValidator):
 
     def invalidate_authorization_code(self, client_id: str, code: str, request: OAuthRequest,
                                       *a: Any, **k: Any) -> None:
-        row = self._code(code)
-        if row is not None:
-            self.db.delete(row)
-            self.db.flush()
+        """Nothing left to do: :meth:`validate_code` redeemed the code, and the row stays so
+        that a replay is recognised."""
 
     # -- tokens ------------------------------------------------------------------------------
 
@@ -175,11 +232,8 @@ class Validator(RequestValidator):
         if refresh and "refresh_token" not in client.grant_type_list:
             token.pop("refresh_token")  # this client gets no refresh tokens
             refresh = None
-        if request.grant_type == "refresh_token":
-            # The refresh token is rotated: the old pair stops working.
-            old = self._by_refresh(request.refresh_token)
-            if old is not None:
-                old.revoked = True
+        # The old pair of a refresh was revoked when its refresh token was redeemed
+        # (validate_refresh_token); the new pair joins the same family.
         now = utcnow()
         refresh_seconds = client.refresh_token_seconds
         self.db.add(OAuthToken(
@@ -190,6 +244,7 @@ class Validator(RequestValidator):
             expires=now + timedelta(seconds=int(token["expires_in"])),
             refresh_expires=(now + timedelta(seconds=refresh_seconds)) if refresh and
             refresh_seconds else None,
+            family=getattr(request, "seqcore_family", None) or new_family(),
         ))
         self.db.flush()
 
@@ -201,14 +256,39 @@ class Validator(RequestValidator):
 
     def validate_refresh_token(self, refresh_token: str, client: OAuthClient,
                                request: OAuthRequest, *a: Any, **k: Any) -> bool:
+        """Redeem the refresh token: one conditional UPDATE marks it spent and revokes its
+        pair, so of simultaneous refreshes exactly one wins. A spent token presented again
+        (then or later) revokes its whole family."""
         row = self._by_refresh(refresh_token)
-        if row is None or row.revoked or row.client_id != client.id:
+        if row is None or row.client_id != client.id:
+            return False
+        if row.refresh_spent is not None:
+            revoke_family(self.db, row.family)
+            return False
+        if row.revoked:
             return False
         if row.refresh_expires is not None and row.refresh_expires <= utcnow():
             return False
         if not row.user.enabled:
             return False
+        requested = scope_to_list(request.scope) if request.scope else []
+        if requested and not set(requested) <= set(row.scopes.split()):
+            request.user = row.user  # oauthlib answers invalid_scope; nothing is spent
+            return True
+        won = self.db.execute(
+            update(OAuthToken)
+            .where(OAuthToken.id == row.id, OAuthToken.refresh_spent.is_(None),
+                   OAuthToken.revoked.is_(False))
+            .values(refresh_spent=utcnow(), revoked=True)
+            .execution_options(synchronize_session=False)).rowcount == 1
+        if not won:
+            revoke_family(self.db, row.family)
+            return False
+        if row.family is None:  # issued before token families existed
+            row.family = new_family()
+            self.db.flush()
         request.user = row.user
+        request.seqcore_family = row.family
         return True
 
     def get_original_scopes(self, refresh_token: str, request: OAuthRequest, *a: Any,

@@ -11,13 +11,11 @@ from oauthlib.oauth2 import FatalClientError, OAuth2Error, Server
 from pyramid.config import Configurator
 from pyramid.request import Request
 from pyramid.response import Response
-from sqlalchemy import select
 
 from seqcore.contrib import Endpoint, View
-from seqcore.models.user import User
-from seqcore.oauth.validator import Validator
+from seqcore.oauth.validator import GRANT_TYPES, Validator
 from seqcore.rest.errors import ApiError
-from seqcore.security.passwords import verify_password
+from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 
 FORM_TYPE = "application/x-www-form-urlencoded"
 
@@ -27,12 +25,16 @@ def _token(request: object) -> str:
 
 
 def oauth_server(request: Request) -> Server:
-    return Server(
-        Validator(request.db),
+    server = Server(
+        Validator(request),
         token_expires_in=lambda oauth_request: oauth_request.client.access_token_seconds,
         token_generator=_token,
         refresh_token_generator=_token,
     )
+    # Only the grants seqcore serves: any other is unsupported_grant_type (400).
+    for grant in set(server._grant_types) - GRANT_TYPES:
+        del server._grant_types[grant]
+    return server
 
 
 def _form_body(request: Request) -> str:
@@ -153,11 +155,14 @@ def authorize_post(request: Request) -> Response:
             query["state"] = params["state"]
         separator = "&" if "?" in redirect else "?"
         return Response(status=302, location=f"{redirect}{separator}{urlencode(query)}")
-    user = request.db.scalar(select(User).where(User.username == request.POST.get("username")))
-    if user is None or not user.enabled or not verify_password(
-            user.password_hash, request.POST.get("password", "")):
+    result = authenticate(request, request.POST.get("username", ""),
+                          request.POST.get("password", ""))
+    if result.outcome is Outcome.LOCKED:
+        return _consent_page(request, params, scopes, error=LOCKED_MESSAGE, status=429)
+    if result.outcome is not Outcome.OK:
         return _consent_page(request, params, scopes,
                              error="The username or password is not correct.", status=400)
+    user = result.user
     headers, _, status = server.create_authorization_response(
         uri, http_method="GET", body=None, headers={}, scopes=scopes,
         credentials={"user": user},

@@ -73,6 +73,10 @@ class UserSchema(Schema):
                                                      "{choices}."))
     enabled = fields.Boolean()
     locale = _text(validate=validate.Length(min=2, max=16))
+    # Changing one's own password needs the current one; the change ends other credentials,
+    # personal access tokens too unless kept (docs/security.md).
+    currentPassword = _text(load_only=True)
+    keepPersonalAccessTokens = fields.Boolean(load_only=True)
 
 
 class ProjectSchema(Schema):

@@ -19,4 +19,6 @@ def includeme(config: Configurator) -> None:
     from seqcore.security.policy import SecurityPolicy
 
     config.set_security_policy(SecurityPolicy())
+    config.include("seqcore.security.proxies")
+    config.include("seqcore.security.formlimit")
     config.include("seqcore.security.tweens")

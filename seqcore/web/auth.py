@@ -21,11 +21,13 @@ from seqcore.db import utcnow
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.oauth import digest
 from seqcore.models.user import User
+from seqcore.security.credentials import web_session_user
 from seqcore.security.identity import Identity
 
 GRAPHQL_PATH = "/api/graphql"
 SESSION_SCOPES = frozenset({"read_api", "api"})
 SESSION_USER = "user_id"
+SESSION_KEY = "session_key"  # the secret of the session's WebSession row
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
@@ -44,14 +46,15 @@ def identity_of(user: User, scopes: frozenset[str]) -> Identity:
 
 
 def session_identity(request: Request) -> Identity | None:
-    """The signed-in user of the session cookie, if the account still exists and is enabled."""
+    """The signed-in user of the session cookie, if the session has not been ended and the
+    account still exists and is enabled."""
     if "seqcore.session_identity" not in request.environ:
         identity = None
-        user_id = request.session.get(SESSION_USER)
-        if isinstance(user_id, int):
-            user = request.db.get(User, user_id)
-            if user is not None and user.enabled:
-                identity = identity_of(user, SESSION_SCOPES)
+        # Valid only while its server-side row lives (sign-out and password changes end it).
+        user = web_session_user(request.db, request.session.get(SESSION_KEY),
+                                request.session.get(SESSION_USER))
+        if user is not None:
+            identity = identity_of(user, SESSION_SCOPES)
         request.environ["seqcore.session_identity"] = identity
     return request.environ["seqcore.session_identity"]
 

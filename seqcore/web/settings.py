@@ -17,9 +17,6 @@ DEFAULTS: dict[str, tuple[Any, Callable[[Any], Any], str]] = {
                                "SQLite deployments generate one next to the database file."),
     "seqcore.session.secure": (False, as_bool, "Send the session cookie over HTTPS only."),
     "seqcore.session.max_age": (28800, int, "Seconds a session lasts without activity."),
-    "seqcore.sign_in.max_failures": (5, int, "Failed sign-ins per username (and 4x that per "
-                                     "address) within the window before sign-in is refused."),
-    "seqcore.sign_in.window_seconds": (900, int, "The failed sign-in window."),
     "seqcore.graphql.app": ("seqcore", str, "The app segment of GraphQL global ids "
                             "(gid://<app>/<Type>/<id>)."),
     "seqcore.graphql.max_depth": (15, int, "Deepest GraphQL selection accepted."),

@@ -10,14 +10,18 @@ from pyramid.config import Configurator
 from pyramid.httpexceptions import HTTPFound, HTTPSeeOther
 from pyramid.request import Request
 from pyramid.response import Response
-from sqlalchemy import func, or_, select
 
 from seqcore.db import utcnow
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.user import User
-from seqcore.security.passwords import verify_password
-from seqcore.web.auth import SESSION_USER, session_identity
-from seqcore.web.ratelimit import blocked, clear_failures, record_failure
+from seqcore.security.credentials import (
+    end_other_credentials,
+    end_web_session,
+    start_web_session,
+)
+from seqcore.security.passwords import hash_password, password_problems
+from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
+from seqcore.web.auth import SESSION_KEY, SESSION_USER, session_identity
 from seqcore.web.render import page
 from seqcore.web.tokens import create_token, revoke_token, token_problems, tokens_of
 
@@ -56,25 +60,26 @@ def sign_in(request: Request) -> Response:
     if not username or not password:
         return page(request, "sign_in.mako", status=400, username=username, next_url=next_url,
                     error="Enter your username (or e-mail address) and password.")
-    if blocked(request, username):
+    result = authenticate(request, username, password)
+    if result.outcome is Outcome.LOCKED:
         return page(request, "sign_in.mako", status=429, username=username, next_url=next_url,
-                    error="Too many failed sign-ins. Wait a few minutes, then try again.")
-    user = request.db.scalar(select(User).where(or_(
-        User.username == username, func.lower(User.email) == username.lower())))
-    if user is None or not user.enabled or not verify_password(user.password_hash, password):
-        record_failure(request, username)
+                    error=LOCKED_MESSAGE)
+    if result.outcome is not Outcome.OK:
         return page(request, "sign_in.mako", status=400, username=username, next_url=next_url,
                     error=BAD_CREDENTIALS)
-    clear_failures(request, username)
+    user = result.user
     # A fresh session (and CSRF token) on sign-in, so a planted cookie gains nothing.
     request.session.invalidate()
     request.session[SESSION_USER] = user.id
+    request.session[SESSION_KEY] = start_web_session(request.db, user.id)
     request.session["signed_in"] = int(utcnow().timestamp())
     request.session.new_csrf_token()
     return HTTPSeeOther(location=next_url)
 
 
 def sign_out(request: Request) -> Response:
+    """Ends the session on the server too: a copy of the cookie stops working."""
+    end_web_session(request.db, request.session.get(SESSION_KEY))
     request.session.invalidate()
     return HTTPSeeOther(location=request.route_path("web.sign_in"))
 
@@ -88,7 +93,40 @@ def profile(request: Request) -> Response:
     user = _user(request)
     if user is None:
         return sign_in_redirect(request)
-    return page(request, "profile.mako", user=user)
+    return page(request, "profile.mako", user=user, problems={}, changed=False)
+
+
+def change_password(request: Request) -> Response:
+    """Needs the current password (checked under the sign-in limit, so a borrowed session
+    cannot guess it); ends every other session and OAuth token, and the personal access
+    tokens unless the user keeps them."""
+    user = _user(request)
+    if user is None:
+        return sign_in_redirect(request)
+    current = request.POST.get("current_password", "")
+    new = request.POST.get("new_password", "")
+    problems: dict[str, str] = {}
+    result = authenticate(request, user.username, current)
+    if result.outcome is Outcome.LOCKED:
+        problems["current_password"] = LOCKED_MESSAGE
+    elif result.outcome is not Outcome.OK:
+        problems["current_password"] = "The current password is not correct."
+    rules = password_problems(new)
+    if rules:
+        problems["new_password"] = " ".join(rules)
+    elif new != request.POST.get("confirm_password", ""):
+        problems["confirm_password"] = "The new passwords do not match."
+    if problems:
+        status = 429 if result.outcome is Outcome.LOCKED else 400
+        return page(request, "profile.mako", status=status, user=user, problems=problems,
+                    changed=False)
+    settings = request.registry.settings
+    user.password_hash = hash_password(new, int(settings["seqcore.password_hash.time_cost"]),
+                                       int(settings["seqcore.password_hash.memory_cost"]))
+    keep = request.POST.get("keep_personal_tokens") == "on"
+    end_other_credentials(request.db, user.id, keep_session=request.session.get(SESSION_KEY),
+                          keep_personal_tokens=keep)
+    return page(request, "profile.mako", user=user, problems={}, changed=True)
 
 
 def _fmt(moment: datetime) -> str:
@@ -151,6 +189,7 @@ def includeme(config: Configurator) -> None:
     config.add_route("web.sign_in", "/users/sign_in")
     config.add_route("web.sign_out", "/users/sign_out")
     config.add_route("web.profile", "/-/profile")
+    config.add_route("web.password", "/-/profile/password")
     config.add_route("web.tokens", "/-/profile/personal_access_tokens")
     config.add_route("web.token_revoke", "/-/profile/personal_access_tokens/{id}/revoke")
     config.add_view(home, route_name="web.home", request_method="GET")
@@ -159,6 +198,8 @@ def includeme(config: Configurator) -> None:
     config.add_view(sign_out, route_name="web.sign_out", request_method="POST",
                     require_csrf=True)
     config.add_view(profile, route_name="web.profile", request_method="GET")
+    config.add_view(change_password, route_name="web.password", request_method="POST",
+                    require_csrf=True)
     config.add_view(tokens, route_name="web.tokens", request_method="GET")
     config.add_view(create, route_name="web.tokens", request_method="POST", require_csrf=True)
     config.add_view(revoke, route_name="web.token_revoke", request_method="POST",

@@ -69,3 +69,13 @@ def test_bootstrap_only_when_no_admin(ini):
     assert creds["username"] == "admin" and creds["client_secret"]
     with env.session() as db:
         assert bootstrap(db, env.settings) is None
+
+
+def test_client_credentials_is_not_offered(ini):
+    """A token always acts for a person: the client_credentials grant is not offered, so
+    a client registered for it cannot exist (it used to end in a 500)."""
+    run(ini, "db", "upgrade")
+    result = run(ini, "clients", "create", "--client-id", "robot", "--grant-type",
+                 "client_credentials", ok=False)
+    assert result.exit_code != 0 and "client_credentials" in result.output
+    assert "robot" not in run(ini, "clients", "list").output

@@ -260,3 +260,16 @@ def test_consent_with_wrong_password(testapp, web_client, user):
 def test_authorize_with_unregistered_redirect(testapp, web_client):
     res = testapp.get(AUTHORIZE.replace("galaxy.example.org", "evil.example.org"), status=400)
     assert "Authorization error" in res.text
+
+
+def test_client_credentials_grant_is_refused_not_a_500(testapp, factories):
+    """A client registered for client_credentials before it was withdrawn gets a clear
+    unsupported_grant_type, by form fields or HTTP Basic, and no token."""
+    factories.client(client_id="robot", secret="r",
+                     grant_types="client_credentials password refresh_token")
+    res = testapp.post(TOKEN, {"grant_type": "client_credentials", "client_id": "robot",
+                               "client_secret": "r"}, status=400)
+    assert res.json["error"] == "unsupported_grant_type"
+    res = testapp.post(TOKEN, {"grant_type": "client_credentials"},
+                       headers=factories.basic("robot", "r"), status=400)
+    assert res.json["error"] == "unsupported_grant_type"

@@ -9,7 +9,7 @@ it changes anything, and lists them: rename one of each pair (``PATCH /api/users
 the previous version, or SQL), then run ``seqcore db upgrade`` again.
 
 Revision ID: c0007
-Revises: c0005
+Revises: c0006
 Create Date: 2026-11-25 11:20:00
 """
 
@@ -21,7 +21,7 @@ from alembic import op
 from seqcore.models.user import name_key
 
 revision = "c0007"
-down_revision = "c0005"
+down_revision = "c0006"
 branch_labels = None
 depends_on = None
 

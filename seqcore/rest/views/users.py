@@ -18,8 +18,11 @@ from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.schemas import UserSchema
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.projects import project_entry, readable_projects_query
+from seqcore.security.credentials import end_other_credentials
 from seqcore.security.passwords import hash_password, password_problems
 from seqcore.security.permissions import Permission
+from seqcore.security.policy import bearer_token
+from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 
 
 def user_fields(user: User) -> dict[str, Any]:
@@ -97,6 +100,26 @@ def get_user(request: Request) -> dict:
     return {"resource": user_entry(request, request.context)}
 
 
+def _check_current_password(request: Request, user: User, current: str | None
+                            ) -> dict | None:
+    """A caller changing their own password must give the current one (administrators
+    resetting another account's need not). Checked under the sign-in limit; the refusal is
+    returned, not raised, so the recorded failure is committed."""
+    if request.identity.user_id != user.id:
+        return None
+    if not current:
+        request.response.status = 400
+        return {"currentPassword": ["You must provide your current password to change it."]}
+    result = authenticate(request, user.username, current)
+    if result.outcome is Outcome.LOCKED:
+        request.response.status = 429
+        return {"message": LOCKED_MESSAGE}
+    if result.outcome is not Outcome.OK:
+        request.response.status = 400
+        return {"currentPassword": ["The current password is not correct."]}
+    return None
+
+
 def update_user(request: Request) -> dict:
     user: User = request.context.user
     data = load(request, UserSchema(), partial=True)
@@ -108,6 +131,9 @@ def update_user(request: Request) -> dict:
         problems = password_problems(data["password"])
         if problems:
             raise validation_error({"password": problems})
+        refused = _check_current_password(request, user, data.get("currentPassword"))
+        if refused is not None:
+            return refused
     check_unique(request, data.get("username"), data.get("email"), exclude_id=user.id)
     mapping = {"username": "username", "email": "email", "firstName": "first_name",
                "lastName": "last_name", "phoneNumber": "phone_number",
@@ -117,6 +143,10 @@ def update_user(request: Request) -> dict:
             setattr(user, attr, data[key])
     if "password" in data:
         user.password_hash = _hash(request, data["password"])
+        own = request.identity.user_id == user.id
+        end_other_credentials(request.db, user.id,
+                              keep_access_token=bearer_token(request) if own else None,
+                              keep_personal_tokens=bool(data.get("keepPersonalAccessTokens")))
     user.modified = utcnow()
     request.db.flush()
     return links_only([("self", url_for(request, request.context)),

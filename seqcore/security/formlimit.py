@@ -1,0 +1,87 @@
+"""Form bodies are refused by size before they are read.
+
+Pyramid parses a form body (``request.POST``) whole and in memory, and the CSRF check and
+oauthlib read it before any view can look at its size: a 64 MiB form sent to the sign-in
+page or the token endpoint, with no credentials at all, used to cost the server several
+times that in memory. This tween answers 413 first, from ``Content-Length`` alone, for
+
+- every body sent to a web page (anything outside ``/api``),
+- every body sent to the OAuth endpoints (``/api/oauth/...``: token, revoke, consent form),
+- every ``application/x-www-form-urlencoded`` body anywhere;
+
+and a body without a length (chunked) is read only up to the limit. JSON bodies and uploads
+keep their own, larger limits (``seqcore.max_body_bytes``, ``seqcore.upload.max_bytes``).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from pyramid.config import Configurator
+from pyramid.registry import Registry
+from pyramid.request import Request
+from pyramid.response import Response
+
+from seqcore.rest.errors import json_error
+
+FORM_TYPE = "application/x-www-form-urlencoded"
+BODYLESS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
+
+
+def _is_api(path: str) -> bool:
+    return path == "/api" or path.startswith("/api/")
+
+
+def limited(request: Request) -> bool:
+    """Whether the form limit applies to this request's body."""
+    path = request.path_info
+    if not _is_api(path) or path.startswith("/api/oauth/"):
+        return True
+    return (request.content_type or "").lower() == FORM_TYPE
+
+
+def too_large(request: Request, limit: int) -> Response:
+    message = f"The request body is larger than {limit} bytes."
+    if _is_api(request.path_info):
+        response = json_error(413, message)
+    else:
+        response = Response(f"<!doctype html><title>Too large</title><h1>Request too large</h1>"
+                            f"<p>{html.escape(message)}</p>", status=413,
+                            content_type="text/html", charset="utf-8")
+    # No "Connection: close" here: it is hop-by-hop, which WSGI forbids an application to
+    # send (waitress refuses the response); the server decides about the connection.
+    return response
+
+
+def _has_body(request: Request) -> bool:
+    if request.content_length is not None:
+        return request.content_length > 0
+    return ("chunked" in (request.headers.get("Transfer-Encoding") or "").lower()
+            or bool(request.environ.get("wsgi.input_terminated")))
+
+
+def form_limit_tween_factory(handler: Callable, registry: Registry) -> Callable:
+    limit = int(registry.settings["seqcore.max_form_bytes"])
+
+    def tween(request: Request) -> Response:
+        if request.method in BODYLESS or not limited(request) or not _has_body(request):
+            return handler(request)
+        if request.content_length is not None:
+            if request.content_length > limit:
+                return too_large(request, limit)
+            return handler(request)
+        # No length given: read at most one byte past the limit, then hand on what came.
+        data = request.body_file_raw.read(limit + 1)
+        if len(data) > limit:
+            return too_large(request, limit)
+        request.body = data
+        return handler(request)
+
+    return tween
+
+
+def includeme(config: Configurator) -> None:
+    from pyramid.tweens import INGRESS
+
+    config.add_tween("seqcore.security.formlimit.form_limit_tween_factory", under=INGRESS)
