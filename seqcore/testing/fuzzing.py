@@ -640,6 +640,18 @@ def root_cause(log_text: str) -> tuple[str, str]:
     return exception, where
 
 
+def _internal_error(data: bytes) -> bool:
+    """Whether a GraphQL answer reports a resolver's unexpected exception."""
+    if b"internal_error" not in data:
+        return False
+    try:
+        errors = json.loads(data).get("errors") or []
+    except (ValueError, AttributeError):
+        return False
+    return any(isinstance(e, dict) and (e.get("extensions") or {}).get("code") ==
+               "internal_error" for e in errors)
+
+
 def _short(path: str) -> str:
     if "site-packages/" in path:
         return path.split("site-packages/", 1)[1]
@@ -686,7 +698,7 @@ class Sender:
         if status >= 500 or status == 0:
             text = self.log.new_text()
             cause = root_cause(text) if status else ("no answer (timeout or reset)", "?")
-        elif graphql and status == 200 and b"internal_error" in data:
+        elif graphql and status == 200 and _internal_error(data):
             cause = root_cause(self.log.new_text())
         if status == 400 and self.pools is not None and b"acceptable-properties" in data:
             with contextlib.suppress(ValueError, AttributeError, TypeError):
