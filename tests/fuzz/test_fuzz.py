@@ -4,7 +4,7 @@ database (SQLite, or PostgreSQL with ``SEQCORE_TEST_DATABASE_URL``); no answer m
 consistent (no orphan row or file, no ownerless project).
 
 It is bounded for CI (``SEQCORE_FUZZ_EXAMPLES`` requests, default 3000, within
-``SEQCORE_FUZZ_SECONDS``, default 150) with a fixed seed, so a failure reproduces; set
+``SEQCORE_FUZZ_SECONDS``, default 120) with a fixed seed, so a failure reproduces; set
 ``SEQCORE_FUZZ_SEED`` for other requests, larger bounds to search longer, and
 ``SEQCORE_FUZZ_REPORT`` to a file name to keep the grouped findings
 (docs/testing_plugins.md, "Fuzzing").
@@ -45,7 +45,7 @@ from seqcore.testing.uploads import fasta
 pytestmark = pytest.mark.fuzz
 
 EXAMPLES = int(os.environ.get("SEQCORE_FUZZ_EXAMPLES", "3000"))
-SECONDS = float(os.environ.get("SEQCORE_FUZZ_SECONDS", "150"))
+SECONDS = float(os.environ.get("SEQCORE_FUZZ_SECONDS", "120"))
 SEED = int(os.environ["SEQCORE_FUZZ_SEED"]) if os.environ.get("SEQCORE_FUZZ_SEED") else None
 ANALYSIS_TYPE_NAMES = ("serotyper", "sistr", "phylogenomics", "assembly", "readcount")
 SEQUENCER_TYPES = ("miseq", "seqmodel", "miseqrun", "nextseq")
