@@ -213,8 +213,18 @@ class Pools:
                 pool.append(text)
 
     def learn_fields(self, route: str, names: list[str]) -> None:
-        """The field names a route said it accepts (``acceptable-properties``)."""
-        self.fields[route] = sorted({str(n) for n in names})
+        """The field names a route said it accepts (``acceptable-properties``), or that its
+        resources have (a GET's answer): later bodies for the route use them."""
+        self.fields[route] = sorted({*self.fields.get(route, ()), *(str(n) for n in names)}
+                                    - {"links", "resources"})
+
+    def learn_from_answer(self, route: str, answer: Any) -> None:
+        resource = answer.get("resource") if isinstance(answer, dict) else None
+        if isinstance(resource, dict) and isinstance(resource.get("resources"), list):
+            items = resource["resources"]
+            resource = items[0] if items else None
+        if isinstance(resource, dict) and not set(resource) <= set(self.fields.get(route, ())):
+            self.learn_fields(route, list(resource))
 
     def field(self, route: str, index: int, fallback: list[str]) -> str:
         """A field name for a body of ``route``: mostly one it accepts, once learnt."""
@@ -330,7 +340,7 @@ class Strategies:
         key = (target.name, method)
         if key in self._bodies:
             return self._bodies[key]
-        values = st.one_of(self.scalars, self.scalars, self.json, _colliding_metadata())
+        values = st.one_of(self.json, self.scalars, _colliding_metadata())
         shaped = st.lists(st.tuples(SPREAD, values), max_size=5).map(
             lambda items: {self.pools.field(target.pattern, i, self.fields): v for i, v in items})
         json_body = st.one_of(shaped, shaped, shaped, self.json, _colliding_metadata()
@@ -706,9 +716,13 @@ class Sender:
         if cause is not None:
             self.findings.failures.append(Failure(route, method, path, status, cause[0],
                                                   cause[1], role, body[:400]))
-        elif 200 <= status < 300 and self.on_created is not None and data[:1] == b"{":
+        elif 200 <= status < 300 and data[:1] == b"{":
             with contextlib.suppress(ValueError):
-                self.on_created(route, json.loads(data))
+                answer = json.loads(data)
+                if self.pools is not None and not graphql:
+                    self.pools.learn_from_answer(route, answer)
+                if self.on_created is not None:
+                    self.on_created(route, answer)
         return status
 
     def _exchange(self, method: str, path: str, headers: dict[str, str], body: bytes
