@@ -204,6 +204,7 @@ class Pools:
     gids: list[str] = field(default_factory=list)
     bindings: list[dict[str, str]] = field(default_factory=list)
     fields: dict[str, list[str]] = field(default_factory=dict)
+    uploads: set[str] = field(default_factory=set)  # routes that take multipart uploads
 
     def add(self, name: str, *values: object) -> None:
         pool = self.values[name]
@@ -357,7 +358,11 @@ class Strategies:
             self.multipart, self.multipart,
         )
         if method in BODY_METHODS:
-            strategy = st.one_of(kinds, kinds, kinds, kinds, st.just((b"", None)))
+            # Both are always drawn (what is drawn must not depend on what the run learnt);
+            # a route that said it takes uploads mostly gets the multipart one.
+            strategy = st.tuples(st.one_of(kinds, kinds, kinds, kinds, st.just((b"", None))),
+                                 self.multipart, MOSTLY).map(
+                lambda t: t[1] if t[2] and target.pattern in self.pools.uploads else t[0])
         else:
             strategy = st.one_of(st.just((b"", None)), st.just((b"", None)),
                                  st.just((b"", None)), kinds)
@@ -389,7 +394,22 @@ class Strategies:
             st.sampled_from((None, None, "application/json", "application/octet-stream",
                              "text/plain; charset=bogus")))
         boundaries = st.sampled_from(("B0undary", "B0undary", "x" * 75, "é", "a b", ""))
-        return st.tuples(st.lists(part, max_size=5), boundaries).map(_multipart)
+        hostile = st.tuples(st.lists(part, max_size=5), boundaries)
+        # Uploads as a client makes them (one file or a pair, maybe parameters), with odd
+        # file names and parameters: these get past the multipart parser into the views.
+        names = st.one_of(st.sampled_from(FILE_NAMES), _text(20))
+        reads = st.sampled_from((fastq(reads=3, seed=4), fasta(contigs=1, length=50),
+                                 b"@r\nACGT\n+\nII\n"))
+        parameter_part = st.tuples(st.sampled_from(("parameters", "parameters1")),
+                                   st.sampled_from((None, None, "p.json")), parameters,
+                                   st.just("application/json"))
+        single = st.tuples(st.just("file"), names, reads, st.none())
+        pair = st.tuples(st.tuples(st.just("file1"), names, reads, st.none()),
+                         st.tuples(st.just("file2"), names, reads, st.none()))
+        uploads = st.tuples(
+            st.one_of(single.map(lambda p: [p]), pair.map(list)),
+            st.lists(parameter_part, max_size=2)).map(lambda t: (t[0] + t[1], "B0undary"))
+        return st.one_of(uploads, hostile).map(_multipart)
 
     def graphql(self, schema: Any) -> st.SearchStrategy[bytes]:
         """A GraphQL request body: an operation on one or two root fields of the schema."""
@@ -580,6 +600,13 @@ class Findings:
     route_statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
     seconds: float = 0.0
     waiting: float = 0.0  # of ``seconds``, waiting for the server's answers
+    # (start, end, request) of every upload, wall clock: which one left a temporary file
+    uploads: list[tuple[float, float, str]] = field(default_factory=list)
+
+    def upload_at(self, moment: float) -> str | None:
+        """The upload that was being received at ``moment`` (a leftover file's mtime)."""
+        return next((what for start, end, what in self.uploads
+                     if start - 0.5 <= moment <= end + 0.5), None)
 
     def coverage(self) -> str:
         """Statuses by route: which routes the run reached past traversal and validation."""
@@ -699,9 +726,12 @@ class Sender:
              role: str, graphql: bool = False) -> int:
         self.findings.requests += 1
         self.findings.routes_sent[f"{method} {route}"] += 1
-        sent = time.monotonic()
+        sent, wall = time.monotonic(), time.time()
         status, data = self._exchange(method, path, headers, body)
         self.findings.waiting += elapsed(sent)
+        if headers.get("Content-Type", "").startswith("multipart/"):
+            self.findings.uploads.append((wall, time.time(), f"as {role}: {method} {path} -> "
+                                          f"{status}, body {body[:300]!r}"))
         self.findings.statuses[status] += 1
         self.findings.route_statuses[(f"{method} {route}", status)] += 1
         cause: tuple[str, str] | None = None
@@ -710,6 +740,9 @@ class Sender:
             cause = root_cause(text) if status else ("no answer (timeout or reset)", "?")
         elif graphql and status == 200 and _internal_error(data):
             cause = root_cause(self.log.new_text())
+        if (status == 415 and self.pools is not None
+                and b'"supported-media-types": ["multipart/form-data"]' in data):
+            self.pools.uploads.add(route)
         if status == 400 and self.pools is not None and b"acceptable-properties" in data:
             with contextlib.suppress(ValueError, AttributeError, TypeError):
                 self.pools.learn_fields(route, json.loads(data)["acceptable-properties"])

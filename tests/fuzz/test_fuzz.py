@@ -196,6 +196,10 @@ def test_no_request_gets_a_5xx_and_nothing_is_left_inconsistent(fuzz_server, tmp
     summary = findings.summary()
     if consistency:
         summary += "\n\nConsistency check:\n" + "\n".join(consistency.problems)
+        storage = Path(fs.settings["seqcore.storage.path"])
+        for leftover in sorted((storage / "tmp").glob("*")):
+            culprit = findings.upload_at(leftover.stat().st_mtime)
+            summary += f"\n  {leftover.name} was written during: {culprit}"
     print(summary)
     if os.environ.get("SEQCORE_FUZZ_REPORT"):
         Path(os.environ["SEQCORE_FUZZ_REPORT"]).write_text(
