@@ -29,6 +29,7 @@ import functools
 import gzip
 import http.client
 import json
+import os
 import re
 import time
 import urllib.parse
@@ -600,13 +601,8 @@ class Findings:
     route_statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
     seconds: float = 0.0
     waiting: float = 0.0  # of ``seconds``, waiting for the server's answers
-    # (start, end, request) of every upload, wall clock: which one left a temporary file
-    uploads: list[tuple[float, float, str]] = field(default_factory=list)
-
-    def upload_at(self, moment: float) -> str | None:
-        """The upload that was being received at ``moment`` (a leftover file's mtime)."""
-        return next((what for start, end, what in self.uploads
-                     if start - 0.5 <= moment <= end + 0.5), None)
+    # temporary file name -> the request after whose answer it was first seen
+    temporary_files: dict[str, str] = field(default_factory=dict)
 
     def coverage(self) -> str:
         """Statuses by route: which routes the run reached past traversal and validation."""
@@ -703,8 +699,10 @@ class Sender:
 
     def __init__(self, port: int, log: ServerLog, findings: Findings,
                  on_created: Callable[[str, Any], None] | None = None,
-                 timeout: float = 60, pools: Pools | None = None) -> None:
+                 timeout: float = 60, pools: Pools | None = None,
+                 temporary_dir: Path | None = None) -> None:
         self.pools = pools
+        self.temporary_dir = temporary_dir  # storage's, to name what left a file there
         self.port = port
         self.log = log
         self.findings = findings
@@ -726,12 +724,13 @@ class Sender:
              role: str, graphql: bool = False) -> int:
         self.findings.requests += 1
         self.findings.routes_sent[f"{method} {route}"] += 1
-        sent, wall = time.monotonic(), time.time()
+        sent = time.monotonic()
         status, data = self._exchange(method, path, headers, body)
         self.findings.waiting += elapsed(sent)
-        if headers.get("Content-Type", "").startswith("multipart/"):
-            self.findings.uploads.append((wall, time.time(), f"as {role}: {method} {path} -> "
-                                          f"{status}, body {body[:300]!r}"))
+        if self.temporary_dir is not None and self.temporary_dir.is_dir():
+            for name in os.listdir(self.temporary_dir):
+                self.findings.temporary_files.setdefault(
+                    name, f"as {role}: {method} {path} -> {status}, body {body[:300]!r}")
         self.findings.statuses[status] += 1
         self.findings.route_statuses[(f"{method} {route}", status)] += 1
         cause: tuple[str, str] | None = None

@@ -186,7 +186,8 @@ def test_no_request_gets_a_5xx_and_nothing_is_left_inconsistent(fuzz_server, tmp
     strategies = Strategies(fs.pools, field_names(), sorted(fs.registry[NODE_TYPES]))
     findings = Findings()
     sender = Sender(fs.server.port, ServerLog(fs.server.root / "server.log"), findings,
-                    on_created=fs.created, pools=fs.pools)
+                    on_created=fs.created, pools=fs.pools,
+                    temporary_dir=Path(fs.settings["seqcore.storage.path"]) / "tmp")
     fuzz(targets, strategies, fs.accounts, sender, schema, EXAMPLES, SECONDS, SEED,
          reseed=fs.seed)
     fs.settle()
@@ -198,8 +199,8 @@ def test_no_request_gets_a_5xx_and_nothing_is_left_inconsistent(fuzz_server, tmp
         summary += "\n\nConsistency check:\n" + "\n".join(consistency.problems)
         storage = Path(fs.settings["seqcore.storage.path"])
         for leftover in sorted((storage / "tmp").glob("*")):
-            culprit = findings.upload_at(leftover.stat().st_mtime)
-            summary += f"\n  {leftover.name} was written during: {culprit}"
+            culprit = findings.temporary_files.get(leftover.name)
+            summary += f"\n  {leftover.name} was first seen after: {culprit}"
     print(summary)
     if os.environ.get("SEQCORE_FUZZ_REPORT"):
         Path(os.environ["SEQCORE_FUZZ_REPORT"]).write_text(
