@@ -18,7 +18,10 @@ the schema, with variables of the declared types carrying hostile values, and so
 wrong types; some documents hold two mutations.
 
 hypothesis is used for generation only (no shrinking): every failure is recorded, so one run
-gives the whole list, grouped by route and root cause in :meth:`Findings.summary`.
+gives the whole list, grouped by route and root cause in :meth:`Findings.summary`. The run
+learns as it goes, from the answers only (so a seed still gives the same run against the same
+code): field names from ``acceptable-properties`` and from resources a route returns, and
+which routes take multipart uploads (their 415).
 """
 
 from __future__ import annotations
