@@ -10,6 +10,11 @@ Plugin authors get the same fixtures the core's own tests use:
 * ``factories``: users, OAuth clients, tokens and projects committed straight to the database;
 * ``sql_counter``: counts SQL statements, for asserting a request's cost does not grow;
 * ``graphql``: posts GraphQL documents with a personal access token (``as_user(user)``).
+
+Modules to import: :mod:`seqcore.testing.server` (a real server on loopback),
+:mod:`seqcore.testing.consistency` (no orphan row or file, no ownerless project) and
+:mod:`seqcore.testing.fuzzing` (hostile requests for every registered route; needs
+hypothesis, in the ``test`` extra).
 """
 
 from seqcore.testing.fixtures import (
