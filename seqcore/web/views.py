@@ -13,6 +13,7 @@ from pyramid.response import Response
 from sqlalchemy import func, or_, select
 
 from seqcore.db import utcnow
+from seqcore.identifiers import parse_id
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.user import User
 from seqcore.security.passwords import verify_password
@@ -138,9 +139,8 @@ def revoke(request: Request) -> Response:
     identity = session_identity(request)
     if identity is None:
         return sign_in_redirect(request)
-    raw = request.matchdict["id"]
-    if not raw.isdigit() or len(raw) > 18 or not revoke_token(request.db, identity.user_id,
-                                                              int(raw)):
+    token_id = parse_id(request.matchdict["id"])
+    if token_id is None or not revoke_token(request.db, identity.user_id, token_id):
         return page(request, "message.mako", status=404, heading="Not found",
                     message="You have no such token.")
     return HTTPSeeOther(location=request.route_path("web.tokens"))
