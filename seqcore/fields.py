@@ -26,9 +26,8 @@ INT64 = (-(2**63), 2**63 - 1)
 
 
 class Text(fields.String):
-    """A JSON string (never a number, list or object)."""
-
-    default_error_messages = {"invalid": "Not a valid string: send text."}
+    """A JSON string (never a number, list or object): marshmallow's ``String``, named here
+    so that every schema takes text through one type."""
 
 
 class Choice(fields.String):
