@@ -65,7 +65,8 @@ class WholeNumber(fields.Integer):
 
 
 class Id(fields.Field):
-    """The id of a row: a JSON integer or a string of ASCII digits, 0 to 2**63 - 1."""
+    """The id of a row: a JSON integer or a string of ASCII digits, 0 to
+    :data:`~seqcore.identifiers.MAX_ID`."""
 
     default_error_messages = {"invalid": f"Not an id: ids are whole numbers from 0 to {MAX_ID}."}
 

@@ -1,7 +1,7 @@
 """Global ids: ``gid://<app>/<Type>/<integer>``.
 
 The app segment is the ``seqcore.graphql.app`` setting (``seqcore``). A malformed id, an id of
-another app, an id of the wrong type, or a number no id column holds (beyond 64 bits, or
+another app, an id of the wrong type, or a number no id column holds (beyond 31 bits, or
 digits other than ASCII ``0``-``9``) is a GraphQL error naming the id.
 """
 

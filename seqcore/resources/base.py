@@ -42,9 +42,9 @@ class Context:
 
 
 def int_key(key: str) -> int:
-    """The numeric id a URL segment names; anything else (``²``, other scripts' digits, 20
-    digits, a number beyond 64 bits) is simply not found. Every context looks ids up through
-    this, so no database is asked about a number it cannot store."""
+    """The numeric id a URL segment names; anything else (``²``, other scripts' digits, a
+    number beyond what an id column holds) is simply not found. Every context looks ids up
+    through this, so no database is asked about a number it cannot store."""
     number = parse_id(key)
     if number is None:
         raise KeyError(key)

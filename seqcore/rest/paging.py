@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pyramid.request import Request
 
-from seqcore.identifiers import parse_id
+from seqcore.identifiers import parse_natural
 from seqcore.rest.errors import validation_error
 
 MAX_LIMIT = 10_000
@@ -40,7 +40,7 @@ def int_param(request: Request, name: str, low: int, high: int) -> int | None:
     raw = request.GET.get(name)
     if raw is None:
         return None
-    number = parse_id(raw)
+    number = parse_natural(raw, high)
     if number is None or not low <= number <= high:
         raise validation_error({name: [f"'{name}' must be a whole number between {low} and "
                                        f"{high}."]})

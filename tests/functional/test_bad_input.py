@@ -1,7 +1,7 @@
 """Input that must be a 4xx, never a 500, and must change nothing.
 
 Every bad input is sent to every REST endpoint it can reach: ids that ``str.isdigit``
-accepts and ``int`` refuses, numbers beyond 64 bits in paths, paging parameters and bodies,
+accepts and ``int`` refuses, numbers beyond an id column in paths, paging parameters and bodies,
 lone surrogates, deep nesting, unknown charsets, lists and objects where a scalar goes,
 ``null`` in required fields, metadata keys that collide once trimmed. Each answer is a 4xx
 with the documented body, and the database holds exactly what it held before.
@@ -16,9 +16,9 @@ from seqcore.models.user import SystemRole
 from tests.dbstate import snapshot
 
 # Digits str.isdigit() accepts (superscripts, Arabic-Indic, full-width) and numbers beyond
-# what an id column (signed 64 bits) holds.
+# what an id column (PostgreSQL's 32-bit integer) holds.
 BAD_ID_SEGMENTS = ["²", "¹²", "\u0661\u0662", "\uff11\uff12", "99999999999999999999",
-                   str(2**63), str(2**64), "1" * 5000]
+                   str(2**31), str(2**63), str(2**64), "1" * 5000]
 
 
 @pytest.fixture
@@ -108,7 +108,8 @@ def test_writes_to_an_id_that_is_not_one_change_nothing(testapp, world, unchange
     message_body(res)
 
 
-@pytest.mark.parametrize("run_id", ["1234567890123456789", str(2**63 - 1), str(2**63)])
+@pytest.mark.parametrize("run_id", ["1234567890123456789", str(2**31), str(2**63 - 1),
+                                    str(2**31 - 1)])
 def test_a_19_digit_run_id_is_a_run_that_does_not_exist(testapp, world, unchanged, run_id):
     """Not a sequencer type called ``1234567890123456789``: a run id, and there is no such
     run."""
@@ -314,8 +315,8 @@ def test_32_levels_are_accepted_33_are_not(testapp, world):
 # -- sample id collections ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ids", [["²"], ["\u0661"], [2**63], [2**64], [str(2**64)], ["1" * 5000],
-                                 [True], [1.5], [[1]], [{"id": 1}], ["\ud800"]])
+@pytest.mark.parametrize("ids", [["²"], ["\u0661"], [2**31], [2**63], [2**64], [str(2**64)],
+                                 ["1" * 5000], [True], [1.5], [[1]], [{"id": 1}], ["\ud800"]])
 def test_a_sample_id_collection_with_a_bad_id_is_400(testapp, factories, world, unchanged, ids):
     res = testapp.post(f"/api/projects/{world['project']}/samples",
                        json.dumps(ids).encode(), headers=world["owner"],
@@ -465,8 +466,8 @@ def test_the_largest_genome_size_a_column_holds_is_stored(testapp, world):
 
 
 @pytest.mark.parametrize("field", ["sequencingObjects", "samples", "projects"])
-@pytest.mark.parametrize("value", [[2**63], [2**64], ["²"], [str(2**64)], ["1" * 5000], [True],
-                                   [-1]])
+@pytest.mark.parametrize("value", [[2**31], [2**63], [2**64], ["²"], [str(2**64)], ["1" * 5000],
+                                   [True], [-1]])
 def test_launch_with_an_id_that_is_not_one_is_400(testapp, world, unchanged, field, value):
     body = {"sequencingObjects": [world["object"]], field: value}
     res = testapp.post_json("/api/analysisSubmissions/analysisType/readcount", body,
