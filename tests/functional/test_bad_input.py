@@ -528,3 +528,39 @@ def test_a_page_url_that_is_not_utf8_is_400(testapp, url):
     res = testapp.get(url, expect_errors=True)
     assert res.status_int == 400
     assert "not valid UTF-8" in res.text
+
+
+# -- an upload's parameters part ---------------------------------------------------------------
+
+
+def _stored(app_config):
+    from pathlib import Path
+
+    root = Path(app_config.get_settings()["seqcore.storage.path"])
+    return sorted(str(p) for p in root.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize(("label", "params", "message"), [
+    ("run id in other digits", {"miseqRunId": "²"}, "sequencing run id"),
+    ("run id in Arabic-Indic digits", {"miseqRunId": "\u0661"}, "sequencing run id"),
+    ("run id beyond the column", {"miseqRunId": str(2**31)}, "sequencing run id"),
+    ("run id beyond 64 bits", {"sequencingRunId": 2**64}, "sequencing run id"),
+    ("run id of 5,000 digits", {"miseqRunId": "1" * 5000}, "sequencing run id"),
+    ("run id true", {"miseqRunId": True}, "sequencing run id"),
+    ("lone surrogate", {"note": "\ud800"}, "surrogate"),
+])
+def test_an_upload_with_bad_parameters_is_400_and_keeps_nothing(testapp, world, unchanged,
+                                                                app_config, label, params,
+                                                                message):
+    from seqcore.testing.uploads import fastq, multipart
+
+    before = _stored(app_config)
+    body, content_type = multipart([("file", "a.fastq", fastq(), None),
+                                    ("parameters", None, json.dumps(params).encode(),
+                                     "application/json")])
+    res = testapp.post(f"/api/samples/{world['sample']}/unpaired", body,
+                       headers={**world["owner"], "Content-Type": content_type},
+                       expect_errors=True)
+    assert res.status_int == 400, res.body[:300]
+    assert message in message_body(res)
+    assert _stored(app_config) == before
