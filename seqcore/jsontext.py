@@ -61,7 +61,7 @@ def codec_for(charset: str | None) -> str:
     if name not in CHARSETS:
         shown = charset if len(charset) <= 40 else charset[:40] + "..."
         raise JSONInputError(f"The charset '{shown}' of your request is not supported; "
-                             "send JSON in UTF-8.")
+                             "send UTF-8.")
     return name
 
 

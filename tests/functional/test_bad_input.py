@@ -564,3 +564,16 @@ def test_an_upload_with_bad_parameters_is_400_and_keeps_nothing(testapp, world, 
     assert res.status_int == 400, res.body[:300]
     assert message in message_body(res)
     assert _stored(app_config) == before
+
+
+@pytest.mark.parametrize(("path", "content_type"), [
+    ("/users/sign_in", "application/x-www-form-urlencoded; charset=foo"),
+    ("/api/oauth/token", "application/x-www-form-urlencoded; charset=rot13"),
+    ("/api/samples/{sample}/unpaired", "multipart/form-data; boundary=B; charset=foo"),
+])
+def test_a_form_in_an_unknown_charset_is_400(testapp, world, unchanged, path, content_type):
+    res = testapp.post(path.format(**world), b"username=a&password=b",
+                       headers={**world["owner"], "Content-Type": content_type},
+                       expect_errors=True)
+    assert res.status_int == 400, res.body[:300]
+    assert "charset" in res.text

@@ -332,3 +332,10 @@ def test_metadata_sent_as_a_json_string_is_checked_like_a_body(client, world, un
         "sampleId": gid("Sample", world["sample"].id), "metadata": metadata}})
     messages = refused(body, "updateSampleMetadata")
     assert "could not be parsed" in messages[0], messages
+
+
+def test_a_form_post_in_an_unknown_charset_is_400(testapp, headers, world, unchanged):
+    res = post(testapp, headers, b"query=%7B__typename%7D",
+               "application/x-www-form-urlencoded; charset=foo")
+    assert res.status_int == 400, res.body[:300]
+    assert res.json["errors"][0]["extensions"] == {"code": "bad_request"}
