@@ -33,11 +33,20 @@ def parse_metadata(body: Mapping[str, Any], types: Mapping[str, MetadataType],
     entries: dict[str, tuple[str, str]] = {}
     deletions: set[str] = set()
     problems: dict[str, list[str]] = {}
+    seen: dict[str, str] = {}  # field name -> the key that named it
     for raw_key, item in body.items():
         key = raw_key.strip()
         if not key:
             problems.setdefault(raw_key, []).append("Metadata field names must not be empty.")
             continue
+        if key in seen:
+            # " a" and "a " name one field: which to write (or whether to delete it) would
+            # depend on key order, so the write is refused.
+            problems.setdefault(raw_key, []).append(
+                f"Names the same field as {seen[key]!r} (field names are trimmed); send each "
+                "field once.")
+            continue
+        seen[key] = raw_key
         if len(key) > MAX_KEY:
             problems.setdefault(raw_key, []).append(
                 f"Metadata field names must be at most {MAX_KEY} characters long.")

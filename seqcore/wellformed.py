@@ -1,16 +1,19 @@
-"""Refusing malformed HTTP before anything reads it.
+"""What every request's head must be before anything reads it: a UTF-8 URL, a known
+charset and, for multipart bodies, a boundary form parsers accept.
 
-The path, the query string and the ``Content-Type`` parameters are decoded lazily by the
-web framework, wherever a view or tween first touches them; a byte sequence that is not
-UTF-8, a charset Python does not know, or a multipart boundary that no parser accepts would
-then fail deep inside that code as a 500. This tween, outermost of all, checks them once for
-every request (REST, GraphQL, OAuth and web pages alike) and answers 400 with a
-``{"message": ...}`` body, so that no endpoint has to remember to.
+WebOb decodes the path and the query string lazily and strictly, so ``/api/projects/%FF`` or
+``?search=%ED%A0%80`` (an encoded surrogate) raised ``UnicodeDecodeError`` wherever code first
+touched ``request.path_info`` or ``request.GET``: routing, a view, a form; a body whose
+``Content-Type`` names a charset Python does not know (``charset=foo``) raised
+``LookupError`` wherever it was decoded; a multipart boundary that is empty or not ASCII
+raised ``ValueError`` in the form parser. This tween, the outermost of seqcore's, checks the
+head once for every request (REST, GraphQL, OAuth, web pages, a plugin's endpoints) without
+reading the body, and answers 400 in the shape the path's clients read.
 """
 
 from __future__ import annotations
 
-import codecs
+import json
 import re
 from collections.abc import Callable
 from email.message import Message
@@ -20,38 +23,48 @@ from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 
-# Printable ASCII, not ending in a space, at most 200 characters: what every form parser
-# accepts (RFC 2046 asks for 70 characters of a smaller set, but common clients send
-# characters such as '$' and '%').
+from seqcore.jsontext import JSONInputError, codec_for, declared_charset
+
+URL_MESSAGE = "The URL is not valid UTF-8: percent-encode the UTF-8 bytes of each character."
+BOUNDARY_MESSAGE = ("The multipart boundary is missing or invalid (1 to 200 printable ASCII "
+                    "characters, not ending in a space).")
+# Printable ASCII, not ending in a space, at most 200 characters: what form parsers accept
+# (RFC 2046 asks for 70 characters of a smaller set, but common clients send characters
+# such as '$').
 _BOUNDARY = re.compile(r"[ -~]{0,199}[!-~]")
 
 
+def bad_request_response(raw_path: str, message: str) -> Response:
+    """400 in the shape the path's clients read: GraphQL's ``errors``, the REST API's
+    ``{"message": ...}``, or plain text for web pages."""
+    if raw_path == "/api/graphql":
+        body = {"errors": [{"message": message, "extensions": {"code": "bad_request"}}]}
+    elif raw_path == "/api" or raw_path.startswith("/api/"):
+        body = {"message": message}
+    else:
+        return Response(message, status=400, content_type="text/plain", charset="utf-8")
+    return Response(json.dumps(body), status=400, content_type="application/json",
+                    charset="utf-8")
+
+
 def problem(request: Request) -> str | None:
-    """What is malformed about the request's framing, or ``None``."""
+    """What is malformed about the request's head, or ``None``."""
     try:
-        request.path_info  # noqa: B018  (decoding is the check)
+        request.path_info  # noqa: B018 - decoding is the check
+        request.GET  # noqa: B018 - decodes (and keeps) every parameter
     except UnicodeDecodeError:
-        return "The request path is not valid UTF-8."
+        return URL_MESSAGE
+    content_type = request.headers.get("Content-Type")
     try:
-        request.GET  # noqa: B018
-    except UnicodeDecodeError:
-        return "The query string is not valid UTF-8."
-    header = request.headers.get("Content-Type")
-    if not header:
-        return None
-    message = Message()
-    message["Content-Type"] = header
-    charset = message.get_param("charset")
-    if isinstance(charset, str) and charset:
-        try:
-            codecs.lookup(charset)
-        except LookupError:
-            return f"The charset {charset[:40]!r} of the request body is not supported."
-    if message.get_content_maintype() == "multipart":
+        codec_for(declared_charset(content_type))
+    except JSONInputError as err:
+        return err.message
+    if content_type and content_type.lstrip().lower().startswith("multipart/"):
+        message = Message()
+        message["Content-Type"] = content_type
         boundary = message.get_param("boundary")
         if not isinstance(boundary, str) or not _BOUNDARY.fullmatch(boundary):
-            return ("The multipart boundary is missing or invalid (1 to 200 printable ASCII "
-                    "characters, not ending in a space).")
+            return BOUNDARY_MESSAGE
     return None
 
 
@@ -59,7 +72,7 @@ def wellformed_tween_factory(handler: Callable, registry: Registry) -> Callable:
     def tween(request: Request) -> Response:
         reason = problem(request)
         if reason is not None:
-            return Response(status=400, json_body={"message": reason})
+            return bad_request_response(request.environ.get("PATH_INFO", ""), reason)
         return handler(request)
 
     return tween

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from marshmallow import Schema, ValidationError, fields, validate
 from pyramid.request import Request
 from sqlalchemy import select
 
@@ -13,6 +14,7 @@ from seqcore.analysis.readiness import not_ready_message, readiness
 from seqcore.analysis.registry import analysis_registry
 from seqcore.contrib import AnalysisType
 from seqcore.db import utcnow
+from seqcore.fields import Choice, Flag, Id, Text
 from seqcore.models.analysis import (
     PRIORITY_ORDER,
     AnalysisState,
@@ -26,16 +28,53 @@ from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
 
+NAME_MESSAGE = "The name must be text of at most 255 characters."
 
-def _int_list(value: Any, field: str, problems: dict[str, list[str]]) -> list[int]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(
-            (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and
-                                                                  v.isdigit()) for v in value):
-        problems[field] = [f"'{field}' must be a list of ids."]
-        return []
-    return [int(v) for v in value]
+
+class LaunchSchema(Schema):
+    """A launch request as REST and GraphQL send it; each field's type refuses values of the
+    wrong kind (a list for the priority, an object for the description, an id beyond 64
+    bits) with the message shown, so nothing of the wrong kind reaches the database."""
+
+    name = Text(allow_none=True, validate=validate.Length(max=255), error_messages={
+        "invalid": NAME_MESSAGE}, load_default=None)
+    sequencingObjects = fields.List(Id(), allow_none=True, load_default=None, error_messages={
+        "invalid": "'sequencingObjects' must be a list of ids."})
+    samples = fields.List(Id(), allow_none=True, load_default=None, error_messages={
+        "invalid": "'samples' must be a list of ids."})
+    projects = fields.List(Id(), allow_none=True, load_default=None, error_messages={
+        "invalid": "'projects' must be a list of ids."})
+    parameters = fields.Dict(keys=fields.String(), allow_none=True, load_default=None,
+                             error_messages={"invalid": "'parameters' must be an object of "
+                                                        "name: value."})
+    writeResultsToSamples = Flag(load_default=False, error_messages={
+        "invalid": "'writeResultsToSamples' must be true or false.",
+        "null": "'writeResultsToSamples' must be true or false."})
+    priority = Choice(list(PRIORITY_ORDER), load_default=Priority.MEDIUM.value,
+                      error="'priority' must be LOW, MEDIUM or HIGH.",
+                      error_messages={"null": "'priority' must be LOW, MEDIUM or HIGH."})
+    description = Text(allow_none=True, load_default=None, error_messages={
+        "invalid": "'description' must be text."})
+
+
+def _typed(body: Mapping[str, Any], problems: dict[str, list[str]]) -> dict[str, Any]:
+    """The body's fields typed by :class:`LaunchSchema`; a field of the wrong kind is a
+    problem and is left out (as if absent)."""
+    schema = LaunchSchema()
+    try:
+        return schema.load(body)
+    except ValidationError as err:
+        for key, messages in err.messages.items():
+            if key == "name":
+                messages = [NAME_MESSAGE]
+            elif isinstance(messages, dict):  # a list's items: one message for the list
+                messages = [schema.fields[key].error_messages["invalid"]]
+            problems[key] = [str(m) for m in messages]
+        valid = dict(err.valid_data or {})
+        for key, field in schema.fields.items():
+            if key not in valid:
+                valid[key] = field.load_default
+        return valid
 
 
 def _readable_sample(request: Request, sample_id: int, permission: str) -> bool:
@@ -110,21 +149,14 @@ def launch(request: Request, type_name: str, body: Mapping[str, Any],
         raise ApiError(400, body={"message": f"Unknown field(s): {', '.join(unknown)}.",
                                   "acceptable-properties": sorted(allowed)})
     problems: dict[str, list[str]] = {}
-    name = body.get("name") or analysis_type.label
-    if not isinstance(name, str) or len(name) > 255:
-        problems["name"] = ["The name must be text of at most 255 characters."]
-    raw_parameters = body.get("parameters") or {}
-    if not isinstance(raw_parameters, dict):
-        problems["parameters"] = ["'parameters' must be an object of name: value."]
-        raw_parameters = {}
-    parameters, parameter_problems = check_parameters(analysis_type, raw_parameters)
+    typed = _typed(body, problems)
+    name = typed["name"] or analysis_type.label
+    parameters, parameter_problems = check_parameters(analysis_type, typed["parameters"] or {})
     for key, messages in parameter_problems.items():
         problems[f"parameters.{key}"] = messages
-    inputs = resolve_inputs(request, analysis_type,
-                            _int_list(body.get("sequencingObjects"), "sequencingObjects",
-                                      problems),
-                            _int_list(body.get("samples"), "samples", problems), problems)
-    project_ids = _int_list(body.get("projects"), "projects", problems)
+    inputs = resolve_inputs(request, analysis_type, typed["sequencingObjects"] or [],
+                            typed["samples"] or [], problems)
+    project_ids = typed["projects"] or []
     unreadable = []
     for project_id in project_ids:
         try:
@@ -135,16 +167,11 @@ def launch(request: Request, type_name: str, body: Mapping[str, Any],
             unreadable.append(str(project_id))
     if unreadable:
         problems["projects"] = ["No such project(s): " + ", ".join(unreadable) + "."]
-    write_back = body.get("writeResultsToSamples", False)
-    if not isinstance(write_back, bool):
-        problems["writeResultsToSamples"] = ["'writeResultsToSamples' must be true or false."]
-        write_back = False
+    write_back = typed["writeResultsToSamples"]
     if write_back and not analysis_type.writes_back:
         problems["writeResultsToSamples"] = [
             f"{analysis_type.name} does not write results back to samples."]
-    priority = body.get("priority", Priority.MEDIUM.value)
-    if priority not in PRIORITY_ORDER:
-        problems["priority"] = ["'priority' must be LOW, MEDIUM or HIGH."]
+    priority = typed["priority"]
     if problems:
         raise validation_error(problems)
     if write_back and not automated:
@@ -159,7 +186,7 @@ def launch(request: Request, type_name: str, body: Mapping[str, Any],
                              parameters=parameters, project_ids=project_ids,
                              update_samples=write_back, priority=priority,
                              submitter_id=request.identity.user_id if request.identity else None,
-                             automated=automated, description=body.get("description"))
+                             automated=automated, description=typed["description"])
 
 
 def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,

@@ -21,7 +21,11 @@ from graphql import GraphQLError
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
+from seqcore.identifiers import parse_id
+from seqcore.jsontext import loads
+
 DEFAULT_PAGE = 25
+MAX_CURSOR = 4096  # above any cursor seqcore hands out (255 escaped characters of a name)
 MAX_PAGE = 100
 
 
@@ -106,17 +110,25 @@ def encode_cursor(value: Any, pk: int) -> str:
 
 
 def decode_cursor(cursor: str, sample_value: Any) -> tuple[Any, int]:
+    """The ``(sort value, id)`` a cursor from :func:`encode_cursor` holds, checked against
+    the ordering: a cursor is client input like any other, so its id must be one an id
+    column can hold and its value of the type of the sort key (text for names, ISO 8601 for
+    times), or the database would be asked a question it cannot answer."""
     try:
+        if len(cursor) > MAX_CURSOR:
+            raise ValueError
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        value, pk = json.loads(raw)
-        if not isinstance(pk, int) or isinstance(pk, bool):
+        value, pk = loads(raw, max_depth=1)
+        pk = parse_id(pk) if isinstance(pk, int) else None
+        if pk is None:
             raise ValueError
         if isinstance(sample_value, datetime):
             value = datetime.fromisoformat(value)
-        elif isinstance(value, bool) or not isinstance(value, str | int | float):
+        elif not isinstance(value, str):
             raise ValueError
     except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise GraphQLError(f"Invalid cursor: {cursor!r}.") from None
+        shown = cursor if len(cursor) <= 100 else cursor[:100] + "..."
+        raise GraphQLError(f"Invalid cursor: {shown!r}.") from None
     return value, pk
 
 

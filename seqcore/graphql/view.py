@@ -34,6 +34,7 @@ from seqcore.graphql.context import Context
 from seqcore.graphql.limits import limit_rule
 from seqcore.graphql.loaders import Loaders
 from seqcore.graphql.schema import NODE_TYPES, SCHEMA
+from seqcore.jsontext import JSONInputError, check_value, declared_charset, decode_json, loads
 from seqcore.web.auth import GRAPHQL_PATH, graphql_credentials
 from seqcore.web.settings import setting
 
@@ -66,9 +67,11 @@ def _json_object(raw: Any, what: str) -> dict[str, Any] | None:
         return None
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = loads(raw)
         except json.JSONDecodeError:
             raise BadRequest(f"'{what}' is not valid JSON.") from None
+        except JSONInputError as err:
+            raise BadRequest(err.message) from None
     if not isinstance(raw, dict):
         raise BadRequest(f"'{what}' must be a JSON object.")
     return raw
@@ -95,8 +98,10 @@ def read_params(request: Request) -> tuple[str, dict[str, Any] | None, str | Non
                 raise BadRequest("The form body could not be parsed.") from None
         else:
             try:
-                params = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+                params = decode_json(raw, declared_charset(request.headers.get("Content-Type")))
+            except JSONInputError as err:
+                raise BadRequest(err.message) from None
+            except json.JSONDecodeError:
                 raise BadRequest("The body must be JSON: {\"query\": \"...\"}.") from None
             if not isinstance(params, dict):
                 raise BadRequest("The body must be a JSON object: {\"query\": \"...\"}.")
@@ -106,7 +111,12 @@ def read_params(request: Request) -> tuple[str, dict[str, Any] | None, str | Non
     operation = params.get("operationName") or None
     if operation is not None and not isinstance(operation, str):
         raise BadRequest("'operationName' must be a string.")
-    return query, _json_object(params.get("variables"), "variables"), operation
+    variables = _json_object(params.get("variables"), "variables")
+    try:  # query strings and form fields did not pass through decode_json
+        check_value([query, operation, variables])
+    except JSONInputError as err:
+        raise BadRequest(err.message) from None
+    return query, variables, operation
 
 
 def _operation(document: Any, name: str | None) -> OperationDefinitionNode | None:

@@ -6,6 +6,8 @@ from typing import Any
 
 from pyramid.request import Request
 
+from seqcore.identifiers import parse_id
+
 
 class Context:
     """A node of the resource tree.
@@ -40,10 +42,19 @@ class Context:
 
 
 def int_key(key: str) -> int:
-    """Numeric ids in URLs; anything else is simply not found."""
-    if not key.isdigit() or len(key) > 18:
+    """The numeric id a URL segment names; anything else (``²``, other scripts' digits, a
+    number beyond what an id column holds) is simply not found. Every context looks ids up
+    through this, so no database is asked about a number it cannot store."""
+    number = parse_id(key)
+    if number is None:
         raise KeyError(key)
-    return int(key)
+    return number
+
+
+def is_id(key: str) -> bool:
+    """Whether a URL segment is written as an id (ASCII digits), whatever its value: such a
+    segment names a row, never anything else (a run's sequencer type, a username)."""
+    return key.isascii() and key.isdigit()
 
 
 def readable(request: Request, context: Any) -> bool:

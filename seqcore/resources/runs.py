@@ -7,7 +7,7 @@ from typing import Any
 from pyramid.authorization import Allow
 
 from seqcore.models.sequencing import SequencingRun
-from seqcore.resources.base import Context
+from seqcore.resources.base import Context, int_key
 from seqcore.security.permissions import Permission
 from seqcore.security.principals import SEQUENCER, user_principal
 
@@ -20,8 +20,8 @@ class RunsCollection(Context):
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
-        if key.isdigit() and len(key) <= 18:
-            run = self.db.get(SequencingRun, int(key))
+        if key.isdigit():  # digits of any length or script: a run id, never a type
+            run = self.db.get(SequencingRun, int_key(key))
             if run is None:
                 raise KeyError(key)
             return RunResource(self.request, key, self, run)

@@ -8,7 +8,7 @@ from pyramid.authorization import Allow
 from sqlalchemy import select
 
 from seqcore.models.user import User
-from seqcore.resources.base import Context
+from seqcore.resources.base import Context, int_key, is_id
 from seqcore.security.permissions import Permission
 from seqcore.security.principals import MANAGER, USER, user_principal
 
@@ -27,8 +27,8 @@ class UsersCollection(Context):
                 raise KeyError(key)
             user = self.db.get(User, identity.user_id)
             return CurrentUser(self.request, str(user.id), self, user)
-        if key.isdigit():
-            user = self.db.get(User, int(key))
+        if is_id(key):  # ASCII digits are an id; anything else is a username
+            user = self.db.get(User, int_key(key))
         else:
             user = self.db.scalar(select(User).where(User.username == key))
         if user is None:

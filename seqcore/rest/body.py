@@ -12,29 +12,35 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, ValidationError
 from pyramid.request import Request
 
+from seqcore.jsontext import JSONInputError, codec_for, declared_charset, decode_json
 from seqcore.rest.errors import ApiError, validation_error
 
 JSON_TYPES = ("application/json",)
 
 
-def read_json(request: Request) -> dict[str, Any]:
-    """The body as a JSON object, or a clear 400/413/415."""
+def read_json_value(request: Request) -> Any:
+    """The body's JSON value, whatever its type, or a clear 400/413/415.
+
+    The one place REST reads JSON: the content type, the size, the charset, the syntax, the
+    nesting depth and every string (no lone surrogates) are checked here, before any view
+    looks at the value (see :mod:`seqcore.jsontext`).
+    """
     content_type = (request.content_type or "").lower()
     if content_type not in JSON_TYPES and not content_type.endswith("+json"):
         raise ApiError(415, body={
             "message": "The content type you provided is not supported by this resource.",
             "supported-media-types": list(JSON_TYPES),
         })
-    limit = int(request.registry.settings["seqcore.max_body_bytes"])
-    if request.content_length is not None and request.content_length > limit:
-        raise ApiError(413, message=f"The request body is larger than {limit} bytes.")
-    raw = request.body_file.read(limit + 1)
-    if len(raw) > limit:
-        raise ApiError(413, message=f"The request body is larger than {limit} bytes.")
+    charset = declared_charset(request.headers.get("Content-Type"))
     try:
-        data = json.loads(raw.decode(request.charset or "utf-8"))
-    except UnicodeDecodeError:
-        raise ApiError(400, message="Your request could not be parsed: it is not UTF-8.") from None
+        codec_for(charset)  # an unknown charset is refused before the body is read
+    except JSONInputError as err:
+        raise ApiError(400, message=err.message) from None
+    raw = read_limited(request)
+    try:
+        return decode_json(raw, charset)
+    except JSONInputError as err:
+        raise ApiError(400, message=err.message) from None
     except json.JSONDecodeError as err:
         at = err.doc[err.pos:err.pos + 1]
         if "Expecting property name enclosed in double quotes" in err.msg and at not in "}":
@@ -45,10 +51,27 @@ def read_json(request: Request) -> dict[str, Any]:
                        "got from the JSON parsing library follows, maybe that will help debug "
                        f"your JSON: [{err}]")
         raise ApiError(400, message=message) from None
+
+
+def read_json(request: Request) -> dict[str, Any]:
+    """The body as a JSON object, or a clear 400/413/415."""
+    data = read_json_value(request)
     if not isinstance(data, dict):
         raise ApiError(400, message="Your request could not be parsed: the body must be a "
                                     "JSON object.")
     return data
+
+
+def read_limited(request: Request) -> bytes:
+    """The raw body, refused with 413 beyond ``seqcore.max_body_bytes`` (before reading it
+    when ``Content-Length`` says so)."""
+    limit = int(request.registry.settings["seqcore.max_body_bytes"])
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, message=f"The request body is larger than {limit} bytes.")
+    raw = request.body_file.read(limit + 1)
+    if len(raw) > limit:
+        raise ApiError(413, message=f"The request body is larger than {limit} bytes.")
+    return raw
 
 
 def load(request: Request, schema: Schema, data: dict[str, Any] | None = None, *,

@@ -21,10 +21,18 @@ def _route_factory(request: Any) -> Any:
     return Root(request)
 
 
+def ascii_digits(pattern: str) -> str:
+    """``pattern`` with ``\\d`` meaning ``[0-9]``: in Python's regular expressions ``\\d`` also
+    matches other scripts' digits (Arabic-Indic, Devanagari...), which name no id (see
+    :mod:`seqcore.identifiers`), so such a path matches no id route and is a plain 404."""
+    return pattern.replace("\\d", "[0-9]")
+
+
 def add_endpoint(config: Configurator, endpoint: Endpoint) -> None:
     """Register one endpoint; a second endpoint with the same name or path conflicts."""
     traverse = endpoint.traverse or endpoint.path
-    config.add_route(endpoint.name, endpoint.path, factory=_route_factory, traverse=traverse)
+    config.add_route(endpoint.name, ascii_digits(endpoint.path), factory=_route_factory,
+                     traverse=traverse)
     service = Service(name=endpoint.name, pyramid_route=endpoint.name,
                       description=endpoint.description)
     for method, view in endpoint.views.items():

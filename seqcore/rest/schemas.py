@@ -7,6 +7,7 @@ import re
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from seqcore.fields import Choice, Text, WholeNumber
 from seqcore.models.project import ProjectRole
 from seqcore.models.user import SystemRole
 
@@ -43,12 +44,12 @@ def _required(message: str) -> dict[str, str]:
 
 
 def _text(**kw: object) -> fields.String:
-    return fields.String(**kw)
+    return Text(**kw)
 
 
 def _at_least(length: int, short: str, required: str, **kw: object) -> fields.String:
     """A required string of at least ``length`` characters, with both messages."""
-    return fields.String(required=True, error_messages=_required(required),
+    return Text(required=True, error_messages=_required(required),
                          validate=validate.Length(min=length, max=255, error=short), **kw)
 
 
@@ -68,9 +69,8 @@ class UserSchema(Schema):
                          "You must provide a last name.")
     phoneNumber = _at_least(4, "Phone number must be at least 4 characters long.",
                             "You must provide a phone number.")
-    systemRole = _text(validate=validate.OneOf([r.value for r in SystemRole],
-                                               error="You must provide a valid system role: "
-                                                     "{choices}."))
+    systemRole = Choice([r.value for r in SystemRole],
+                        error="You must provide a valid system role: {choices}.")
     enabled = fields.Boolean()
     locale = _text(validate=validate.Length(min=2, max=16))
     # Changing one's own password needs the current one; the change ends other credentials,
@@ -90,24 +90,23 @@ class ProjectSchema(Schema):
     remoteURL = fields.Url(allow_none=True, require_tld=False,
                            error_messages={"invalid": "The remote URL must be a valid URL."})
     organism = _text(allow_none=True, validate=validate.Length(max=255))
-    genomeSize = fields.Integer(allow_none=True, strict=True, validate=validate.Range(
+    genomeSize = WholeNumber(allow_none=True, validate=validate.Range(
         min=1, error="Genome size must be at least 1."))
-    minimumCoverage = fields.Integer(allow_none=True, strict=True, validate=validate.Range(
+    minimumCoverage = WholeNumber(allow_none=True, validate=validate.Range(
         min=1, error="Minimum coverage must be at least 1."))
-    maximumCoverage = fields.Integer(allow_none=True, strict=True, validate=validate.Range(
+    maximumCoverage = WholeNumber(allow_none=True, validate=validate.Range(
         min=1, error="Maximum coverage must be at least 1."))
-    syncFrequency = _text(allow_none=True, validate=validate.OneOf(
-        ["NEVER", "DAILY", "WEEKLY", "MONTHLY", "SEMIMONTHLY", "QUARTERLY"]))
+    syncFrequency = Choice(["NEVER", "DAILY", "WEEKLY", "MONTHLY", "SEMIMONTHLY", "QUARTERLY"],
+                           allow_none=True)
 
 
 class MembershipSchema(Schema):
     userId = _text(required=True, error_messages=_required("You must provide a userId "
                                                            "(the username to add)."))
-    role = _text(load_default=ProjectRole.USER.value, validate=validate.OneOf(
-        [r.value for r in ProjectRole], error="The role must be one of {choices}."))
-    metadataRole = _text(load_default=None, allow_none=True, validate=validate.OneOf(
-        ["LEVEL_1", "LEVEL_2", "LEVEL_3", "LEVEL_4"],
-        error="The metadata role must be one of {choices}."))
+    role = Choice([r.value for r in ProjectRole], load_default=ProjectRole.USER.value,
+                  error="The role must be one of {choices}.")
+    metadataRole = Choice(["LEVEL_1", "LEVEL_2", "LEVEL_3", "LEVEL_4"], load_default=None,
+                          allow_none=True, error="The metadata role must be one of {choices}.")
 
 
 SAMPLE_FORBIDDEN = PROJECT_FORBIDDEN + "'."
@@ -170,3 +169,21 @@ class SampleSchema(Schema):
                                                            "Not a valid latitude coordinate."))
     longitude = _text(allow_none=True, validate=_coordinate(LONGITUDE, 180,
                                                             "Not a valid longitude coordinate."))
+
+
+class RunSchema(Schema):
+    """The core fields of a sequencing run; every other key is run-sheet metadata. The view
+    checks the sequencer type's spelling (it may also come from the path)."""
+
+    description = Text(allow_none=True, error_messages={
+        "invalid": "The description must be a string."})
+    uploadStatus = Choice(["UPLOADING", "COMPLETE", "ERROR"],
+                          error="The upload status must be UPLOADING, COMPLETE or ERROR.",
+                          error_messages={"null": "The upload status must be UPLOADING, "
+                                                  "COMPLETE or ERROR."})
+    sequencerType = Text(allow_none=True, error_messages={
+        "invalid": "Sequencer type can only contain lowercase letters, numbers, - or _."})
+    layoutType = Choice(["SINGLE_END", "PAIRED_END"],
+                        error="The layout type must be SINGLE_END or PAIRED_END.",
+                        error_messages={"null": "You must provide a layout type (SINGLE_END "
+                                                "or PAIRED_END)."})

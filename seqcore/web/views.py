@@ -12,6 +12,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from seqcore.db import utcnow
+from seqcore.identifiers import parse_id
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.user import User
 from seqcore.security.credentials import (
@@ -176,9 +177,8 @@ def revoke(request: Request) -> Response:
     identity = session_identity(request)
     if identity is None:
         return sign_in_redirect(request)
-    raw = request.matchdict["id"]
-    if not raw.isdigit() or len(raw) > 18 or not revoke_token(request.db, identity.user_id,
-                                                              int(raw)):
+    token_id = parse_id(request.matchdict["id"])
+    if token_id is None or not revoke_token(request.db, identity.user_id, token_id):
         return page(request, "message.mako", status=404, heading="Not found",
                     message="You have no such token.")
     return HTTPSeeOther(location=request.route_path("web.tokens"))

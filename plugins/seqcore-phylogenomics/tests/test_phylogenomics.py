@@ -130,6 +130,11 @@ def _launch(testapp, headers, status=201, **body):
     ({"reference": "genome.fasta"}, "parameters.reference", "referenceFile:<id>"),
     ({"reference": "referenceFile:999999"}, "parameters.reference", "no reference file"),
     ({"reference": "assembly:999999"}, "parameters.reference", "no assembly"),
+    # ids beyond what an id column holds, and digits int() reads but ids are not written in
+    ({"reference": "referenceFile:999999999999999999"}, "parameters.reference",
+     "no reference file"),
+    ({"reference": "assembly:2147483648"}, "parameters.reference", "no assembly"),
+    ({"reference": "referenceFile:\u0661"}, "parameters.reference", "referenceFile:<id>"),
     ({"reference": "REF", "snv-abundance-ratio": 2}, "parameters.snv-abundance-ratio",
      "at most"),
     ({"reference": "REF", "minimum-read-coverage": 0}, "parameters.minimum-read-coverage",

@@ -26,6 +26,7 @@ from seqcore.graphql.mutations.base import (
 )
 from seqcore.graphql.scalars import JSON
 from seqcore.graphql.types import Sample
+from seqcore.jsontext import JSONInputError, loads
 from seqcore.metadata import parse_metadata
 from seqcore.models.sample import MetadataEntry, ProjectSample
 from seqcore.models.sample import Sample as SampleModel
@@ -37,9 +38,11 @@ Parsed = tuple[dict[str, tuple[str, str]], set[str]]
 def _object(value: Any, path: list[str]) -> dict[str, Any]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads(value)
         except json.JSONDecodeError as err:
             raise problem(f"JSON data is not formatted correctly. {err}", *path) from None
+        except JSONInputError as err:
+            raise problem(err.message, *path) from None
     if not isinstance(value, Mapping):
         raise problem("Metadata must be an object of {field: value}.", *path)
     return dict(value)
@@ -144,9 +147,14 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
                 raise problem("Metadata must not be empty.", "metadata")
             errors: list[dict[str, Any]] = []
             samples, changes = [], []
+            named: dict[int, str] = {}  # sample id -> the key that named it
             for ident, values in by_sample.items():
                 try:
                     sample = _sample_in(info, project.id, ident)
+                    if sample.id in named:  # by global id and by name: one sample, twice
+                        raise problem(f"Names the same sample as {named[sample.id]!r}; send "
+                                      "each sample once.", "metadata", ident)
+                    named[sample.id] = ident
                     changes.append(parse(info, values, ["metadata", ident]))
                     samples.append(sample)
                 except Problems as err:

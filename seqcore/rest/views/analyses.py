@@ -280,7 +280,12 @@ def put_automated(request: Request) -> dict:
             problems.setdefault("analysisTypes", []).append(
                 f"There is no analysis type '{item['type']}'.")
             continue
-        values, errors = check_parameters(analysis_type, item.get("parameters") or {})
+        parameters = item.get("parameters") or {}
+        if not isinstance(parameters, dict):
+            problems[f"{analysis_type.name}.parameters"] = [
+                "'parameters' must be an object of name: value."]
+            continue
+        values, errors = check_parameters(analysis_type, parameters)
         for key, messages in errors.items():
             problems[f"{analysis_type.name}.{key}"] = messages
         chosen[analysis_type.name] = as_strings(values)

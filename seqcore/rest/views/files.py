@@ -14,6 +14,8 @@ from sqlalchemy import select
 from seqcore.contentchecks import verify_gzip
 from seqcore.contrib import Endpoint, FileKind, View
 from seqcore.db import utcnow
+from seqcore.identifiers import parse_id
+from seqcore.jsontext import JSONInputError, decode_json
 from seqcore.links import url_for
 from seqcore.models.sequencing import (
     SequenceFile,
@@ -129,8 +131,10 @@ def _parameters(part: Part | None) -> dict[str, Any]:
     if part is None:
         return {}
     try:
-        data = json.loads(bytes(part.data).decode("utf-8") or "{}")
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = decode_json(bytes(part.data) or b"{}", None)
+    except JSONInputError as err:
+        raise ApiError(400, message=f"The part '{part.name}': {err.message}") from None
+    except json.JSONDecodeError:
         raise ApiError(400, message=f"The part '{part.name}' is not valid JSON.") from None
     if not isinstance(data, dict):
         raise ApiError(400, message=f"The part '{part.name}' must be a JSON object.")
@@ -145,10 +149,10 @@ def _run_id(params: dict[str, Any]) -> int | None:
     for key in RUN_KEYS:
         value = params.get(key)
         if value not in (None, ""):
-            text = str(value)
-            if not text.isdigit():
+            run_id = parse_id(value) if isinstance(value, int | str) else None
+            if run_id is None:
                 raise ApiError(400, message=f"'{key}' must be a sequencing run id.")
-            return int(text)
+            return run_id
     return None
 
 

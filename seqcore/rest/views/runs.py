@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from marshmallow import ValidationError
 from pyramid.request import Request
 from sqlalchemy import select
 
@@ -16,10 +17,10 @@ from seqcore.resources.runs import RunResource, RunTypeResource
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
+from seqcore.rest.schemas import RunSchema
 from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
 
-LAYOUTS = ("SINGLE_END", "PAIRED_END")
 SEQUENCER_TYPE = re.compile(r"[a-z0-9\-_]+")
 TYPE_MESSAGE = "Sequencer type can only contain lowercase letters, numbers, - or _."
 CORE_KEYS = {"description", "uploadStatus", "layoutType", "sequencerType"}
@@ -48,12 +49,21 @@ def run_entry(request: Request, context: RunResource) -> dict[str, Any]:
 
 def _split(data: dict[str, Any], creating: bool) -> tuple[dict[str, Any], dict[str, str],
                                                           dict[str, list[str]]]:
-    """Core fields, run-sheet properties (as strings) and problems."""
+    """Core fields (typed by :class:`~seqcore.rest.schemas.RunSchema`), run-sheet
+    properties (as strings) and problems."""
     core: dict[str, Any] = {}
     sheet: dict[str, str] = {}
     problems: dict[str, list[str]] = {}
+    typed_keys = set(RunSchema().fields)
+    typed = {key: value for key, value in data.items() if key in typed_keys
+             and not (creating and key == "uploadStatus" and value is None)}
+    try:
+        core.update(RunSchema().load(typed))
+    except ValidationError as err:
+        problems.update({key: list(messages) for key, messages in err.messages.items()})
+        core.update(err.valid_data or {})
     for key, value in data.items():
-        if key in READ_ONLY:
+        if key in READ_ONLY or key in typed_keys:
             continue
         if key in CORE_KEYS:
             core[key] = value
@@ -62,18 +72,11 @@ def _split(data: dict[str, Any], creating: bool) -> tuple[dict[str, Any], dict[s
         elif value is not None:
             sheet[key] = str(value)
     layout = core.get("layoutType")
-    if creating and layout is None:
+    if creating and layout is None and "layoutType" not in problems:
         problems["layoutType"] = ["You must provide a layout type (SINGLE_END or PAIRED_END)."]
-    elif layout is not None and layout not in LAYOUTS:
-        problems["layoutType"] = ["The layout type must be SINGLE_END or PAIRED_END."]
     status = core.get("uploadStatus")
-    if status is not None and status not in UploadStatus.__members__:
-        problems["uploadStatus"] = ["The upload status must be UPLOADING, COMPLETE or ERROR."]
-    elif creating and status not in (None, UploadStatus.UPLOADING.value):
+    if creating and status not in (None, UploadStatus.UPLOADING.value):
         problems["uploadStatus"] = ["A new run is always UPLOADING."]
-    description = core.get("description")
-    if description is not None and not isinstance(description, str):
-        problems["description"] = ["The description must be a string."]
     return core, sheet, problems
 
 

@@ -13,11 +13,14 @@ from sqlalchemy.exc import IntegrityError
 
 from seqcore.contrib import Endpoint, View
 from seqcore.db import utcnow
+from seqcore.identifiers import parse_id
+from seqcore.jsontext import JSONInputError, declared_charset, decode_json
 from seqcore.links import links_for, links_template, url_for
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
-from seqcore.rest.body import lenient_create, load
+from seqcore.rest.body import lenient_create, load, read_limited
 from seqcore.rest.envelope import entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
+from seqcore.rest.paging import paging
 from seqcore.rest.schemas import SampleSchema
 from seqcore.rest.streaming import encode, stream_collection
 from seqcore.rest.values import epoch_ms
@@ -32,7 +35,6 @@ FIELDS = {
     "collectionDate": "collection_date", "geographicLocationName": "geographic_location_name",
     "isolationSource": "isolation_source", "latitude": "latitude", "longitude": "longitude",
 }
-MAX_PAGE = 10_000
 
 
 # The columns a sample is rendered from, in the order collections select them.
@@ -84,16 +86,6 @@ def duplicate_name(name: str, project_id: int) -> ApiError:
 # -- a project's samples ----------------------------------------------------------------------
 
 
-def _int_param(request: Request, name: str, low: int, high: int | None = None) -> int | None:
-    raw = request.GET.get(name)
-    if raw is None:
-        return None
-    if not raw.isdigit() or int(raw) < low or (high is not None and int(raw) > high):
-        bound = f"between {low} and {high}" if high else f"at least {low}"
-        raise validation_error({name: [f"'{name}' must be a whole number {bound}."]})
-    return int(raw)
-
-
 def project_samples_query(request: Request, project_id: int) -> tuple[Any, int | None, int]:
     """The samples query with the optional filters and page; ``(query, limit, page)``."""
     query = (select(*COLUMNS)
@@ -107,12 +99,11 @@ def project_samples_query(request: Request, project_id: int) -> tuple[Any, int |
             query = query.where(exists(select(MetadataEntry.id).where(
                 MetadataEntry.sample_id == Sample.id, MetadataEntry.field == key[9:],
                 MetadataEntry.value == value)))
-    limit = _int_param(request, "limit", 1, MAX_PAGE)
-    page = _int_param(request, "page", 1) or 1
+    page = paging(request)
     query = query.order_by(Sample.id)
-    if limit is not None:
-        query = query.limit(limit + 1).offset((page - 1) * limit)
-    return query, limit, page
+    if page.limit is not None:
+        query = query.limit(page.limit + 1).offset(page.offset)
+    return query, page.limit, page.page
 
 
 def _page_links(request: Request, page: int, more: bool) -> list[dict]:
@@ -198,23 +189,22 @@ def create_sample(request: Request) -> Any:
 
 
 def _id_list(request: Request) -> list[int]:
-    limit = int(request.registry.settings["seqcore.max_body_bytes"])
-    raw = request.body_file.read(limit + 1)
-    if len(raw) > limit:
-        raise ApiError(413, message=f"The request body is larger than {limit} bytes.")
+    raw = read_limited(request)
     try:
-        ids = json.loads(raw or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        ids = decode_json(raw or b"null", declared_charset(request.headers.get("Content-Type")))
+    except JSONInputError as err:
+        raise ApiError(400, message=err.message) from None
+    except json.JSONDecodeError:
         raise ApiError(400, message="Your request could not be parsed: send a JSON list of "
                                     "sample ids.") from None
     if not isinstance(ids, list) or not ids:
         raise ApiError(400, message="Send a non-empty JSON list of sample ids.")
     parsed = []
     for item in ids:
-        if isinstance(item, bool) or not (isinstance(item, int) or (
-                isinstance(item, str) and item.isdigit())):
+        sample_id = parse_id(item)
+        if sample_id is None:
             raise ApiError(400, message=f"{item!r} is not a sample id.")
-        parsed.append(int(item))
+        parsed.append(sample_id)
     return list(dict.fromkeys(parsed))
 
 

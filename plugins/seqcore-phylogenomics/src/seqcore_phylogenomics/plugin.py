@@ -39,6 +39,7 @@ from seqcore.contrib import (
     Tool,
     View,
 )
+from seqcore.identifiers import parse_id
 from seqcore.links import child_href, url_for
 from seqcore.models.sequencing import SequenceFile
 from seqcore.resources.base import Context, int_key
@@ -56,7 +57,7 @@ from seqcore_phylogenomics.pipeline import OUTPUT_FILES, REFERENCE_JOB_FILE
 FASTA = "application/fasta"
 NAME = "phylogenomics"
 LAUNCH_PATH = "/api/analysisSubmissions/phylogenomics"
-REFERENCE = re.compile(r"^(referenceFile|assembly):(\d{1,18})$")
+REFERENCE = re.compile(r"^(referenceFile|assembly):([0-9]+)$", re.ASCII)
 
 
 def _tool(name: str, command: str, package: str, *args: str) -> Tool:
@@ -225,7 +226,10 @@ def resolve_reference(request: Request, value: Any) -> tuple[str | None, str | N
     if match is None:
         return None, ("'reference' must be referenceFile:<id> (a project's reference file) "
                       "or assembly:<id> (an assembly of a sample).")
-    kind, ident = match.group(1), int(match.group(2))
+    kind, ident = match.group(1), parse_id(match.group(2))
+    if ident is None:  # beyond any id column: nothing has that id
+        what = "reference file" if kind == "referenceFile" else "assembly"
+        return None, f"There is no {what} {match.group(2)}."
     api = request.root["api"]
     if kind == "referenceFile":
         ref = request.db.get(ReferenceFile, ident)
