@@ -81,6 +81,8 @@ def wellformed_tween_factory(handler: Callable, registry: Registry) -> Callable:
 def includeme(config: Configurator) -> None:
     from pyramid.tweens import INGRESS
 
-    # Outermost: before the slashes are collapsed, which reads the path.
+    # Outermost of seqcore's: every other tween reads the path or the body's type.
     config.add_tween("seqcore.wellformed.wellformed_tween_factory", under=INGRESS,
-                     over="seqcore.security.tweens.collapse_slashes_tween_factory")
+                     over=("seqcore.security.proxies.forwarded_tween_factory",
+                           "seqcore.security.formlimit.form_limit_tween_factory",
+                           "seqcore.security.tweens.collapse_slashes_tween_factory"))
