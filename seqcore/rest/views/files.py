@@ -11,6 +11,7 @@ from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 from sqlalchemy import select, update
 
+from seqcore.analysis.dependents import refuse_if_used
 from seqcore.contentchecks import verify_gzip
 from seqcore.contrib import Endpoint, FileKind, View
 from seqcore.db import utcnow
@@ -320,6 +321,8 @@ def get_object(request: Request) -> dict:
 
 def delete_object(request: Request) -> dict:
     context: SequencingObjectResource = request.context
+    refuse_if_used(request.db, f"The sequencing object {context.obj.id}",
+                   object_ids=[context.obj.id])
     paths = [p for f in context.obj.files for p in (f.path, f.original_path) if p]
     file_ids = [f.id for f in context.obj.files]
     request.db.delete(context.obj)
