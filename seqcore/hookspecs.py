@@ -242,7 +242,9 @@ def select_executor(analysis_type: AnalysisType, settings: Mapping[str, Any]) ->
 def resolve_download(request: Request, context: Any, media_type: str) -> Any | None:
     """Return a response streaming ``context`` as ``media_type``, or ``None`` if not yours.
 
-    Stops at first non-None result.
+    Stops at first non-None result. Name the file with
+    ``seqcore.rest.disposition.content_disposition(file_name)``, as the core's downloads do:
+    any stored name then reaches the client exactly and cannot add header parameters.
 
     :param request: the current request.
     :param context: the traversal context being downloaded.

@@ -22,10 +22,18 @@ def name_taken(db: Session, project_id: int, name: str, exclude_sample: int | No
 
 def delete_samples(db: Session, pm: Any, sample_ids: Iterable[int], request: Any = None
                    ) -> None:
-    """Delete samples with everything attached; plugins are told first (files, caches)."""
+    """Delete samples with everything attached; plugins are told first (files, caches).
+
+    Raises :class:`~seqcore.analysis.dependents.InputsInUse` (nothing deleted) when an
+    analysis submission used sequence data of one of them.
+    """
+    from seqcore.analysis.dependents import refuse_if_used
+
     ids = list(sample_ids)
     if not ids:
         return
+    refuse_if_used(db, "Sample(s) " + ", ".join(map(str, sorted(ids)))
+                   + " hold sequence data that", sample_ids=ids)
     pm.hook.samples_deleting(sample_ids=ids, request=request)
     db.execute(delete(Sample).where(Sample.id.in_(ids)))
 

@@ -39,6 +39,11 @@ class FileTooLarge(Exception):
     """More bytes arrived than the configured limit allows."""
 
 
+# The longest file name, in UTF-8 bytes, that a file system takes for one path component
+# (ext4, XFS, btrfs, ZFS all stop at 255); an upload's name beyond it is refused.
+FILE_NAME_LIMIT = 255
+
+
 def safe_basename(name: str) -> str | None:
     """The last component of a client's file name (clients send absolute paths, sometimes
     with backslashes), or ``None`` if nothing usable is left."""
@@ -46,6 +51,25 @@ def safe_basename(name: str) -> str | None:
     if base in ("", ".", "..") or "\x00" in base:
         return None
     return base
+
+
+def name_too_long(file_name: str) -> bool:
+    """Whether ``file_name`` is longer than one path component may be."""
+    return len(file_name.encode("utf-8", "surrogatepass")) > FILE_NAME_LIMIT
+
+
+def disk_name(file_name: str) -> str:
+    """The name a file gets on disk: the client's name with control characters (line breaks,
+    tabs, escapes) as ``_``, cut to :data:`FILE_NAME_LIMIT` bytes.
+
+    The database keeps the client's name exactly; the disk gets one that shell tools, log
+    lines and backups handle without surprises. Each file has a directory of its own, so two
+    names that map to one disk name never meet.
+    """
+    cleaned = "".join("_" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in file_name)
+    encoded = cleaned.encode("utf-8", "surrogatepass")[:FILE_NAME_LIMIT]
+    cleaned = encoded.decode("utf-8", "ignore").strip()
+    return cleaned if cleaned not in ("", ".", "..") else "file"
 
 
 Block = bytes | memoryview
@@ -219,10 +243,15 @@ class StorageWriter:
         The file is removed again if ``manager``'s current transaction aborts.
         """
         self.close()
-        relative = f"{secrets.token_hex(1)}/{secrets.token_hex(10)}/{self.file_name}"
+        relative = f"{secrets.token_hex(1)}/{secrets.token_hex(10)}/{disk_name(self.file_name)}"
         final = self.storage.root / relative
-        final.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(self.tmp_path, final)
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.tmp_path, final)
+        except OSError as err:
+            self.storage.remove_now([relative])  # the directories made for it, if empty
+            raise StorageError(f"{self.file_name} could not be stored: "
+                               f"{err.strerror or err}") from None
         self.placed = relative
         self.storage.guard(manager).created([relative])
         return relative

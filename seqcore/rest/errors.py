@@ -138,6 +138,29 @@ def integrity_error_view(exc: IntegrityError, request: Request) -> Response:
     return json_error(409, message)
 
 
+def inputs_in_use_view(exc: Any, request: Request) -> Response:
+    """409 naming the submissions that used the data; those the caller may not read are
+    counted, not named."""
+    from seqcore.resources.base import readable
+
+    collection = request.root["api"]["analysisSubmissions"]
+    named, hidden = [], 0
+    for submission_id, name in exc.submissions:
+        try:
+            context = collection[str(submission_id)]
+        except KeyError:
+            continue
+        if readable(request, context):
+            named.append(f"{submission_id} ({name!r})")
+        else:
+            hidden += 1
+    parts = ([", ".join(named)] if named else []) + (
+        [f"{hidden} you cannot read"] if hidden else [])
+    return json_error(409, f"{exc.what} is an input of analysis submission(s) "
+                           f"{' and '.join(parts)}; it is kept as their record of what they "
+                           "ran on.")
+
+
 def server_error_view(exc: Exception, request: Request) -> Response:
     log.exception("Unhandled error on %s %s", request.method, request.path_info)
     return json_error(500, STATUS_MESSAGES[500])
@@ -150,4 +173,7 @@ def includeme(config: Configurator) -> None:
     config.add_exception_view(method_not_allowed_view, context=HTTPMethodNotAllowed)
     config.add_exception_view(http_exception_view, context=HTTPException)
     config.add_exception_view(integrity_error_view, context=IntegrityError)
+    from seqcore.analysis.dependents import InputsInUse
+
+    config.add_exception_view(inputs_in_use_view, context=InputsInUse)
     config.add_exception_view(server_error_view, context=Exception)

@@ -8,7 +8,7 @@ kept in memory up to a limit. Every malformed body is a 4xx and discards what wa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -18,7 +18,15 @@ from python_multipart.multipart import parse_options_header
 from seqcore.rest.bodyreader import body_reader
 from seqcore.rest.errors import ApiError
 from seqcore.rest.multipart_stream import MultipartError, MultipartStream
-from seqcore.storage import FileTooLarge, Storage, StorageError, StorageWriter, safe_basename
+from seqcore.storage import (
+    FILE_NAME_LIMIT,
+    FileTooLarge,
+    Storage,
+    StorageError,
+    StorageWriter,
+    name_too_long,
+    safe_basename,
+)
 
 BLOCK = 1 << 20
 SMALL_PART_LIMIT = 64 * 1024
@@ -66,13 +74,22 @@ class Upload:
 
 
 def parse_upload(request: Request, storage: Storage, file_limit: int,
-                 check_for: Callable[[str, str], ContentCheck | None]) -> Upload:
+                 check_for: Callable[[str, str], ContentCheck | None],
+                 file_parts: Collection[str], small_parts: Collection[str]) -> Upload:
     """Stream the request's multipart body into storage.
 
     :param file_limit: the largest total body accepted (413 beyond it, checked as bytes
         arrive, before anything is kept).
     :param check_for: ``(part name, file name) -> ContentCheck`` for file parts.
+    :param file_parts: the names of the parts that carry files; with a file name they
+        stream to storage.
+    :param small_parts: the names of the parts kept in memory (``parameters``), with or
+        without a file name (``curl -F parameters=@p.json`` sends one).
+
+    A part of any other name is refused (400) as soon as its headers arrive, before any of
+    its bytes are kept; so is a file name longer than :data:`FILE_NAME_LIMIT` bytes.
     """
+    accepted = sorted({*file_parts, *small_parts})
     content_type, params = parse_options_header(request.headers.get("Content-Type", ""))
     if content_type != b"multipart/form-data" or b"boundary" not in params:
         raise ApiError(415, body={
@@ -93,15 +110,21 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
             raise ApiError(400, message="A multipart part has no form-data name.")
         if name in parts:
             raise ApiError(400, message=f"The part '{name}' appears more than once.")
+        if name not in file_parts and name not in small_parts:
+            raise ApiError(400, message=f"Unexpected part(s) {name}; this upload takes "
+                                        f"{', '.join(accepted)}.")
         part = Part(name=name, content_type=headers.get(b"content-type", b"")
                     .decode("latin-1") or None)
         raw_filename = options.get(b"filename")
-        if raw_filename is not None:
+        if raw_filename is not None and name in file_parts:
             original = raw_filename.decode("utf-8", "replace")
             base = safe_basename(original)
             if base is None:
                 raise ApiError(400, message=f"The file name {original!r} of part '{name}' "
                                             "has no usable name.")
+            if name_too_long(base):
+                raise ApiError(400, message=f"The file name of part '{name}' is longer than "
+                                            f"{FILE_NAME_LIMIT} bytes.")
             part.filename = base
             part.writer = storage.writer(base)
             part.check = check_for(name, base)

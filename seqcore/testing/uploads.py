@@ -33,6 +33,12 @@ def gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
+def quoted(value: str) -> str:
+    """``value`` inside a quoted-string: ``\\`` and ``"`` escaped with a backslash, as
+    curl sends them; every other character (line feeds too) as it is."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def multipart(parts: Iterable[tuple[str, str | None, bytes, str | None]],
               boundary: str = "B0undary") -> tuple[bytes, str]:
     """A multipart/form-data body as the IRIDA uploader sends it: ``(name, filename,
@@ -41,7 +47,7 @@ def multipart(parts: Iterable[tuple[str, str | None, bytes, str | None]],
     for name, filename, content, content_type in parts:
         disposition = f'form-data; name="{name}"'
         if filename is not None:
-            disposition += f'; filename="{filename}"'
+            disposition += f'; filename="{quoted(filename)}"'
         head = f"--{boundary}\r\nContent-Disposition: {disposition}\r\n"
         if content_type:
             head += f"Content-Type: {content_type}\r\n"

@@ -201,7 +201,13 @@ def world(factories):
     qc = {"totalSequences": 20}
     pair = factories.sequencing_object(sample, "pairs", qc=qc)
     single = factories.sequencing_object(sample, "unpaired", qc=qc)
-    submission = factories.submission(users["owner"], [pair], state="COMPLETED",
+    # The analysis ran on a pair of a sample another project holds too: data an analysis
+    # used cannot be deleted (409), and the DELETE rules here test permissions on data
+    # no analysis used.
+    keeper = factories.project(owner=users["admin"], name="Keeps analysed data")
+    analysed = factories.sample(project, name="analysed-sample", also_in=[keeper])
+    analysed_pair = factories.sequencing_object(analysed, "pairs", qc=qc)
+    submission = factories.submission(users["owner"], [analysed_pair], state="COMPLETED",
                                       projects=[project],
                                       outputs={"counts": ("counts.tsv", b"sample\treads\n")})
     return users, {"pid": project.id, "member_id": users["member"].id, "sid": sample.id,

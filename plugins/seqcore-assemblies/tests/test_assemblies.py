@@ -94,3 +94,30 @@ def test_an_analysis_saves_its_assembly_to_the_sample(testapp, app_config, facto
     assert links["assembly/analysis"].endswith(f"/api/analysisSubmissions/{body['identifier']}")
     got = testapp.get(links["self"], headers={**headers, "Accept": "application/fasta"})
     assert got.body == b">contig1\nACGTACGTACGT\n"
+
+
+@pytest.mark.parametrize(("name", "status"), [
+    ('contigs "v2";\tfinal\n.fasta', 201), ("c" * 250 + ".fasta", 400)])
+def test_assembly_names_and_a_parameters_file_leave_no_temporary_file(testapp, world, db,
+                                                                       app_config, name,
+                                                                       status):
+    from pathlib import Path
+
+    _, sample, headers = world
+    contigs = fasta()
+    res = upload(testapp, sample, headers, [
+        ("file", name, contigs, None),
+        ("parameters", "parameters.json", b'{"miseqRunId": "7"}', "application/json")],
+        status=status)
+    root = Path(app_config.get_settings()["seqcore.storage.path"])
+    assert not (root / "tmp").exists() or list((root / "tmp").iterdir()) == []
+    if status == 400:
+        assert "longer than 255 bytes" in res.json["message"]
+        assert db.query(Assembly).count() == 0 and stored_files(root) == []
+        return
+    assert res.json["resource"]["fileName"] == name
+    got = testapp.get(res.headers["Location"], headers={**headers, "Accept": "application/fasta"})
+    assert got.body == contigs
+    assert got.headers["Content-Disposition"] == (
+        "attachment; filename=\"contigs _v2_;_final_.fasta\"; "
+        "filename*=UTF-8''contigs%20%22v2%22%3B%09final%0A.fasta")

@@ -9,14 +9,16 @@ from typing import Any
 
 from pyramid.request import Request
 from pyramid.response import FileResponse, Response
-from sqlalchemy import select
+from sqlalchemy import select, update
 
+from seqcore.analysis.dependents import refuse_if_used
 from seqcore.contentchecks import verify_gzip
 from seqcore.contrib import Endpoint, FileKind, View
 from seqcore.db import utcnow
 from seqcore.identifiers import parse_id
 from seqcore.jsontext import JSONInputError, decode_json
 from seqcore.links import url_for
+from seqcore.models.sample import Sample
 from seqcore.models.sequencing import (
     SequenceFile,
     SequencingObject,
@@ -32,11 +34,13 @@ from seqcore.resources.files import (
     file_kinds,
 )
 from seqcore.resources.runs import RunResource
+from seqcore.rest.disposition import content_disposition
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError
 from seqcore.rest.multipart import Part, Upload, parse_upload
 from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
+from seqcore.storage import StorageError
 
 RUN_KEYS = ("miseqRunId", "sequencingRunId")
 
@@ -207,7 +211,8 @@ def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[Sequencin
             return None
         return kind.content_check(check_settings)
 
-    upload: Upload = parse_upload(request, request.storage, limit, check_for)
+    upload: Upload = parse_upload(request, request.storage, limit, check_for,
+                                  file_parts=file_names, small_parts=param_names)
     try:
         allowed = set(file_names) | set(param_names)
         unexpected = sorted(set(upload.parts) - allowed)
@@ -219,6 +224,9 @@ def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[Sequencin
             raise ApiError(400, message="Missing file part(s): " + ", ".join(missing) + ".")
         params = [_parameters(upload.parts.get(name)) for name in param_names]
         run = _check_run(request, [_run_id(p) for p in params])
+        # Uploads into one sample take turns from here to commit, so two identical uploads
+        # arriving together cannot both find nothing and both be stored.
+        _lock_sample(request, sample_id)
         existing = _same_upload(request, kind, sample_id, [upload.parts[n] for n in file_names])
         if existing is not None:
             # The same files again (a client retrying, or re-running an upload): answer with
@@ -232,7 +240,7 @@ def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[Sequencin
         for position, (name, param) in enumerate(zip(file_names, params, strict=True)):
             part = upload.parts[name]
             assert part.writer is not None
-            path = part.writer.place(request.tm)
+            path = _place(request, part)
             record = SequenceFile(path=path, file_name=part.filename, size=part.writer.size,
                                   upload_sha256=part.writer.sha256, properties=_properties(param),
                                   created=now)
@@ -247,6 +255,28 @@ def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[Sequencin
     except BaseException:
         upload.discard()
         raise
+
+
+def _place(request: Request, part: Part) -> str:
+    """Move a received file into storage (removed again if the request fails); 507 if the
+    file system refuses it."""
+    assert part.writer is not None
+    try:
+        return part.writer.place(request.tm)
+    except StorageError as err:
+        raise ApiError(507, message=f"The upload could not be stored: {err}") from None
+
+
+def _lock_sample(request: Request, sample_id: int) -> None:
+    """Hold the sample's row until the request's transaction ends.
+
+    An update that changes nothing takes the row lock on PostgreSQL and the write lock on
+    SQLite; either makes a second upload into the sample wait here until the first has
+    committed or rolled back, and then see what it stored.
+    """
+    request.db.execute(update(Sample).where(Sample.id == sample_id)
+                       .values(name=Sample.name)
+                       .execution_options(synchronize_session=False))
 
 
 def _same_upload(request: Request, kind: FileKind, sample_id: int, parts: list[Part]
@@ -304,6 +334,8 @@ def get_object(request: Request) -> dict:
 
 def delete_object(request: Request) -> dict:
     context: SequencingObjectResource = request.context
+    refuse_if_used(request.db, f"The sequencing object {context.obj.id}",
+                   object_ids=[context.obj.id])
     paths = [p for f in context.obj.files for p in (f.path, f.original_path) if p]
     file_ids = [f.id for f in context.obj.files]
     request.db.delete(context.obj)
@@ -346,7 +378,7 @@ def download(request: Request, context: Any, media_type: str) -> Response:
         return hooked
     path = request.storage.path(context.file.path)
     response = FileResponse(str(path), request=request, content_type=media_type)
-    response.content_disposition = f'attachment; filename="{context.file.file_name}"'
+    response.content_disposition = content_disposition(context.file.file_name)
     return response
 
 
@@ -398,7 +430,8 @@ def receive_file(request: Request, check: Callable[[], Any],
     """
     limit = int(request.registry.settings["seqcore.upload.max_bytes"])
     upload = parse_upload(request, request.storage, limit,
-                          lambda part, name: check() if part == "file" else None)
+                          lambda part, name: check() if part == "file" else None,
+                          file_parts=["file"], small_parts=["parameters"])
     try:
         unexpected = sorted(set(upload.parts) - {"file", "parameters"})
         if unexpected:
@@ -410,7 +443,7 @@ def receive_file(request: Request, check: Callable[[], Any],
         assert part.writer is not None
         if inspect is not None:
             inspect(part.writer.tmp_path)
-        return SequenceFile(path=part.writer.place(request.tm), file_name=part.filename,
+        return SequenceFile(path=_place(request, part), file_name=part.filename,
                             size=part.writer.size, upload_sha256=part.writer.sha256)
     except BaseException:
         upload.discard()
