@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import secrets
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from oauthlib.oauth2 import FatalClientError, OAuth2Error, Server
@@ -56,11 +57,20 @@ def _wire_token_body(body: str) -> str:
     return json.dumps(data)
 
 
+def _endpoint_answer(call: Callable[..., tuple[dict[str, str], str, int]],
+                     request: Request) -> tuple[dict[str, str], str, int]:
+    """Call an oauthlib endpoint; an error it raises instead of returning (credentials in
+    the query string, say) is answered in RFC 6749's shape, a 4xx, like the ones it returns."""
+    try:
+        return call(request.url, http_method="POST", body=_form_body(request),
+                    headers=dict(request.headers))
+    except OAuth2Error as err:
+        return dict(err.headers), err.json, err.status_code
+
+
 def token(request: Request) -> Response:
-    headers, body, status = oauth_server(request).create_token_response(
-        request.url, http_method="POST", body=_form_body(request),
-        headers=dict(request.headers),
-    )
+    headers, body, status = _endpoint_answer(oauth_server(request).create_token_response,
+                                             request)
     if status == 200:
         body = _wire_token_body(body)
     response = Response(body=body, status=status, content_type="application/json",
@@ -71,10 +81,8 @@ def token(request: Request) -> Response:
 
 
 def revoke(request: Request) -> Response:
-    headers, body, status = oauth_server(request).create_revocation_response(
-        request.url, http_method="POST", body=_form_body(request),
-        headers=dict(request.headers),
-    )
+    headers, body, status = _endpoint_answer(
+        oauth_server(request).create_revocation_response, request)
     response = Response(body=body or "{}", status=status, content_type="application/json",
                         charset="utf-8")
     response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})

@@ -97,6 +97,17 @@ def test_token_endpoint_takes_form_bodies_only(testapp, client, user):
     assert res.json["error"] == "invalid_request"
 
 
+@pytest.mark.parametrize("path", ["/api/oauth/token", "/api/oauth/revoke"])
+def test_parameters_in_the_query_string_are_refused_not_a_500(testapp, client, user, path):
+    """Credentials in a URL end up in logs; the endpoints refuse them as RFC 6749 says."""
+    res = testapp.post(f"{path}?client_secret=s3cret",
+                       {"grant_type": "password", "client_id": "uploader",
+                        "client_secret": "s3cret", "username": user.username,
+                        "password": DEFAULT_PASSWORD, "token": "x"}, status=400)
+    assert res.json["error"] == "invalid_request"
+    assert "query" in res.json["error_description"].lower()
+
+
 def test_scope_subset_and_invalid_scope(testapp, factories, client, user):
     body = password_grant(testapp, "uploader", "s3cret", "alice", scope="read").json
     assert body["scope"] == "read"
