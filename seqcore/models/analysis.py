@@ -86,6 +86,10 @@ class AnalysisSubmission(Base):
 
 
 class SubmissionInput(Base):
+    """A submission's record of what it ran on. The database refuses to delete an object
+    that is an input (``RESTRICT``), so a delete racing a launch cannot erase the record
+    that the application's own check (``seqcore.analysis.dependents``) protects."""
+
     __tablename__ = "analysis_submission_input"
     __table_args__ = (UniqueConstraint("submission_id", "object_id"),)
 
@@ -93,7 +97,7 @@ class SubmissionInput(Base):
     submission_id: Mapped[int] = mapped_column(
         ForeignKey("analysis_submission.id", ondelete="CASCADE"), index=True)
     object_id: Mapped[int] = mapped_column(
-        ForeignKey("sequencing_object.id", ondelete="CASCADE"), index=True)
+        ForeignKey("sequencing_object.id", ondelete="RESTRICT"), index=True)
 
 
 class SubmissionProject(Base):
