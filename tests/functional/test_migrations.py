@@ -40,4 +40,11 @@ def test_core_schema_matches_models(app_config, engine):
         model.__table__.to_metadata(core)
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), core)
-    assert [d for d in diff if not (isinstance(d, tuple) and d[0] == "remove_table")] == []
+    # Other tests may migrate this database with installed plugins (a live `seqcore serve`):
+    # their tables and those tables' indexes are not the core's business here.
+    def plugins_own(d):
+        return isinstance(d, tuple) and (
+            d[0] == "remove_table"
+            or (d[0] == "remove_index" and d[1].table.name not in core.tables))
+
+    assert [d for d in diff if not plugins_own(d)] == []
