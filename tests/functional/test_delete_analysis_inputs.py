@@ -97,7 +97,6 @@ def test_data_no_analysis_used_is_deleted_as_before(testapp, factories, world, d
 def test_the_database_refuses_too_so_a_racing_launch_keeps_its_record(world, db, app_config):
     """A submission launched between the check and the delete: the delete then reaches the
     database, which refuses it (the view answers 409) rather than erase the record."""
-    import transaction
     from sqlalchemy import delete
     from sqlalchemy.exc import IntegrityError
 
@@ -105,9 +104,9 @@ def test_the_database_refuses_too_so_a_racing_launch_keeps_its_record(world, db,
     with pytest.raises(IntegrityError):
         db.execute(delete(SequencingObject).where(SequencingObject.id == obj.id))
         db.flush()
-    transaction.abort()
+    db.rollback()
     with pytest.raises(IntegrityError):
         db.execute(delete(Sample).where(Sample.id == sample.id))
         db.flush()
-    transaction.abort()
+    db.rollback()
     kept(db, app_config, obj, submission)
