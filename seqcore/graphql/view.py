@@ -79,22 +79,26 @@ def _json_object(raw: Any, what: str) -> dict[str, Any] | None:
 
 def read_params(request: Request) -> tuple[str, dict[str, Any] | None, str | None]:
     """``(query, variables, operationName)`` from the query string or the body."""
+    content_type = (request.content_type or "").lower()
+    forms = ("application/x-www-form-urlencoded", "multipart/form-data")
     if request.method == "GET":
         params: Any = request.GET
+    elif content_type in forms and "webob._parsed_post_vars" in request.environ:
+        # The form tween has read (bounded) and parsed this form already.
+        params = request.POST
     else:
         limit = int(request.registry.settings["seqcore.max_body_bytes"])
         raw = request.body_file.read(limit + 1)
         if len(raw) > limit:
             raise BadRequest(f"The request body is larger than {limit} bytes.", 413)
-        content_type = (request.content_type or "").lower()
         if content_type == "application/graphql":
             params = {"query": raw.decode("utf-8", errors="replace")}
-        elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        elif content_type in forms:
             # The body was read above (bounded); hand the bytes back for the form parser.
             request.body = raw
             try:
                 params = request.POST
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, LookupError, UnicodeDecodeError):
                 raise BadRequest("The form body could not be parsed.") from None
         else:
             try:

@@ -54,6 +54,23 @@ def too_large(request: Request, limit: int) -> Response:
     return response
 
 
+def unparsable(request: Request) -> Response | None:
+    """400 for a form the parser cannot read (a part declaring an unknown charset, broken
+    framing), found here once, while the body is small, rather than as a 500 wherever a
+    view or the CSRF check first touches ``request.POST`` (which keeps what it parsed)."""
+    content_type = (request.content_type or "").lower()
+    if content_type not in (FORM_TYPE, "multipart/form-data"):
+        return None
+    try:
+        request.POST  # noqa: B018 - parsing is the check
+    except (ValueError, LookupError, UnicodeDecodeError):
+        message = "The form body could not be parsed."
+        if _is_api(request.path_info):
+            return json_error(400, message)
+        return Response(message, status=400, content_type="text/plain", charset="utf-8")
+    return None
+
+
 def _has_body(request: Request) -> bool:
     if request.content_length is not None:
         return request.content_length > 0
@@ -70,13 +87,13 @@ def form_limit_tween_factory(handler: Callable, registry: Registry) -> Callable:
         if request.content_length is not None:
             if request.content_length > limit:
                 return too_large(request, limit)
-            return handler(request)
-        # No length given: read at most one byte past the limit, then hand on what came.
-        data = request.body_file_raw.read(limit + 1)
-        if len(data) > limit:
-            return too_large(request, limit)
-        request.body = data
-        return handler(request)
+        else:
+            # No length given: read at most one byte past the limit, then hand on what came.
+            data = request.body_file_raw.read(limit + 1)
+            if len(data) > limit:
+                return too_large(request, limit)
+            request.body = data
+        return unparsable(request) or handler(request)
 
     return tween
 

@@ -74,3 +74,12 @@ def test_well_formed_requests_pass(testapp, headers):
     testapp.post_json("/api/projects", {"name": "well formed"},
                       headers={**headers, "Content-Type": "application/json; charset=UTF-8"},
                       status=201)
+
+
+@pytest.mark.parametrize("path", ["/api/oauth/authorize", "/users/sign_in", "/api/oauth/token"])
+def test_a_form_part_with_an_unknown_charset(testapp, headers, path):
+    body = (b'--b\r\nContent-Disposition: form-data; name="username"\r\n'
+            b"Content-Type: text/plain; charset=bogus\r\n\r\nx\r\n--b--\r\n")
+    res = testapp.post(path, body, headers={**headers,
+                       "Content-Type": "multipart/form-data; boundary=b"}, status=400)
+    assert message(res) == "The form body could not be parsed."
