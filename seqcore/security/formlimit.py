@@ -23,8 +23,6 @@ from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 
-from seqcore.rest.errors import json_error
-
 FORM_TYPE = "application/x-www-form-urlencoded"
 BODYLESS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
 
@@ -44,7 +42,7 @@ def limited(request: Request) -> bool:
 def too_large(request: Request, limit: int) -> Response:
     message = f"The request body is larger than {limit} bytes."
     if _is_api(request.path_info):
-        response = json_error(413, message)
+        response = Response(status=413, json_body={"message": message})
     else:
         response = Response(f"<!doctype html><title>Too large</title><h1>Request too large</h1>"
                             f"<p>{html.escape(message)}</p>", status=413,
@@ -66,7 +64,7 @@ def unparsable(request: Request) -> Response | None:
     except (ValueError, LookupError, UnicodeDecodeError):
         message = "The form body could not be parsed."
         if _is_api(request.path_info):
-            return json_error(400, message)
+            return Response(status=400, json_body={"message": message})
         return Response(message, status=400, content_type="text/plain", charset="utf-8")
     return None
 
