@@ -23,6 +23,8 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy.exc import IntegrityError
 
+from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+
 log = logging.getLogger(__name__)
 
 STATUS_MESSAGES = {
@@ -74,6 +76,20 @@ def json_error(status: int, message: str | None = None,
 
 def validation_error(errors: Mapping[str, list[str]]) -> ApiError:
     return ApiError(400, body={k: list(v) for k, v in errors.items()})
+
+
+def domain_error_view(exc: DomainError, request: Request) -> Response:
+    """A domain error in REST's words: ``Invalid`` is a 400 with the field problems (or a
+    message and its extras), ``NotFound`` 404, ``Forbidden`` 403, ``Conflict`` 409."""
+    if isinstance(exc, Invalid):
+        if exc.has_message or not exc.problems:
+            return json_error(400, exc.message, **exc.extra)
+        return Response(status=400, json_body=exc.problems)
+    status = {NotFound: 404, Forbidden: 403, Conflict: 409}.get(type(exc))
+    if status is None:
+        status = next((code for kind, code in ((NotFound, 404), (Forbidden, 403),
+                                               (Conflict, 409)) if isinstance(exc, kind)), 400)
+    return json_error(status, exc.message)
 
 
 def _is_api(request: Request) -> bool:
@@ -173,6 +189,7 @@ def includeme(config: Configurator) -> None:
     config.add_exception_view(method_not_allowed_view, context=HTTPMethodNotAllowed)
     config.add_exception_view(http_exception_view, context=HTTPException)
     config.add_exception_view(integrity_error_view, context=IntegrityError)
+    config.add_exception_view(domain_error_view, context=DomainError)
     from seqcore.analysis.dependents import InputsInUse
 
     config.add_exception_view(inputs_in_use_view, context=InputsInUse)
