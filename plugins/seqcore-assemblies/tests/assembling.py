@@ -2,8 +2,7 @@
 
 from dataclasses import replace
 
-from seqcore import hookimpl
-from seqcore.contrib import AnalysisType, OutputRel
+from seqcore.plugin import AnalysisType, OutputRel, hookimpl
 from seqcore_assemblies.results import save_assembly
 
 FAKE = AnalysisType(name="fake-assembly", label="Fake assembly", workflow_id="fake-1",

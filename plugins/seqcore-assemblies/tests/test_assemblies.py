@@ -1,6 +1,6 @@
 import pytest
 
-from seqcore.models.sequencing import SequenceFile
+from seqcore.plugin import SequenceFile
 from seqcore.testing.contracts import stored_files
 from seqcore.testing.uploads import fasta, fastq, gz, multipart, parameters
 from seqcore_assemblies.models import Assembly
@@ -78,7 +78,7 @@ def test_human_size(size, text):
 
 
 def test_an_analysis_saves_its_assembly_to_the_sample(testapp, app_config, factories):
-    from seqcore.analysis.worker import AnalysisWorker
+    from seqcore.testing.workers import AnalysisWorker
 
     owner = factories.user()
     sample = factories.sample(factories.project(owner=owner))

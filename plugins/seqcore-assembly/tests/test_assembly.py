@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from simulate import genome_fraction, random_genome, repeat_positions, simulate_reads
 
-from seqcore.analysis.worker import AnalysisWorker
 from seqcore.testing.contracts import AnalysisPluginContract
+from seqcore.testing.workers import AnalysisWorker
 from seqcore_assembly.contigs import Contig, filter_contigs, read_fasta, stats_report
 from seqcore_assembly.pipeline import OUTPUTS, check_kmers
 
@@ -428,8 +428,8 @@ echo "[10:00:00] This is prokka" >&2; echo "stdout line"
 def test_automated_assembly_on_upload_writes_back(testapp, app_config, factories, reads_dir):
     """An automated run (set on the project) writes back without being asked, because the
     project owns the sample; the pair links to it."""
-    from seqcore.processing import Worker
     from seqcore.testing.uploads import multipart
+    from seqcore.testing.workers import Worker
 
     genome, r1, r2 = dataset(reads_dir, "c1", 60_000, seed=11, families=((1500, 3),))
     owner = factories.user()

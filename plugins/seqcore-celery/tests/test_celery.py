@@ -9,10 +9,10 @@ import uuid
 
 import pytest
 
-from seqcore.analysis.worker import AnalysisWorker
-from seqcore.models.analysis import AnalysisSubmission
+from seqcore.plugin import AnalysisSubmission
 from seqcore.testing.server import start_worker
 from seqcore.testing.uploads import fastq
+from seqcore.testing.workers import AnalysisWorker
 
 BROKERS = {"redis": "redis://127.0.0.1:6379/0", "rabbitmq": "amqp://guest:guest@127.0.0.1:5672//"}
 

@@ -1,8 +1,8 @@
 import pytest
 
-from seqcore.processing import Worker
 from seqcore.testing.contracts import FileKindContract
 from seqcore.testing.uploads import gz, multipart, parameters
+from seqcore.testing.workers import Worker
 
 HDF5 = b"\x89HDF\r\n\x1a\n" + bytes(range(256)) * 8
 

@@ -13,11 +13,10 @@ from pathlib import Path
 from salmonella import expected_serovars, salmonella_like
 from simulate import random_genome, simulate_reads
 
-from seqcore.analysis.readiness import not_ready_message, readiness
-from seqcore.analysis.worker import AnalysisWorker
-from seqcore.processing import Worker
+from seqcore.plugin import not_ready_message, readiness
 from seqcore.testing.contracts import AnalysisPluginContract
 from seqcore.testing.uploads import multipart
+from seqcore.testing.workers import AnalysisWorker, Worker
 from seqcore_serotyper.database import database_problem, sistr_dir
 from seqcore_serotyper.pipeline import OUTPUTS
 from seqcore_serotyper.plugin import WORKFLOW_ID, serotyper_type
@@ -117,7 +116,7 @@ def metadata(testapp, headers, sample):
 def provenance(db, sample):
     from sqlalchemy import select
 
-    from seqcore.models.sample import MetadataEntry
+    from seqcore.plugin import MetadataEntry
 
     db.expire_all()
     return dict(db.execute(select(MetadataEntry.field, MetadataEntry.submission_id)

@@ -8,17 +8,29 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import delete, select
 
-from seqcore import hookimpl
-from seqcore.contentchecks import FastaCheck, verify_gzip
-from seqcore.contrib import ChildSpec, Endpoint, LinkSpec, MigrationSource, View
-from seqcore.links import child_href, url_for
-from seqcore.models.sequencing import SequenceFile
-from seqcore.resources.base import Context, int_key
-from seqcore.resources.samples import SampleResource
-from seqcore.rest.envelope import collection, entry
-from seqcore.rest.values import epoch_ms
-from seqcore.rest.views.files import download, negotiate, receive_file
-from seqcore.security.permissions import Permission
+from seqcore.plugin import (
+    ChildSpec,
+    Context,
+    Endpoint,
+    FastaCheck,
+    LinkSpec,
+    MigrationSource,
+    Permission,
+    SampleResource,
+    SequenceFile,
+    View,
+    child_href,
+    collection,
+    download,
+    entry,
+    epoch_ms,
+    hookimpl,
+    int_key,
+    negotiate,
+    receive_file,
+    url_for,
+    verify_gzip,
+)
 from seqcore_assemblies.models import Assembly
 
 FASTA = "application/fasta"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from seqcore.models.sequencing import SequenceFile
+from seqcore.plugin import SequenceFile
 from seqcore_assemblies.models import Assembly
 
 

@@ -23,7 +23,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from seqcore.analysis.pipeline import PipelineError
+from seqcore.plugin import PipelineError
 from seqcore_assembly.contigs import Contig, write_fasta
 from seqcore_assembly.tools import ToolRunner, tool_version
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from seqcore.analysis.pipeline import InputObject, PipelineContext, PipelineError
+from seqcore.plugin import InputObject, PipelineContext, PipelineError
 from seqcore_assembly.annotate import AnnotationOptions, annotate
 from seqcore_assembly.contigs import (
     Contig,

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from seqcore import hookimpl
-from seqcore.analysis.service import latest_submission_href
-from seqcore.contrib import AnalysisType, LinkSpec, OutputRel, Parameter, Setting, Tool
+from seqcore.plugin import (
+    AnalysisType,
+    LinkSpec,
+    OutputRel,
+    Parameter,
+    Setting,
+    Tool,
+    hookimpl,
+    latest_submission_href,
+)
 from seqcore_assembly.pipeline import MEMORY_SETTING, OUTPUTS, PROKKA_SETTING
 from seqcore_sequencefiles.plugin import PairResource
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from seqcore.analysis.pipeline import PipelineError
+from seqcore.plugin import PipelineError
 
 
 def tool_environment() -> dict[str, str]:

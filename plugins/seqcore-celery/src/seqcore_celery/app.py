@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from seqcore.analysis.pipeline import run_job
+from seqcore.plugin import run_job
 
 TASK = "seqcore.run_job"
 

@@ -6,10 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from seqcore import hookimpl
-from seqcore.analysis.executors import JobStatus
-from seqcore.analysis.pipeline import read_result
-from seqcore.contrib import Executor, Setting
+from seqcore.plugin import Executor, JobStatus, Setting, hookimpl, read_result
 from seqcore_celery.app import TASK, make_app
 
 

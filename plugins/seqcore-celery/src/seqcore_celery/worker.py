@@ -14,9 +14,9 @@ from seqcore_celery.app import make_app
 def _settings() -> dict[str, str]:
     ini = os.environ.get("SEQCORE_CONFIG")
     if ini and os.path.exists(ini):
-        from seqcore.cli import Env
+        from seqcore.plugin import ini_settings
 
-        return Env(ini).settings
+        return ini_settings(ini)
     return {}
 
 

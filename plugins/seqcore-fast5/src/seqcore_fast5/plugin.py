@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from seqcore import hookimpl
-from seqcore.contentchecks import Fast5Check
-from seqcore.contrib import FileKind, MigrationSource
-from seqcore.resources.files import SequencingObjectResource
-from seqcore.rest.views.files import files_of
+from seqcore.plugin import (
+    Fast5Check,
+    FileKind,
+    MigrationSource,
+    SequencingObjectResource,
+    files_of,
+    hookimpl,
+)
 from seqcore_fast5.models import Fast5Object
 
 

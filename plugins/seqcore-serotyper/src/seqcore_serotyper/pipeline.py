@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from seqcore.analysis.pipeline import PipelineContext, PipelineError
+from seqcore.plugin import PipelineContext, PipelineError
 from seqcore_assembly.pipeline import (
     assemble_and_filter,
     check_assembly_parameters,

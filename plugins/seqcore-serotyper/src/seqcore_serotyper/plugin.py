@@ -10,8 +10,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from seqcore import hookimpl
-from seqcore.contrib import AnalysisType, LinkSpec, OutputRel, Parameter, Tool
+from seqcore.plugin import AnalysisType, LinkSpec, OutputRel, Parameter, Tool, hookimpl
 from seqcore_assembly.pipeline import MEMORY_SETTING
 from seqcore_assembly.plugin import PARAMETERS as ASSEMBLY_PARAMETERS
 from seqcore_assembly.plugin import TOOLS as ASSEMBLY_TOOLS
@@ -109,9 +108,7 @@ def register_links() -> list[LinkSpec]:
     """The pair's latest serotyper submission, whatever its state (irida-sistr-results
     follows it and keeps the completed ones), and on a completed serotyper submission its
     analysis, under the spec's and IRIDA's names."""
-    from seqcore.analysis.service import latest_submission_href
-    from seqcore.links import child_href
-    from seqcore.resources.analyses import SubmissionResource
+    from seqcore.plugin import SubmissionResource, child_href, latest_submission_href
 
     def completed_serotyper(request: Any, resource: Any) -> bool:
         return resource.completed and resource.submission.analysis_type == NAME

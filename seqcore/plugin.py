@@ -1,0 +1,252 @@
+"""The public plugin API: everything a seqcore plugin may import.
+
+A plugin imports seqcore only from here (and its tests from :mod:`seqcore.testing`). The names
+below are the contract between seqcore and the plugins built on it: they keep their meaning
+across releases, while the modules they come from may be renamed, split or moved. Importing
+anything else from ``seqcore`` couples a plugin to the core's internals; the first-party
+plugins are checked for it on every build (``plugins/ruff.toml``, ``examples/ruff.toml``).
+
+``docs/plugin_api.md`` is the reference, one line per name, generated from
+:mod:`seqcore.plugindocs` (``python -m seqcore.plugindocs``); ``tests/meta/test_plugin_api.py``
+keeps the page, this module and ``__all__`` in step.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from seqcore import hookimpl
+from seqcore.analysis.executors import JobStatus
+from seqcore.analysis.pipeline import (
+    InputObject,
+    PipelineContext,
+    PipelineError,
+    read_result,
+    run_job,
+)
+from seqcore.analysis.readiness import not_ready_message, readiness
+from seqcore.analysis.results import WriteBack
+from seqcore.analysis.service import latest_submission_href, launch
+from seqcore.contentchecks import Fast5Check, FastaCheck, FastqCheck, verify_gzip
+from seqcore.contrib import (
+    AnalysisType,
+    ChildSpec,
+    Endpoint,
+    Executor,
+    FileKind,
+    LinkSpec,
+    MetadataType,
+    MigrationSource,
+    OutputRel,
+    Parameter,
+    Setting,
+    Tool,
+    View,
+)
+from seqcore.db import Base, utcnow
+from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from seqcore.graphql.context import Context as GraphQLContext
+from seqcore.graphql.types import Node
+from seqcore.identifiers import parse_id
+from seqcore.links import child_href, url_for
+from seqcore.models.analysis import AnalysisSubmission
+from seqcore.models.project import ProjectRole
+from seqcore.models.sample import MetadataEntry
+from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
+from seqcore.models.user import SystemRole
+from seqcore.resources.analyses import SubmissionResource
+from seqcore.resources.base import Context, int_key
+from seqcore.resources.files import SequencingObjectResource
+from seqcore.resources.projects import ProjectResource
+from seqcore.resources.samples import SampleResource
+from seqcore.rest.errors import ApiError
+from seqcore.security.permissions import Permission
+
+if TYPE_CHECKING:
+    from marshmallow import Schema
+    from pyramid.request import Request
+    from pyramid.response import Response
+
+
+# -- stable wrappers over REST helpers ---------------------------------------------------------
+# A plugin's own endpoints answer in the core's wire format. These wrappers give the helpers
+# names and signatures that hold while the REST modules behind them change; the REST layer is
+# imported on first call, so a pipeline module that imports this one stays light.
+
+
+def receive_file(request: Request, check: Callable[[], Any],
+                 inspect: Callable[[Path], None] | None = None) -> SequenceFile:
+    """Stream the request's multipart ``file`` part into storage through a content check
+    (``check()`` returns a fresh :class:`FastaCheck`, ...); ``inspect(path)`` may refuse the
+    whole file. Returns the unsaved :class:`SequenceFile`."""
+    from seqcore.rest.views.files import receive_file as receive
+
+    return receive(request, check, inspect)
+
+
+def download(request: Request, context: Any, media_type: str) -> Response:
+    """The stored file of ``context`` (which has ``.file``, a :class:`SequenceFile`) as a
+    response of ``media_type``, through any ``resolve_download`` hook."""
+    from seqcore.rest.views.files import download as serve
+
+    return serve(request, context, media_type)
+
+
+def negotiate(request: Request, offers: list[str], what: str = "This file") -> str:
+    """The media type to answer with, chosen from ``offers`` by ``Accept`` (JSON first for
+    ``*/*``); a 406 naming the offers when none is acceptable."""
+    from seqcore.rest.views.files import negotiate as choose
+
+    return choose(request, offers, what)
+
+
+def file_entry(request: Request, context: Any, full_links: bool = False) -> dict[str, Any]:
+    """A sequence file as the REST API shows it (``context`` is a file resource)."""
+    from seqcore.rest.views.files import file_entry as show
+
+    return show(request, context, full_links)
+
+
+def files_of(request: Request, context: SequencingObjectResource) -> list[dict[str, Any]]:
+    """The files of a sequencing object, each as listed inside the object."""
+    from seqcore.rest.views.files import files_of as files
+
+    return files(request, context)
+
+
+def entry(request: Request, context: Any, fields: Mapping[str, Any],
+          self_href: str | None = None, identifier: Any = None) -> dict[str, Any]:
+    """One resource's fields followed by its ``links`` (every registered :class:`LinkSpec`)
+    and ``identifier``; wrap it as ``{"resource": entry(...)}`` to answer with it."""
+    from seqcore.rest.envelope import entry as make
+
+    return make(request, context, fields, self_href, identifier)
+
+
+def collection(request: Request, context: Any, entries: Iterable[dict[str, Any]],
+               self_href: str | None = None) -> dict[str, Any]:
+    """A collection answer, ``{"resource": {"resources": [...], "links": [...]}}``."""
+    from seqcore.rest.envelope import collection as make
+
+    return make(request, context, entries, self_href)
+
+
+def submission_entry(request: Request, context: SubmissionResource) -> dict[str, Any]:
+    """An analysis submission as the REST API shows it, with its links."""
+    from seqcore.rest.views.analyses import submission_entry as show
+
+    return show(request, context)
+
+
+def epoch_ms(value: Any) -> int | None:
+    """A datetime as the wire shows times: integer epoch milliseconds, or ``None``."""
+    from seqcore.rest.values import epoch_ms as convert
+
+    return convert(value)
+
+
+def read_json(request: Request) -> dict[str, Any]:
+    """The request's JSON object body, with the core's 400/413/415 answers when it is not
+    one."""
+    from seqcore.rest.body import read_json as read
+
+    return read(request)
+
+
+def load(request: Request, schema: Schema, data: dict[str, Any] | None = None, *,
+         partial: bool = False, allow_unknown: bool = False) -> dict[str, Any]:
+    """Validate a JSON body (the request's by default) against a marshmallow schema; every
+    field error comes back at once as a 400."""
+    from seqcore.rest.body import load as validate
+
+    return validate(request, schema, data, partial=partial, allow_unknown=allow_unknown)
+
+
+def validation_error(errors: Mapping[str, list[str]]) -> ApiError:
+    """The 400 the core answers for field errors (``{"field": ["message", ...]}``); raise
+    it."""
+    from seqcore.rest.errors import validation_error as make
+
+    return make(errors)
+
+
+def ini_settings(ini: str) -> dict[str, Any]:
+    """The resolved application settings of a PasteDeploy ini file, for a process (a worker)
+    that runs outside the web application."""
+    from seqcore.cli import Env
+
+    return Env(ini).settings
+
+
+__all__ = [
+    "AnalysisSubmission",
+    "AnalysisType",
+    "ApiError",
+    "Base",
+    "ChildSpec",
+    "Conflict",
+    "Context",
+    "DomainError",
+    "Endpoint",
+    "Executor",
+    "Fast5Check",
+    "FastaCheck",
+    "FastqCheck",
+    "FileKind",
+    "Forbidden",
+    "GraphQLContext",
+    "InputObject",
+    "Invalid",
+    "JobStatus",
+    "LinkSpec",
+    "MetadataEntry",
+    "MetadataType",
+    "MigrationSource",
+    "Node",
+    "NotFound",
+    "OutputRel",
+    "Parameter",
+    "Permission",
+    "PipelineContext",
+    "PipelineError",
+    "ProjectResource",
+    "ProjectRole",
+    "QCRecord",
+    "SampleResource",
+    "SequenceFile",
+    "SequencingObject",
+    "SequencingObjectResource",
+    "Setting",
+    "SubmissionResource",
+    "SystemRole",
+    "Tool",
+    "View",
+    "WriteBack",
+    "child_href",
+    "collection",
+    "download",
+    "entry",
+    "epoch_ms",
+    "file_entry",
+    "files_of",
+    "hookimpl",
+    "ini_settings",
+    "int_key",
+    "latest_submission_href",
+    "launch",
+    "load",
+    "negotiate",
+    "not_ready_message",
+    "parse_id",
+    "read_json",
+    "read_result",
+    "readiness",
+    "receive_file",
+    "run_job",
+    "submission_entry",
+    "url_for",
+    "utcnow",
+    "validation_error",
+    "verify_gzip",
+]
