@@ -8,7 +8,7 @@ test:
 	./dev test
 
 lint:
-	.venv/bin/ruff check seqcore tests bench plugins
+	.venv/bin/ruff check seqcore tests bench plugins examples
 
 bench-api:
 	.venv/bin/python bench/api.py

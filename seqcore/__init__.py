@@ -1,7 +1,7 @@
 """seqcore: a Pyramid framework and service for microbial sequencing data.
 
-Plugin authors import :data:`hookimpl` from here; everything else they need lives in
-:mod:`seqcore.contrib` (what a plugin declares) and :mod:`seqcore.testing` (the test kit).
+Plugin authors import from :mod:`seqcore.plugin` (the public plugin API, ``hookimpl``
+included) and, in their tests, :mod:`seqcore.testing` (the test kit); nothing else.
 """
 
 from importlib.metadata import PackageNotFoundError, version
