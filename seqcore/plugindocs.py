@@ -44,7 +44,8 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                  "is reported and a type that is not ready refuses launches."),
         ("FileKind", "A kind of sequencing object (its files, content check, processing); "
                      "from `register_file_kinds`. The core derives every endpoint."),
-        ("MetadataType", "A typed sample-metadata field; from `register_metadata_types`."),
+        ("MetadataType", "A type of sample-metadata value beyond `text`, with its validation; from "
+                         "`register_metadata_types`."),
         ("Endpoint", "A REST route of the plugin's own with its `View`s; from "
                      "`register_rest_endpoints`."),
         ("View", "One HTTP method of an `Endpoint`: the callable and the `Permission` "
@@ -87,8 +88,8 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                        "and `FileKind`."),
         ("FastaCheck", "Streaming FASTA content check (plain or gzip)."),
         ("Fast5Check", "Content check for FAST5 (HDF5) files and bundles."),
-        ("verify_gzip", "Whether a gzip upload of this size is decompressed in full to "
-                        "verify it (from the deployment's settings)."),
+        ("verify_gzip", "Whether a gzip upload of this size is inflated in full on arrival "
+                        "(the deployment's settings), for a plugin's own upload check."),
     ]),
     ("Analyses", "", [
         ("launch", "Check a launch request and create the submission (state NEW), for a "

@@ -1,5 +1,9 @@
 """The example's fixtures: its plugin with the FASTQ file kinds it reads, and two helpers
-(upload reads, run the workers until everything is done) over the test kit."""
+(upload reads, run the workers until everything is done) over the test kit.
+
+The two helpers stand in for the kit's own upload and run-to-completion fixtures, which are
+being added to ``seqcore.testing``; once they are there, these go.
+"""
 
 from __future__ import annotations
 
