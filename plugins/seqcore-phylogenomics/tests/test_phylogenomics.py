@@ -396,3 +396,29 @@ def test_a_failing_tool_gives_error_and_no_outputs(testapp, app_config, factorie
     assert "nucmer failed" in body["analysisError"] and "out of memory" in body[
         "analysisError"]
     assert db.get(AnalysisSubmission, int(body["identifier"])).outputs == []
+
+
+GRAPHQL_LAUNCH = """
+mutation($input: LaunchAnalysisInput!) {
+  launchAnalysis(input: $input) { submission { id state } errors { message path } }
+}
+"""
+
+
+def test_graphql_launches_check_the_reference(graphql, testapp, world, db):
+    ref_id = upload_reference(testapp, world["project"], world["headers"]).json["resource"][
+        "identifier"]
+    graphql.as_user(world["member"])
+    samples = [f"gid://seqcore/Sample/{s.id}" for s in world["samples"]]
+    payload = graphql(GRAPHQL_LAUNCH, {"input": {
+        "analysisType": "phylogenomics", "sampleIds": samples,
+        "parameters": {"reference": "referenceFile:999999"}}})["data"]["launchAnalysis"]
+    assert payload["errors"] == [{"message": "There is no reference file 999999.",
+                                  "path": ["parameters", "reference"]}]
+    assert db.query(AnalysisSubmission).count() == 0
+    payload = graphql(GRAPHQL_LAUNCH, {"input": {
+        "analysisType": "phylogenomics", "sampleIds": samples,
+        "parameters": {"reference": f"referenceFile:{ref_id}"}}})["data"]["launchAnalysis"]
+    assert payload["errors"] == [] and payload["submission"]["state"] == "NEW"
+    row = db.query(SubmissionReference).one()
+    assert row.reference == f"referenceFile:{ref_id}" and row.path.endswith("ref.fasta")
