@@ -4,7 +4,7 @@ generic launch of REST and GraphQL, run to completion by the worker."""
 from dataclasses import replace
 
 import pytest
-from pyramid.exceptions import ConfigurationError
+from pyramid.exceptions import ConfigurationConflictError, ConfigurationError
 
 import seqcore_sequencefiles.plugin as sequencefiles_plugin
 from seqcore import hookimpl
@@ -148,3 +148,31 @@ def test_launch_declarations_are_checked_at_start_up(seqcore_settings, database_
         configure({**seqcore_settings, "sqlalchemy.url": database_url,
                    "seqcore.engine": engine},
                   plugins=[sequencefiles_plugin, _Declares(broken)]).commit()
+
+
+class _ClaimsTypeRel:
+    @hookimpl
+    def register_links(self):
+        from seqcore.contrib import LinkSpec
+        from seqcore.links import api_href
+        from seqcore.resources.analyses import SubmissionsCollection
+
+        return [LinkSpec(SubmissionsCollection, "analysisSubmissions/baseline", api_href("x"))]
+
+
+def test_a_rel_derived_from_a_type_cannot_be_claimed(seqcore_settings, database_url, engine):
+    """The submissions collection's per-type rels are derived after the types register, and
+    still conflict with a plugin's link of the same rel."""
+    with pytest.raises(ConfigurationConflictError, match="analysisSubmissions/baseline"):
+        configure({**seqcore_settings, "sqlalchemy.url": database_url,
+                   "seqcore.engine": engine},
+                  plugins=[sequencefiles_plugin, baseline, _ClaimsTypeRel()]).commit()
+
+
+def test_each_type_and_alias_links_to_its_filter(baseline_app, world):
+    app = baseline_app
+    body = app.get("/api/analysisSubmissions", headers=world["headers"]).json["resource"]
+    rels = links(body)
+    for name in ("baseline", "readcount", "countreads"):
+        assert rels[f"analysisSubmissions/{name}"] == (
+            f"http://localhost/api/analysisSubmissions/analysisType/{name}")
