@@ -197,6 +197,27 @@ class AnalysisType:
         ``register_settings``, or the core's) whose values the pipeline receives as
         ``ctx.settings``: the pipeline runs in another process, maybe another machine, and
         sees no configuration otherwise.
+
+    Launches that need more than the generic fields (a reference genome the caller must be
+    allowed to read) declare it here rather than adding an endpoint of their own; see
+    :mod:`seqcore.analysis.launching` and ``docs/analyses/launching.md``:
+
+    :param launch_fields: names of extra top-level launch fields this type accepts beside the
+        generic ones (``name``, ``sequencingObjects``, ``samples``...); their values reach
+        ``launch_check`` as given, in ``launch.request.extra``. Any other field is refused.
+    :param launch_check: ``launch_check(launch) -> LaunchChecked | None`` runs on every
+        launch (REST, GraphQL) after the generic checks, with a
+        :class:`seqcore.analysis.launching.Launch` (the typed request, inputs resolved,
+        parameters typed, the generic problems so far, the caller as an ``Actor``). Its
+        problems are reported with the generic ones in one answer; its ``resolved`` values
+        go to ``record_launch``. It must not write.
+    :param record_launch: ``record_launch(launch, submission, resolved)`` runs once the
+        submission exists, in the same transaction: keep what the check resolved (in the
+        plugin's own table) for ``job_data``.
+    :param job_data: ``job_data(source) -> dict`` runs when the worker writes the job, with a
+        :class:`seqcore.analysis.jobdata.JobSource`; the JSON-serialisable dict it returns
+        is written into ``job.json`` and read by the pipeline as ``ctx.data`` (stored files
+        are passed by path). Raising fails the submission with the error as its reason.
     """
 
     name: str
@@ -213,6 +234,10 @@ class AnalysisType:
     aliases: tuple[str, ...] = ()
     description: str = ""
     settings: tuple[str, ...] = ()
+    launch_fields: tuple[str, ...] = ()
+    launch_check: Callable[[Any], Any] | None = None
+    record_launch: Callable[[Any, Any, Mapping[str, Any]], None] | None = None
+    job_data: Callable[[Any], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True)

@@ -297,18 +297,21 @@ def projects_deleting(project_ids: list[int], request: Request | None) -> None:
 
 
 @hookspec
-def file_uploaded(sequencing_object: Any, kind: str, request: Request | None,
-                  registry: Any) -> None:
-    """Notification: a sequencing object finished processing (checksum, QC).
+def sequencing_object_processed(sequencing_object: Any, kind: str, registry: Any) -> None:
+    """Notification: a sequencing object finished processing (checksum, decompression, QC)
+    and is ``FINISHED``.
 
-    Runs in the worker, inside the transaction that marks the object ``FINISHED`` (the
-    object's session is ``sqlalchemy.orm.object_session(sequencing_object)``): rows added
-    here commit with it. Must not raise. Used to launch automated analyses.
+    Runs in the processing worker, never in a request, inside the transaction that marks the
+    object ``FINISHED`` (the object's session is
+    ``sqlalchemy.orm.object_session(sequencing_object)``): rows added here commit with it.
+    Must not raise. The core uses it to launch a project's automated analyses.
 
     :param sequencing_object: the processed object.
     :param kind: its file kind's name.
-    :param request: ``None`` (no request in the worker).
     :param registry: the application's Pyramid registry (settings, analysis types).
+
+    It was named ``file_uploaded``, with a ``request`` argument that was always ``None``;
+    the name now says when it fires.
 
     .. versionadded:: 26.11
     """

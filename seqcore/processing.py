@@ -5,7 +5,7 @@ it) → ``PROCESSING`` → ``FINISHED`` or ``ERROR`` (with the reason). Objects 
 run wait until the run is ``COMPLETE``. Steps, in order, for each file: checksum (when the
 upload did not already compute it), gzip decompression (when the deployment enables it and
 the kind allows it; the compressed original is kept), QC through the QC engine; then the
-``file_uploaded`` hook (automated analyses).
+``sequencing_object_processed`` hook (automated analyses).
 
 A claim is a lease that the worker renews while it works. A worker that dies leaves the lease
 to run out; the next worker to look puts the object back in the queue, or marks it ``ERROR``
@@ -257,10 +257,11 @@ class Worker:
             obj.modified = utcnow()
             if state is ProcessingState.FINISHED:
                 try:
-                    self.registry.pm.hook.file_uploaded(sequencing_object=obj, kind=obj.kind,
-                                                        request=None, registry=self.registry)
+                    self.registry.pm.hook.sequencing_object_processed(
+                        sequencing_object=obj, kind=obj.kind, registry=self.registry)
                 except Exception:
-                    log.exception("a file_uploaded hook failed for object %s", object_id)
+                    log.exception("a sequencing_object_processed hook failed for object %s",
+                                  object_id)
 
 
 def _is_gzip(path: Path) -> bool:

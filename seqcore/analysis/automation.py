@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 
 @hookimpl
-def file_uploaded(sequencing_object: Any, kind: str, registry: Any) -> None:
+def sequencing_object_processed(sequencing_object: Any, kind: str, registry: Any) -> None:
     """For each project holding the sample, launch its automated analyses that take this kind
     of input. Results are written back only where the project owns the sample."""
     from seqcore.analysis.registry import analysis_registry

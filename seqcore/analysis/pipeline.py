@@ -42,7 +42,9 @@ class InputObject:
 
 @dataclass
 class PipelineContext:
-    """Everything a pipeline gets: inputs, parameters (typed), a private work directory."""
+    """Everything a pipeline gets: inputs, parameters (typed), a private work directory, and
+    ``data``: what the analysis type's ``job_data`` returned when the job was written (a
+    reference resolved at launch), empty for types that declare none."""
 
     work_dir: Path
     parameters: dict[str, Any]
@@ -51,6 +53,7 @@ class PipelineContext:
     analysis_type: str
     threads: int = 1
     settings: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
     logger: logging.Logger = field(default_factory=lambda: logging.getLogger("seqcore.job"))
 
     def log(self, message: str) -> None:
@@ -126,7 +129,8 @@ def run_job(work_dir: str | Path) -> dict[str, Any]:
                                   inputs=inputs, submission_id=spec["submission_id"],
                                   analysis_type=spec["analysis_type"],
                                   threads=int(spec.get("threads", 1)),
-                                  settings=dict(spec.get("settings", {})), logger=logger)
+                                  settings=dict(spec.get("settings", {})),
+                                  data=dict(spec.get("data", {})), logger=logger)
         logger.info("starting %s for submission %s", spec["pipeline"], spec["submission_id"])
         outputs = pipeline(context) or {}
         missing = {k: str(p) for k, p in outputs.items() if not Path(p).is_file()}

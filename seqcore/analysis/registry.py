@@ -61,14 +61,9 @@ def add_analysis_type(config: Configurator, analysis_type: AnalysisType) -> None
     config.action(("seqcore.analysis_type", analysis_type.name), register)
     for alias in analysis_type.aliases:  # an alias may not shadow another type or alias
         config.action(("seqcore.analysis_type", alias), None)
-    # Derived links: the submissions collection links to each name's filter.
-    from seqcore.contrib import LinkSpec
-    from seqcore.links import api_href
-    from seqcore.resources.analyses import SubmissionsCollection
-
-    for name in (analysis_type.name, *analysis_type.aliases):
-        config.add_link(LinkSpec(SubmissionsCollection, f"analysisSubmissions/{name}",
-                                 api_href("analysisSubmissions", "analysisType", name)))
+    # The links derived from the type (the submissions collection's filter rels) are added by
+    # seqcore.resources.analyses once the types are registered: the registry stays below the
+    # traversal contexts that read it.
 
 
 def add_output_rel(config: Configurator, output: OutputRel) -> None:
@@ -108,6 +103,7 @@ def verify_declarations(registry: Registry) -> None:
     kinds = {kind.name for kind in registry.get("seqcore.file_kinds", {}).values()}
     for analysis_type in reg.types.values():
         where = f"analysis type {analysis_type.name!r}"
+        _verify_launch_declarations(analysis_type, where)
         unknown = [kind for kind in analysis_type.inputs if kind not in kinds]
         if unknown:
             raise ConfigurationError(
@@ -124,6 +120,29 @@ def verify_declarations(registry: Registry) -> None:
             raise ConfigurationError(
                 f"output rel {rels[0].rel!r} names analysis type {type_name!r}, which no "
                 "loaded plugin registers")
+
+
+def _verify_launch_declarations(analysis_type: AnalysisType, where: str) -> None:
+    """The launch fields are names no generic field has, and the launch and job callables
+    are callables: a slip here would otherwise show as a 500 on the first launch, or a job
+    failing on a worker."""
+    from seqcore.analysis.launching import GENERIC_FIELDS
+
+    fields = analysis_type.launch_fields
+    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
+        raise ConfigurationError(f"{where}: launch_fields must be a tuple of field names, "
+                                 f"not {fields!r}")
+    clash = sorted(set(fields) & set(GENERIC_FIELDS))
+    if clash:
+        raise ConfigurationError(f"{where}: launch field(s) {', '.join(map(repr, clash))} "
+                                 "are generic launch fields (every type takes them)")
+    if len(set(fields)) != len(fields):
+        raise ConfigurationError(f"{where}: launch_fields name a field twice: {fields!r}")
+    for attribute in ("launch_check", "record_launch", "job_data", "write_back"):
+        value = getattr(analysis_type, attribute)
+        if value is not None and not callable(value):
+            raise ConfigurationError(f"{where}: {attribute} must be a callable, not "
+                                     f"{value!r}")
 
 
 def includeme(config: Configurator) -> None:

@@ -1,100 +1,83 @@
-"""Launching analyses: checks shared by REST, GraphQL and automated launches."""
+"""Launching analyses: the checks every launch passes (REST, GraphQL, a plugin's own path),
+on typed arguments, answering with domain errors.
+
+A transport reads its wire format into a :class:`~seqcore.analysis.launching.LaunchRequest`
+and maps :class:`~seqcore.errors.NotFound` (no such type), :class:`~seqcore.errors.Invalid`
+(the problems, all at once), :class:`~seqcore.errors.Forbidden` (writing back without
+permission) and :class:`~seqcore.errors.Conflict` (the type is not ready) to its own answers.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
-from pyramid.request import Request
 from sqlalchemy import select
 
+from seqcore.analysis.launching import (
+    GENERIC_FIELDS,
+    Actor,
+    Launch,
+    LaunchChecked,
+    LaunchRequest,
+)
 from seqcore.analysis.parameters import as_strings, check_parameters
 from seqcore.analysis.readiness import not_ready_message, readiness
 from seqcore.analysis.registry import analysis_registry
 from seqcore.contrib import AnalysisType
 from seqcore.db import utcnow
-from seqcore.fields import Choice, Flag, Id, Text
+from seqcore.errors import Conflict, Forbidden, Invalid, NotFound
 from seqcore.models.analysis import (
     PRIORITY_ORDER,
     AnalysisState,
     AnalysisSubmission,
-    Priority,
     SubmissionInput,
     SubmissionProject,
 )
 from seqcore.models.sequencing import SequencingObject
-from seqcore.rest.errors import ApiError, validation_error
-from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
+from seqcore.timestamps import epoch_ms
 
 NAME_MESSAGE = "The name must be text of at most 255 characters."
+PARAMETERS_MESSAGE = "'parameters' must be an object of name: value."
+PRIORITY_MESSAGE = "'priority' must be LOW, MEDIUM or HIGH."
+DESCRIPTION_MESSAGE = "'description' must be text."
 
 
-class LaunchSchema(Schema):
-    """A launch request as REST and GraphQL send it; each field's type refuses values of the
-    wrong kind (a list for the priority, an object for the description, an id beyond 64
-    bits) with the message shown, so nothing of the wrong kind reaches the database."""
-
-    name = Text(allow_none=True, validate=validate.Length(max=255), error_messages={
-        "invalid": NAME_MESSAGE}, load_default=None)
-    sequencingObjects = fields.List(Id(), allow_none=True, load_default=None, error_messages={
-        "invalid": "'sequencingObjects' must be a list of ids."})
-    samples = fields.List(Id(), allow_none=True, load_default=None, error_messages={
-        "invalid": "'samples' must be a list of ids."})
-    projects = fields.List(Id(), allow_none=True, load_default=None, error_messages={
-        "invalid": "'projects' must be a list of ids."})
-    parameters = fields.Dict(keys=fields.String(), allow_none=True, load_default=None,
-                             error_messages={"invalid": "'parameters' must be an object of "
-                                                        "name: value."})
-    writeResultsToSamples = Flag(load_default=False, error_messages={
-        "invalid": "'writeResultsToSamples' must be true or false.",
-        "null": "'writeResultsToSamples' must be true or false."})
-    priority = Choice(list(PRIORITY_ORDER), load_default=Priority.MEDIUM.value,
-                      error="'priority' must be LOW, MEDIUM or HIGH.",
-                      error_messages={"null": "'priority' must be LOW, MEDIUM or HIGH."})
-    description = Text(allow_none=True, load_default=None, error_messages={
-        "invalid": "'description' must be text."})
+def acceptable_fields(analysis_type: AnalysisType) -> list[str]:
+    """The launch fields ``analysis_type`` takes: the generic ones and its own."""
+    return sorted({*GENERIC_FIELDS, *analysis_type.launch_fields})
 
 
-def _typed(body: Mapping[str, Any], problems: dict[str, list[str]]) -> dict[str, Any]:
-    """The body's fields typed by :class:`LaunchSchema`; a field of the wrong kind is a
-    problem and is left out (as if absent)."""
-    schema = LaunchSchema()
-    try:
-        return schema.load(body)
-    except ValidationError as err:
-        for key, messages in err.messages.items():
-            if key == "name":
-                messages = [NAME_MESSAGE]
-            elif isinstance(messages, dict):  # a list's items: one message for the list
-                messages = [schema.fields[key].error_messages["invalid"]]
-            problems[key] = [str(m) for m in messages]
-        valid = dict(err.valid_data or {})
-        for key, field in schema.fields.items():
-            if key not in valid:
-                valid[key] = field.load_default
-        return valid
+def _value_problems(spec: LaunchRequest) -> dict[str, list[str]]:
+    """The transport's problems and those of values of the wrong kind, in the order of the
+    generic fields (one message per field, as REST has always answered)."""
+    found: dict[str, list[str]] = {key: list(messages)
+                                   for key, messages in spec.problems.items()}
+    if spec.name is not None and (not isinstance(spec.name, str) or len(spec.name) > 255):
+        found["name"] = [NAME_MESSAGE]
+    if spec.parameters is not None and not (
+            isinstance(spec.parameters, Mapping)
+            and all(isinstance(key, str) for key in spec.parameters)):
+        found["parameters"] = [PARAMETERS_MESSAGE]
+    if not (isinstance(spec.priority, str) and spec.priority in PRIORITY_ORDER):
+        found["priority"] = [PRIORITY_MESSAGE]
+    if spec.description is not None and not isinstance(spec.description, str):
+        found["description"] = [DESCRIPTION_MESSAGE]
+    order = {key: index for index, key in enumerate(GENERIC_FIELDS)}
+    return dict(sorted(found.items(), key=lambda item: order.get(item[0], len(order))))
 
 
-def _readable_sample(request: Request, sample_id: int, permission: str) -> bool:
-    try:
-        context = request.root["api"]["samples"][str(sample_id)]
-    except KeyError:
-        return False
-    return bool(request.has_permission(permission, context))
-
-
-def resolve_inputs(request: Request, analysis_type: AnalysisType, object_ids: list[int],
-                   sample_ids: list[int], problems: dict[str, list[str]]
+def resolve_inputs(actor: Actor, analysis_type: AnalysisType, object_ids: Iterable[int],
+                   sample_ids: Iterable[int], problems: dict[str, list[str]]
                    ) -> list[SequencingObject]:
     """The sequencing objects to analyse: those named, plus each named sample's latest
     object of an accepted kind. Objects the caller cannot read do not exist for it."""
     objects: dict[int, SequencingObject] = {}
     missing = []
     for object_id in object_ids:
-        obj = request.db.get(SequencingObject, object_id)
-        if obj is None or not _readable_sample(request, obj.sample_id, Permission.SAMPLE_READ):
+        obj = actor.db.get(SequencingObject, object_id)
+        if obj is None or not actor.may(Permission.SAMPLE_READ, "samples", str(obj.sample_id)):
             missing.append(str(object_id))
             continue
         if obj.kind not in analysis_type.inputs:
@@ -108,10 +91,10 @@ def resolve_inputs(request: Request, analysis_type: AnalysisType, object_ids: li
             "No such sequencing object(s): " + ", ".join(missing) + ".")
     missing = []
     for sample_id in sample_ids:
-        if not _readable_sample(request, sample_id, Permission.SAMPLE_READ):
+        if not actor.may(Permission.SAMPLE_READ, "samples", str(sample_id)):
             missing.append(str(sample_id))
             continue
-        latest = request.db.scalar(
+        latest = actor.db.scalar(
             select(SequencingObject).where(SequencingObject.sample_id == sample_id,
                                            SequencingObject.kind.in_(analysis_type.inputs))
             .order_by(SequencingObject.id.desc()).limit(1))
@@ -135,58 +118,66 @@ def resolve_inputs(request: Request, analysis_type: AnalysisType, object_ids: li
     return chosen
 
 
-def launch(request: Request, type_name: str, body: Mapping[str, Any],
-           automated: bool = False) -> AnalysisSubmission:
-    """Validate everything, then create the submission (state NEW) in one go."""
-    registry = analysis_registry(request.registry)
-    analysis_type = registry.type(type_name)
+def launch(request: Any, spec: LaunchRequest, automated: bool = False) -> AnalysisSubmission:
+    """Check everything, then create the submission (state NEW) in one go.
+
+    ``request`` only carries the database session, the identity and the permission checks
+    (see :class:`~seqcore.analysis.launching.Actor`). Order of the answers: no such type
+    (``NotFound``), fields the type does not take (``Invalid`` with a message and the
+    ``acceptable-properties``), every problem of the input at once, the type's own check
+    included (``Invalid``), writing back without permission (``Forbidden``), the type not
+    ready (``Conflict``).
+    """
+    analysis_type = analysis_registry(request.registry).type(spec.analysis_type)
     if analysis_type is None:
-        raise ApiError(404, message=f"There is no analysis type '{type_name}'.")
-    allowed = {"name", "sequencingObjects", "samples", "parameters", "projects",
-               "writeResultsToSamples", "priority", "description"}
-    unknown = sorted(set(body) - allowed)
+        raise NotFound(f"There is no analysis type '{spec.analysis_type}'.")
+    unknown = sorted(set(spec.extra) - set(analysis_type.launch_fields))
     if unknown:
-        raise ApiError(400, body={"message": f"Unknown field(s): {', '.join(unknown)}.",
-                                  "acceptable-properties": sorted(allowed)})
-    problems: dict[str, list[str]] = {}
-    typed = _typed(body, problems)
-    name = typed["name"] or analysis_type.label
-    parameters, parameter_problems = check_parameters(analysis_type, typed["parameters"] or {})
+        raise Invalid(message=f"Unknown field(s): {', '.join(unknown)}.",
+                      **{"acceptable-properties": acceptable_fields(analysis_type)})
+    actor = Actor(request)
+    problems = _value_problems(spec)
+    name = spec.name if "name" not in problems and spec.name else analysis_type.label
+    given = spec.parameters if "parameters" not in problems and spec.parameters else {}
+    parameters, parameter_problems = check_parameters(analysis_type, given)
     for key, messages in parameter_problems.items():
         problems[f"parameters.{key}"] = messages
-    inputs = resolve_inputs(request, analysis_type, typed["sequencingObjects"] or [],
-                            typed["samples"] or [], problems)
-    project_ids = typed["projects"] or []
-    unreadable = []
-    for project_id in project_ids:
-        try:
-            context = request.root["api"]["projects"][str(project_id)]
-            if not request.has_permission(Permission.PROJECT_READ, context):
-                unreadable.append(str(project_id))
-        except KeyError:
-            unreadable.append(str(project_id))
+    inputs = resolve_inputs(actor, analysis_type, spec.object_ids, spec.sample_ids, problems)
+    project_ids = list(spec.project_ids)
+    unreadable = [str(project_id) for project_id in project_ids
+                  if not actor.may(Permission.PROJECT_READ, "projects", str(project_id))]
     if unreadable:
         problems["projects"] = ["No such project(s): " + ", ".join(unreadable) + "."]
-    write_back = typed["writeResultsToSamples"]
+    write_back = spec.write_back
     if write_back and not analysis_type.writes_back:
         problems["writeResultsToSamples"] = [
             f"{analysis_type.name} does not write results back to samples."]
-    priority = typed["priority"]
+    priority = spec.priority if "priority" not in problems else None
+    typed_launch = Launch(request=spec, analysis_type=analysis_type, inputs=tuple(inputs),
+                          parameters=dict(parameters), problems=dict(problems), actor=actor)
+    checked = LaunchChecked()
+    if analysis_type.launch_check is not None:
+        checked = analysis_type.launch_check(typed_launch) or LaunchChecked()
+        for key, messages in checked.problems.items():
+            problems[key] = list(messages)
     if problems:
-        raise validation_error(problems)
+        raise Invalid(problems)
     if write_back and not automated:
         for sample_id in {o.sample_id for o in inputs}:
-            if not _readable_sample(request, sample_id, Permission.SAMPLE_WRITE):
-                raise ApiError(403, message=f"Writing results back needs permission to "
-                                            f"change sample {sample_id}.")
+            if not actor.may(Permission.SAMPLE_WRITE, "samples", str(sample_id)):
+                raise Forbidden(f"Writing results back needs permission to change sample "
+                                f"{sample_id}.")
     ready, states = readiness(analysis_type)
     if not ready:
-        raise ApiError(409, message=not_ready_message(analysis_type, states))
-    return create_submission(request.db, analysis_type, name=name, inputs=inputs,
-                             parameters=parameters, project_ids=project_ids,
-                             update_samples=write_back, priority=priority,
-                             submitter_id=request.identity.user_id if request.identity else None,
-                             automated=automated, description=typed["description"])
+        raise Conflict(not_ready_message(analysis_type, states))
+    submission = create_submission(actor.db, analysis_type, name=name, inputs=inputs,
+                                   parameters=parameters, project_ids=project_ids,
+                                   update_samples=write_back, priority=str(priority),
+                                   submitter_id=actor.user_id, automated=automated,
+                                   description=spec.description)
+    if analysis_type.record_launch is not None:
+        analysis_type.record_launch(typed_launch, submission, checked.resolved)
+    return submission
 
 
 def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,

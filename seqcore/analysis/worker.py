@@ -28,6 +28,7 @@ from pyramid.registry import Registry
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
+from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.parameters import check_parameters
 from seqcore.analysis.pipeline import write_job
 from seqcore.analysis.registry import analysis_registry, make_executor
@@ -41,7 +42,7 @@ from seqcore.models.analysis import (
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.processing import worker_name
-from seqcore.rest.values import epoch_ms
+from seqcore.timestamps import epoch_ms
 
 log = logging.getLogger(__name__)
 
@@ -230,10 +231,15 @@ class AnalysisWorker:
         schema = {p.name for p in analysis_type.parameters}
         typed, _ = check_parameters(analysis_type, {k: v for k, v in sub.parameters.items()
                                                     if k in schema})
+        data: dict[str, Any] = {}
+        if analysis_type.job_data is not None:  # what the type needs beyond inputs
+            data = dict(analysis_type.job_data(JobSource(
+                db=db, storage=self.storage, settings=self.settings, submission=sub)) or {})
         return {"submission_id": sub.id, "analysis_type": analysis_type.name,
                 "pipeline": analysis_type.pipeline, "parameters": typed, "inputs": inputs,
                 "threads": int(self.settings["seqcore.analysis.threads"]),
-                "settings": {name: self.settings.get(name) for name in analysis_type.settings}}
+                "settings": {name: self.settings.get(name) for name in analysis_type.settings},
+                "data": data}
 
     def advance(self) -> int:
         """Poll running jobs; collect finished ones; write back; complete."""

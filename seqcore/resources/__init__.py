@@ -26,3 +26,4 @@ def add_resource_child(config: Configurator, spec: object) -> None:
 
 def includeme(config: Configurator) -> None:
     config.add_directive("add_resource_child", add_resource_child)
+    config.include("seqcore.resources.analyses")

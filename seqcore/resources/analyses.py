@@ -174,3 +174,27 @@ class ProjectAnalysesByType(Context):
 
 class AutomatedAnalyses(Context):
     """``/api/projects/{id}/automatedAnalyses``: types launched on every new upload."""
+
+
+def _add_type_links(config: Any) -> None:
+    """Each analysis type's name and aliases get a rel on the submissions collection
+    (``analysisSubmissions/<name>``, linking to the type's filter), derived once the types
+    are registered. Each link is a conflict-checked action like any ``add_link``."""
+    from seqcore.contrib import LinkSpec
+    from seqcore.links import api_href
+
+    for analysis_type in analysis_registry(config.registry).types.values():
+        for name in (analysis_type.name, *analysis_type.aliases):
+            spec = LinkSpec(SubmissionsCollection, f"analysisSubmissions/{name}",
+                            api_href("analysisSubmissions", "analysisType", name))
+
+            def register(spec: LinkSpec = spec) -> None:
+                table = config.registry.setdefault("seqcore.links", {})
+                table.setdefault(spec.context, []).append(spec)
+
+            config.action(("seqcore.link", spec.context, spec.rel), register, order=1)
+
+
+def includeme(config: Any) -> None:
+    # After the types (order 0) are registered; the links are actions of order 1 added then.
+    config.action(("seqcore.analysis_type_links",), lambda: _add_type_links(config), order=1)

@@ -1,12 +1,11 @@
-"""How values look on the wire."""
+"""How values look on the wire.
+
+``epoch_ms`` lives in :mod:`seqcore.timestamps` (the domain records histories with it); it is
+re-exported here for the views that import it from the REST layer.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from seqcore.timestamps import epoch_ms
 
-
-def epoch_ms(value: datetime | None) -> int | None:
-    """Integer epoch milliseconds (whole seconds, so always ending in 000), or ``None``."""
-    if value is None:
-        return None
-    return int(value.timestamp()) * 1000  # C-level and exact for whole seconds
+__all__ = ["epoch_ms"]

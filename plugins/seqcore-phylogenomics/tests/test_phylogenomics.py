@@ -121,8 +121,8 @@ def test_bad_references_leave_nothing(testapp, world, db, app_config, content, m
 
 # -- launching -------------------------------------------------------------------------------
 
-def _launch(testapp, headers, status=201, **body):
-    return testapp.post_json(LAUNCH, body, headers=headers, status=status)
+def _launch(testapp, headers, status=201, path=LAUNCH, **body):
+    return testapp.post_json(path, body, headers=headers, status=status)
 
 
 @pytest.mark.parametrize(("parameters", "field", "text"), [
@@ -141,14 +141,32 @@ def _launch(testapp, headers, status=201, **body):
      "at least"),
     ({"reference": "REF", "mapper": "bowtie"}, "parameters.mapper", "one of"),
 ])
-def test_bad_launches_are_refused(testapp, world, db, parameters, field, text):
+@pytest.mark.parametrize("path", [LAUNCH, GENERIC])
+def test_bad_launches_are_refused(testapp, world, db, parameters, field, text, path):
     ref_id = upload_reference(testapp, world["project"], world["headers"]).json["resource"][
         "identifier"]
     if parameters.get("reference") == "REF":
         parameters = {**parameters, "reference": f"referenceFile:{ref_id}"}
     res = _launch(testapp, world["headers"], status=400, parameters=parameters,
-                  sequencingObjects=[p.id for p in world["pairs"]])
+                  sequencingObjects=[p.id for p in world["pairs"]], path=path)
     assert field in res.json and text in " ".join(res.json[field]), res.json
+    assert db.query(AnalysisSubmission).count() == 0
+    assert db.query(SubmissionReference).count() == 0
+
+
+@pytest.mark.parametrize("body", [
+    {"parameters": {"reference": "genome.fasta"}},
+    {"parameters": {"reference": "referenceFile:999999"}, "priority": ["HIGH"]},
+    {"parameters": {"reference": "assembly:1", "mapper": "bowtie"}, "samples": "all"},
+    {"parameters": {}, "writeResultsToSamples": True},
+    {"parameters": "reference", "name": "x" * 300},
+    {"parameters": {"reference": "referenceFile:1"}, "unknown": 1},
+])
+def test_the_alias_and_the_generic_path_answer_alike(testapp, world, db, body):
+    body = {"sequencingObjects": [p.id for p in world["pairs"]], **body}
+    old = _launch(testapp, world["headers"], status=400, **body)
+    new = _launch(testapp, world["headers"], status=400, path=GENERIC, **body)
+    assert new.json == old.json
     assert db.query(AnalysisSubmission).count() == 0
 
 
@@ -199,16 +217,48 @@ def test_members_launch_with_the_project_reference(testapp, world, db):
     assert row.reference == f"referenceFile:{ref_id}" and row.path.endswith("ref.fasta")
 
 
-def test_generic_launch_fails_with_a_reason(testapp, app_config, world):
+def test_the_generic_path_checks_and_records_the_reference(testapp, world, db):
     ref_id = upload_reference(testapp, world["project"], world["headers"]).json["resource"][
         "identifier"]
-    body = testapp.post_json(GENERIC, {"parameters": {"reference": f"referenceFile:{ref_id}"},
-                                       "sequencingObjects": [p.id for p in world["pairs"]]},
-                             headers=world["headers"], status=201).json["resource"]
+    res = _launch(testapp, world["member_headers"], path=GENERIC,
+                  parameters={"reference": f"referenceFile:{ref_id}"},
+                  samples=[s.id for s in world["samples"]])
+    body = res.json["resource"]
+    assert body["analysisState"] == "NEW"
+    assert body["inputParameters"]["reference"] == f"referenceFile:{ref_id}"
+    assert res.headers["Location"] == links(body)["self"]
+    row = db.get(SubmissionReference, int(body["identifier"]))
+    assert row.reference == f"referenceFile:{ref_id}" and row.path.endswith("ref.fasta")
+
+
+def test_one_isolate_is_refused_on_the_generic_path(testapp, world, db):
+    ref_id = upload_reference(testapp, world["project"], world["headers"]).json["resource"][
+        "identifier"]
+    res = _launch(testapp, world["headers"], status=400, path=GENERIC,
+                  parameters={"reference": f"referenceFile:{ref_id}"},
+                  sequencingObjects=[world["pairs"][0].id])
+    assert "at least two samples" in res.json["samples"][0]
+    assert db.query(AnalysisSubmission).count() == 0
+
+
+def test_a_submission_without_a_resolved_reference_fails_with_a_reason(app_config, world, db):
+    """A submission created without the launch check (as automated analyses are) has no
+    reference for the pipeline, which says how to launch instead."""
+    from seqcore.analysis.registry import analysis_registry
+    from seqcore.analysis.service import create_submission
+
+    analysis_type = analysis_registry(app_config.registry).type("phylogenomics")
+    submission = create_submission(
+        db, analysis_type, name="unchecked", inputs=world["pairs"],
+        parameters={"reference": "referenceFile:1"}, project_ids=[], update_samples=False,
+        priority="LOW", submitter_id=None, automated=True)
+    submission_id = submission.id
+    db.commit()
     AnalysisWorker(app_config.registry).run_until_idle(timeout=120)
-    body = testapp.get(links(body)["self"], headers=world["headers"]).json["resource"]
-    assert body["analysisState"] == "ERROR"
-    assert LAUNCH in body["analysisError"]
+    db.expire_all()
+    submission = db.get(AnalysisSubmission, submission_id)
+    assert submission.state == "ERROR"
+    assert GENERIC in submission.error
 
 
 # -- the real pipeline -----------------------------------------------------------------------
@@ -250,7 +300,7 @@ def test_known_snvs_matrix_and_tree(testapp, app_config, factories, dataset):
     headers = factories.headers(owner)
     samples, _ = _isolates(factories, project, dataset)
     ref = upload_reference(testapp, project, headers, dataset["reference"], "genome.fasta")
-    res = _launch(testapp, headers, name="tree of five",
+    res = _launch(testapp, headers, name="tree of five", path=GENERIC,
                   parameters={"reference": ref.json["resource"]["reference"]},
                   samples=[s.id for s in samples.values()], projects=[project.id])
     AnalysisWorker(app_config.registry).run_until_idle(timeout=240)
@@ -346,3 +396,29 @@ def test_a_failing_tool_gives_error_and_no_outputs(testapp, app_config, factorie
     assert "nucmer failed" in body["analysisError"] and "out of memory" in body[
         "analysisError"]
     assert db.get(AnalysisSubmission, int(body["identifier"])).outputs == []
+
+
+GRAPHQL_LAUNCH = """
+mutation($input: LaunchAnalysisInput!) {
+  launchAnalysis(input: $input) { submission { id state } errors { message path } }
+}
+"""
+
+
+def test_graphql_launches_check_the_reference(graphql, testapp, world, db):
+    ref_id = upload_reference(testapp, world["project"], world["headers"]).json["resource"][
+        "identifier"]
+    graphql.as_user(world["member"])
+    samples = [f"gid://seqcore/Sample/{s.id}" for s in world["samples"]]
+    payload = graphql(GRAPHQL_LAUNCH, {"input": {
+        "analysisType": "phylogenomics", "sampleIds": samples,
+        "parameters": {"reference": "referenceFile:999999"}}})["data"]["launchAnalysis"]
+    assert payload["errors"] == [{"message": "There is no reference file 999999.",
+                                  "path": ["parameters", "reference"]}]
+    assert db.query(AnalysisSubmission).count() == 0
+    payload = graphql(GRAPHQL_LAUNCH, {"input": {
+        "analysisType": "phylogenomics", "sampleIds": samples,
+        "parameters": {"reference": f"referenceFile:{ref_id}"}}})["data"]["launchAnalysis"]
+    assert payload["errors"] == [] and payload["submission"]["state"] == "NEW"
+    row = db.query(SubmissionReference).one()
+    assert row.reference == f"referenceFile:{ref_id}" and row.path.endswith("ref.fasta")

@@ -1,5 +1,6 @@
-"""``launchAnalysis``: the REST launch (``POST /api/analysisSubmissions/analysisType/{type}``)
-with the same checks, answering problems in the payload."""
+"""``launchAnalysis``: the launch REST offers at ``POST
+/api/analysisSubmissions/analysisType/{type}``, with the same checks, answering problems in
+the payload."""
 
 from __future__ import annotations
 
@@ -7,11 +8,23 @@ from typing import Any
 
 import graphene
 
+from seqcore.analysis.launching import LaunchRequest
+from seqcore.analysis.registry import analysis_registry
 from seqcore.analysis.service import launch
+from seqcore.errors import DomainError, Invalid
 from seqcore.graphql.analyses import AnalysisSubmission
 from seqcore.graphql.mutations.base import Problems, UserError, problem, run
 from seqcore.graphql.scalars import JSON
-from seqcore.rest.errors import ApiError
+
+
+def _paths(err: Invalid, launch_fields: set[str]) -> Problems:
+    """The launch's problems as payload errors: ``parameters.min_length`` is the path
+    ``["parameters", "min_length"]``; a type's own launch field sits under
+    ``launchFields``."""
+    return Problems({"message": message,
+                     "path": (["launchFields", *key.split(".")]
+                              if key.split(".")[0] in launch_fields else key.split("."))}
+                    for key, messages in err.problems.items() for message in messages)
 
 
 class LaunchAnalysis(graphene.relay.ClientIDMutation):
@@ -25,6 +38,8 @@ class LaunchAnalysis(graphene.relay.ClientIDMutation):
         project_ids = graphene.List(graphene.NonNull(graphene.ID))
         write_results_to_samples = graphene.Boolean()
         priority = graphene.String()
+        launch_fields = graphene.Field(
+            JSON, description="The extra launch fields the analysis type declares, by name.")
 
     submission = graphene.Field(AnalysisSubmission)
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
@@ -33,25 +48,30 @@ class LaunchAnalysis(graphene.relay.ClientIDMutation):
     def mutate_and_get_payload(cls, root: Any, info: Any, analysis_type: str,
                                sample_ids: list[str], **given: Any) -> Any:
         def work() -> dict[str, Any]:
-            body: dict[str, Any] = {
-                "samples": [info.context.parse(gid, "Sample")[1] for gid in sample_ids]}
-            if given.get("project_ids"):
-                body["projects"] = [info.context.parse(gid, "Project")[1]
-                                    for gid in given["project_ids"]]
-            for field, key in (("name", "name"), ("parameters", "parameters"),
-                               ("write_results_to_samples", "writeResultsToSamples"),
-                               ("priority", "priority")):
-                if given.get(field) is not None:
-                    body[key] = given[field]
+            extra = given.get("launch_fields") or {}
+            if not isinstance(extra, dict):
+                raise problem("'launchFields' must be an object of name: value.",
+                              "launchFields")
+            spec = LaunchRequest(
+                analysis_type=analysis_type, name=given.get("name"),
+                sample_ids=tuple(info.context.parse(gid, "Sample")[1] for gid in sample_ids),
+                project_ids=tuple(info.context.parse(gid, "Project")[1]
+                                  for gid in given.get("project_ids") or ()),
+                parameters=given.get("parameters"),
+                write_back=bool(given.get("write_results_to_samples")),
+                priority=given["priority"] if given.get("priority") is not None else "MEDIUM",
+                extra=extra)
             try:
-                submission = launch(info.context.request, analysis_type, body)
-            except ApiError as err:
-                payload = err.payload
-                if set(payload) <= {"message", "acceptable-properties"}:
-                    raise problem(str(payload.get("message")), "analysisType") from None
-                raise Problems({"message": message, "path": field.split(".")}
-                               for field, messages in payload.items()
-                               for message in messages) from None
+                submission = launch(info.context.request, spec)
+            except Invalid as err:
+                if err.has_message or not err.problems:
+                    path = "launchFields" if "acceptable-properties" in err.extra else \
+                        "analysisType"
+                    raise problem(err.message, path) from None
+                declared = analysis_registry(info.context.request.registry).type(analysis_type)
+                raise _paths(err, set(declared.launch_fields if declared else ())) from None
+            except DomainError as err:  # no such type, not allowed, not ready
+                raise problem(err.message, "analysisType") from None
             return {"submission": submission}
 
         return run(info, cls, work)

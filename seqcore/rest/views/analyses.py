@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from marshmallow import Schema, ValidationError, fields
 from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import select
 
+from seqcore.analysis.launching import LaunchRequest
 from seqcore.analysis.parameters import schema
 from seqcore.analysis.readiness import readiness
 from seqcore.analysis.registry import analysis_registry
 from seqcore.analysis.service import launch
 from seqcore.contrib import Endpoint, View
+from seqcore.fields import Flag, Id
 from seqcore.links import url_for
 from seqcore.models.analysis import (
     AnalysisSubmission,
     AutomatedAnalysis,
+    Priority,
     SubmissionInput,
     SubmissionProject,
 )
@@ -93,9 +97,58 @@ def list_submissions(request: Request) -> dict:
     return collection(request, context, entries)
 
 
+class LaunchBody(Schema):
+    """The launch body's lists of ids and its flag, typed as REST reads them; the other
+    generic fields go to the launch as given and are checked there (same messages for every
+    transport). A field of the wrong kind is a problem and is passed on as absent."""
+
+    sequencingObjects = fields.List(Id(), allow_none=True, load_default=None, error_messages={
+        "invalid": "'sequencingObjects' must be a list of ids."})
+    samples = fields.List(Id(), allow_none=True, load_default=None, error_messages={
+        "invalid": "'samples' must be a list of ids."})
+    projects = fields.List(Id(), allow_none=True, load_default=None, error_messages={
+        "invalid": "'projects' must be a list of ids."})
+    writeResultsToSamples = Flag(load_default=False, error_messages={
+        "invalid": "'writeResultsToSamples' must be true or false.",
+        "null": "'writeResultsToSamples' must be true or false."})
+
+
+def launch_request(analysis_type: str, body: dict[str, Any]) -> LaunchRequest:
+    """A REST launch body as a :class:`LaunchRequest`; keys beyond the generic fields are
+    the type's own launch fields (the launch refuses those it does not declare)."""
+    schema = LaunchBody()
+    problems: dict[str, list[str]] = {}
+    typed_keys = set(schema.fields)
+    try:
+        typed = schema.load({k: v for k, v in body.items() if k in typed_keys})
+    except ValidationError as err:
+        for key, messages in err.messages.items():
+            if isinstance(messages, dict):  # a list's items: one message for the list
+                messages = [schema.fields[key].error_messages["invalid"]]
+            problems[key] = [str(m) for m in messages]
+        typed = dict(err.valid_data or {})
+        for key, field in schema.fields.items():
+            if key not in typed:
+                typed[key] = field.load_default
+    generic = {"name", "parameters", "priority", "description", *typed_keys}
+    given: dict[str, Any] = {key: body[key] for key in ("name", "parameters", "priority",
+                                                        "description") if key in body}
+    return LaunchRequest(
+        analysis_type=analysis_type, name=given.get("name"),
+        object_ids=tuple(typed["sequencingObjects"] or ()),
+        sample_ids=tuple(typed["samples"] or ()),
+        project_ids=tuple(typed["projects"] or ()),
+        parameters=given.get("parameters"), write_back=typed["writeResultsToSamples"],
+        priority=given.get("priority", Priority.MEDIUM.value),
+        description=given.get("description"),
+        extra={key: value for key, value in body.items() if key not in generic},
+        problems=problems)
+
+
 def launch_submission(request: Request) -> dict:
     context: TypeFilter = request.context
-    submission = launch(request, context.analysis_type.name, read_json(request))
+    body = read_json(request)
+    submission = launch(request, launch_request(context.analysis_type.name, body))
     resource = context.__parent__.__parent__.resource_for(submission)
     request.response.status = 201
     request.response.location = url_for(request, resource)

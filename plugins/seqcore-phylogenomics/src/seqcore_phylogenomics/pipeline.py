@@ -237,15 +237,19 @@ def isolate_names(ctx: PipelineContext) -> list[str]:
 
 
 def reference_path(ctx: PipelineContext) -> Path:
-    """The reference resolved at launch (written next to the job when it was prepared)."""
+    """The reference resolved at launch: the type's ``job_data`` puts it in ``ctx.data`` (a
+    job written by an earlier version has it in ``reference.json`` beside ``job.json``)."""
+    resolved = dict(ctx.data)
     job_file = ctx.work_dir / REFERENCE_JOB_FILE
-    if not job_file.is_file():
-        raise PipelineError(
-            "No reference was resolved for this submission: launch phylogenomics with POST "
-            "/api/analysisSubmissions/phylogenomics, which checks the reference.")
-    resolved = json.loads(job_file.read_text())
+    if not resolved.get("path") and job_file.is_file():
+        resolved = json.loads(job_file.read_text())
     if resolved.get("error"):
         raise PipelineError(resolved["error"])
+    if not resolved.get("path"):
+        raise PipelineError(
+            "No reference was resolved for this submission: launch phylogenomics with POST "
+            "/api/analysisSubmissions/analysisType/phylogenomics, which checks the reference "
+            "(automated launches cannot choose one).")
     path = Path(resolved["path"])
     if not path.is_file():
         raise PipelineError(f"The reference {resolved.get('reference')} is no longer stored.")

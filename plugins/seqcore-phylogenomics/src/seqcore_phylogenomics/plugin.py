@@ -1,32 +1,32 @@
 """Phylogenomics (SNVPhyl 1.2.3 outputs) and project reference files.
 
 The analysis type takes its reference genome as the ``reference`` parameter
-(``referenceFile:<id>`` or ``assembly:<id>``), because the framework's launch body has no
-reference field and its parameters are plain values. A reference is readable data of its own
-(a project's file, a sample's assembly) that the caller must be allowed to read, and the
-pipeline runs without a database, so the plugin launches through an endpoint of its own,
-``POST /api/analysisSubmissions/phylogenomics``: it checks the reference and the isolates
-(400 with the framework's error body), then hands the body to the framework's ``launch`` and
-records the reference's stored path with the new submission, in the same transaction. When
-the worker prepares the job, the ``submission_state_changed`` hook writes that path next to
-``job.json``; a submission launched through the generic endpoint has none, and fails with a
-reason that names the right endpoint.
+(``referenceFile:<id>`` or ``assembly:<id>``), as its clients have always sent it. A reference
+is readable data of its own (a project's file, a sample's assembly) that the caller must be
+allowed to read, and the pipeline runs without a database, so the type declares what the
+framework needs to launch it through the generic ``POST
+/api/analysisSubmissions/analysisType/phylogenomics``: a ``launch_check`` that checks the
+reference and the isolates (its problems come in the framework's one 400), a
+``record_launch`` that keeps the reference's stored path with the new submission in the same
+transaction, and ``job_data`` that hands that path to the pipeline (``ctx.data``) when the
+worker writes the job. ``POST /api/analysisSubmissions/phylogenomics``, the path clients used
+before, is an alias answering identically.
 """
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import delete, select
-from sqlalchemy.orm import object_session
 
 from seqcore import hookimpl
-from seqcore.analysis.service import launch
+from seqcore.analysis.jobdata import JobSource
+from seqcore.analysis.launching import Actor, Launch, LaunchChecked
 from seqcore.contentchecks import FastaCheck, verify_gzip
 from seqcore.contrib import (
     AnalysisType,
@@ -44,19 +44,20 @@ from seqcore.links import child_href, url_for
 from seqcore.models.sequencing import SequenceFile
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.projects import ProjectResource
-from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry
-from seqcore.rest.errors import ApiError, validation_error
-from seqcore.rest.values import epoch_ms
+from seqcore.rest.errors import ApiError
+from seqcore.rest.views.analyses import launch_submission
 from seqcore.rest.views.files import download, negotiate, receive_file
 from seqcore.security.permissions import Permission
+from seqcore.timestamps import epoch_ms
 from seqcore_phylogenomics import snv
 from seqcore_phylogenomics.models import ReferenceFile, SubmissionReference
-from seqcore_phylogenomics.pipeline import OUTPUT_FILES, REFERENCE_JOB_FILE
+from seqcore_phylogenomics.pipeline import OUTPUT_FILES
 
 FASTA = "application/fasta"
 NAME = "phylogenomics"
-LAUNCH_PATH = "/api/analysisSubmissions/phylogenomics"
+LAUNCH_PATH = "/api/analysisSubmissions/phylogenomics"  # the alias clients already use
+GENERIC_LAUNCH_PATH = f"/api/analysisSubmissions/analysisType/{NAME}"
 REFERENCE = re.compile(r"^(referenceFile|assembly):([0-9]+)$", re.ASCII)
 
 
@@ -64,10 +65,85 @@ def _tool(name: str, command: str, package: str, *args: str) -> Tool:
     return Tool(name, command, args or ("--version",), install=f"apt-get install {package}")
 
 
+# -- launching -------------------------------------------------------------------------------
+
+def resolve_reference(actor: Actor, value: Any) -> tuple[str | None, str | None]:
+    """``(stored path, None)`` for a reference the caller may read, else ``(None, problem)``.
+    What the caller cannot read does not exist for it (same message as a wrong id)."""
+    match = REFERENCE.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None, ("'reference' must be referenceFile:<id> (a project's reference file) "
+                      "or assembly:<id> (an assembly of a sample).")
+    kind, ident = match.group(1), parse_id(match.group(2))
+    if ident is None:  # beyond any id column: nothing has that id
+        what = "reference file" if kind == "referenceFile" else "assembly"
+        return None, f"There is no {what} {match.group(2)}."
+    if kind == "referenceFile":
+        ref = actor.db.get(ReferenceFile, ident)
+        if ref is None or not actor.may(Permission.PROJECT_READ, "projects",
+                                        str(ref.project_id), "referenceFiles", str(ident)):
+            return None, f"There is no reference file {ident}."
+        return str(actor.storage.path(ref.file.path)), None
+    try:
+        from seqcore_assemblies.models import Assembly
+    except ImportError:
+        return None, "Assemblies are not installed here (the seqcore-assemblies plugin)."
+    assembly = actor.db.get(Assembly, ident)
+    if assembly is None or not actor.may(Permission.SAMPLE_READ, "samples",
+                                         str(assembly.sample_id)):
+        return None, f"There is no assembly {ident}."
+    path = actor.storage.path(assembly.file.path)
+    try:
+        snv.read_fasta(path)
+    except (snv.ReferenceError, UnicodeDecodeError) as err:
+        return None, f"Assembly {ident} is not a usable reference: {err}"
+    return str(path), None
+
+
+def check_launch(launch: Launch) -> LaunchChecked:
+    """The reference must be one the caller may read, and a phylogeny needs two isolates.
+
+    Reference problems come with the generic ones, in one answer; the isolates are counted
+    only once everything else is right (as they always were)."""
+    parameters = launch.request.parameters or {}
+    problems: dict[str, list[str]] = {}
+    path = None
+    if isinstance(parameters, dict):
+        if parameters.get("reference") is None:
+            problems["parameters.reference"] = ["'reference' is required."]
+        else:
+            path, problem = resolve_reference(launch.actor, parameters["reference"])
+            if problem:
+                problems["parameters.reference"] = [problem]
+    if not problems and not launch.problems and len(launch.sample_ids) < 2:
+        problems["samples"] = [
+            "Phylogenomics compares isolates: give the paired reads of at least two samples."]
+    if problems or path is None:  # path is None: the generic checks refused the parameters
+        return LaunchChecked(problems=problems)
+    return LaunchChecked(resolved={"reference": str(parameters["reference"]), "path": path})
+
+
+def record_launch(launch: Launch, submission: Any, resolved: Mapping[str, Any]) -> None:
+    """Keep the reference the launch resolved with the new submission (same transaction)."""
+    launch.db.add(SubmissionReference(submission_id=submission.id,
+                                      reference=resolved["reference"], path=resolved["path"]))
+    launch.db.flush()
+
+
+def job_data(source: JobSource) -> dict[str, Any]:
+    """The reference resolved at launch, for the pipeline (``ctx.data``); nothing for a
+    submission created without a launch check (an automated one), which the pipeline then
+    refuses with a reason."""
+    row = source.db.get(SubmissionReference, source.submission.id)
+    if row is None:
+        return {}
+    return {"reference": row.reference, "path": row.path}
+
+
 PHYLOGENOMICS = AnalysisType(
     name=NAME, label="Phylogenomics (SNVPhyl)", workflow_id="SNVPhyl-1.2.3",
     version="1.2.3", pipeline="seqcore_phylogenomics.pipeline:run", inputs=("pairs",),
-    samples="many",
+    samples="many", launch_check=check_launch, record_launch=record_launch, job_data=job_data,
     description="Whole-genome SNV phylogeny of many isolates against a reference, with "
                 "SNVPhyl's steps, filters and outputs. Launch with POST "
                 f"{LAUNCH_PATH}.",
@@ -217,92 +293,6 @@ def delete_reference(request: Request) -> dict:
     return {"resource": {"message": "Reference file removed."}}
 
 
-# -- launching -------------------------------------------------------------------------------
-
-def resolve_reference(request: Request, value: Any) -> tuple[str | None, str | None]:
-    """``(stored path, None)`` for a reference the caller may read, else ``(None, problem)``.
-    What the caller cannot read does not exist for it (same message as a wrong id)."""
-    match = REFERENCE.match(value) if isinstance(value, str) else None
-    if match is None:
-        return None, ("'reference' must be referenceFile:<id> (a project's reference file) "
-                      "or assembly:<id> (an assembly of a sample).")
-    kind, ident = match.group(1), parse_id(match.group(2))
-    if ident is None:  # beyond any id column: nothing has that id
-        what = "reference file" if kind == "referenceFile" else "assembly"
-        return None, f"There is no {what} {match.group(2)}."
-    api = request.root["api"]
-    if kind == "referenceFile":
-        ref = request.db.get(ReferenceFile, ident)
-        context = None
-        if ref is not None:
-            context = api["projects"][str(ref.project_id)]["referenceFiles"][str(ident)]
-        if context is None or not request.has_permission(Permission.PROJECT_READ, context):
-            return None, f"There is no reference file {ident}."
-        return str(request.storage.path(ref.file.path)), None
-    try:
-        from seqcore_assemblies.models import Assembly
-    except ImportError:
-        return None, "Assemblies are not installed here (the seqcore-assemblies plugin)."
-    assembly = request.db.get(Assembly, ident)
-    if assembly is None or not request.has_permission(
-            Permission.SAMPLE_READ, api["samples"][str(assembly.sample_id)]):
-        return None, f"There is no assembly {ident}."
-    path = request.storage.path(assembly.file.path)
-    try:
-        snv.read_fasta(path)
-    except (snv.ReferenceError, UnicodeDecodeError) as err:
-        return None, f"Assembly {ident} is not a usable reference: {err}"
-    return str(path), None
-
-
-def launch_phylogenomics(request: Request) -> dict:
-    """The framework's launch body; the reference is checked and resolved first, then the
-    submission and the reference it resolved to are created in one transaction."""
-    from seqcore.rest.views.analyses import submission_entry
-
-    body = read_json(request)
-    if not isinstance(body, dict):
-        raise ApiError(400, message="The body must be a JSON object.")
-    parameters = body.get("parameters") or {}
-    problems: dict[str, list[str]] = {}
-    path = None
-    if isinstance(parameters, dict):
-        if parameters.get("reference") is None:
-            problems["parameters.reference"] = ["'reference' is required."]
-        else:
-            path, problem = resolve_reference(request, parameters["reference"])
-            if problem:
-                problems["parameters.reference"] = [problem]
-    try:
-        submission = launch(request, NAME, body)
-    except ApiError as err:
-        # Every problem at once, as the framework answers: the reference's with the rest.
-        mergeable = err.status_code == 400 and "message" not in err.payload
-        if problems and mergeable:
-            raise validation_error({**err.payload, **problems}) from None
-        raise
-    if problems:
-        raise validation_error(problems)
-    if len(_sample_ids(request, submission)) < 2:  # raising rolls the submission back
-        raise validation_error({"samples": [
-            "Phylogenomics compares isolates: give the paired reads of at least two samples."]})
-    request.db.add(SubmissionReference(submission_id=submission.id,
-                                       reference=str(parameters["reference"]), path=path))
-    request.db.flush()
-    resource = request.root["api"]["analysisSubmissions"].resource_for(submission)
-    request.response.status = 201
-    request.response.location = url_for(request, resource)
-    return {"resource": submission_entry(request, resource)}
-
-
-def _sample_ids(request: Request, submission: Any) -> set[int]:
-    from seqcore.models.sequencing import SequencingObject
-
-    ids = [link.object_id for link in submission.inputs]
-    return set(request.db.scalars(select(SequencingObject.sample_id).where(
-        SequencingObject.id.in_(ids))))
-
-
 @hookimpl
 def projects_deleting(project_ids: list[int], request: Any) -> None:
     """A deleted project takes its reference files along: rows now (the foreign key would
@@ -373,23 +363,8 @@ def register_rest_endpoints() -> list[Endpoint]:
                      "DELETE": View(delete_reference, Permission.PROJECT_WRITE),
                  }, description="One reference file; Accept: application/fasta downloads it."),
         Endpoint("phylogenomics.launch", LAUNCH_PATH, {
-            "POST": View(launch_phylogenomics, Permission.ANALYSIS_LAUNCH),
+            "POST": View(launch_submission, Permission.ANALYSIS_LAUNCH),
         }, traverse=f"/api/analysisSubmissions/analysisType/{NAME}",
-            description="Launch phylogenomics: the framework's launch body, with the "
-                        "reference checked and resolved."),
+            description=f"Launch phylogenomics: an alias of POST {GENERIC_LAUNCH_PATH}, kept "
+                        "for the clients that use it."),
     ]
-
-
-@hookimpl
-def submission_state_changed(submission: Any, old_state: str, new_state: str,
-                             request: Any) -> None:
-    """When the worker has written the job, put the reference resolved at launch beside it
-    (``reference.json``); the pipeline reads nothing else from seqcore."""
-    if new_state != "PREPARED" or submission.analysis_type != NAME or not submission.work_dir:
-        return
-    db = object_session(submission)
-    row = db.get(SubmissionReference, submission.id) if db is not None else None
-    if row is None:
-        return
-    (Path(submission.work_dir) / REFERENCE_JOB_FILE).write_text(
-        json.dumps({"reference": row.reference, "path": row.path}))
