@@ -73,9 +73,9 @@ class Holder:
 
 @dataclass(frozen=True)
 class Related:
-    """Accounts related to the object through other tables. ``pairs()`` selects
-    ``object_id`` and ``user_id`` columns: read by object for the ACL, by account for the
-    condition."""
+    """Accounts related to the object through other tables. ``pairs()`` selects columns
+    labelled ``object_id`` and ``user_id``: the ACL asks it for the accounts of one object,
+    the condition for the objects of one account (each by adding a ``WHERE`` to it)."""
 
     pairs: Callable[[], Select]
 
@@ -154,9 +154,11 @@ class Rules:
                 if user_id is not None:
                     acl.append(_ace(user_principal(user_id), grant))
             else:
-                pairs = who.pairs().subquery()
-                parts.append(select(literal(index).label("grant"), pairs.c.user_id)
-                             .where(pairs.c.object_id == obj.id))
+                pairs = who.pairs()
+                columns = pairs.selected_columns
+                parts.append(pairs.with_only_columns(literal(index).label("grant"),
+                                                     columns.user_id)
+                             .where(columns.object_id == obj.id))
         if parts:
             statement = parts[0] if len(parts) == 1 else parts[0].union_all(*parts[1:])
             for index, user_id in db.execute(statement):
@@ -198,9 +200,10 @@ class Rules:
                     conditions.append(column.in_(
                         select(self.id_column).where(who.column == user_id)))
             else:
-                pairs = who.pairs().subquery()
+                pairs = who.pairs()
+                columns = pairs.selected_columns
                 conditions.append(column.in_(
-                    select(pairs.c.object_id).where(pairs.c.user_id == user_id)))
+                    pairs.with_only_columns(columns.object_id).where(columns.user_id == user_id)))
         if not conditions:
             return false()
         return conditions[0] if len(conditions) == 1 else or_(*conditions)
