@@ -128,6 +128,7 @@ class Rules:
 
     name: str
     model: type
+    read: Permission  # what a caller needs to know an object exists
     grants: tuple[Grant, ...]
     parent: Scope
 
@@ -211,7 +212,7 @@ class Rules:
     def readable(self, user_id: int, role: SystemRole | str,
                  column: Any = None) -> ColumnElement[bool]:
         """:meth:`condition` for the type's read permission."""
-        return self.condition(READ_PERMISSIONS[self.name], user_id, role, column)
+        return self.condition(self.read, user_id, role, column)
 
 
 # -- the tree's fixed nodes ---------------------------------------------------------------
@@ -267,7 +268,7 @@ def shared_with_a_project(submission_id: Any) -> ColumnElement[bool]:
 
 # -- the resource types -------------------------------------------------------------------
 
-PROJECT = Rules("project", Project, (
+PROJECT = Rules("project", Project, Permission.PROJECT_READ, (
     # Sequencer accounts (the uploader) read every project and create samples in it.
     Grant(Role(SEQUENCER), (Permission.PROJECT_READ, Permission.SAMPLE_CREATE)),
     Grant(Related(project_members), (Permission.PROJECT_READ,)),
@@ -275,7 +276,7 @@ PROJECT = Rules("project", Project, (
           (Permission.PROJECT_READ, Permission.PROJECT_WRITE, Permission.SAMPLE_CREATE)),
 ), PROJECTS)
 
-SAMPLE = Rules("sample", Sample, (
+SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
     # Sequencer accounts read and write every sample (they upload into it) but own none,
     # so they cannot hand ownership on.
     Grant(Role(SEQUENCER), (Permission.SAMPLE_READ, Permission.SAMPLE_WRITE)),
@@ -284,30 +285,21 @@ SAMPLE = Rules("sample", Sample, (
           (Permission.SAMPLE_READ, Permission.SAMPLE_WRITE, Permission.SAMPLE_OWN)),
 ), SAMPLES)
 
-SUBMISSION = Rules("submission", AnalysisSubmission, (
+SUBMISSION = Rules("submission", AnalysisSubmission, Permission.SUBMISSION_READ, (
     Grant(Holder(AnalysisSubmission.submitter_id), (Permission.SUBMISSION_READ,)),
     Grant(Related(submission_readers), (Permission.SUBMISSION_READ,)),
     # Sequencer accounts read every project, hence what is shared with one.
     Grant(Role(SEQUENCER, when=shared_with_a_project), (Permission.SUBMISSION_READ,)),
 ), SUBMISSIONS)
 
-RUN = Rules("run", SequencingRun, (
+RUN = Rules("run", SequencingRun, Permission.RUN_READ, (
     Grant(Holder(SequencingRun.user_id), (Permission.RUN_UPDATE,)),
 ), RUNS)
 
-ACCOUNT = Rules("user", User, (
+ACCOUNT = Rules("user", User, Permission.USER_READ, (
     Grant(Holder(User.id),
           (Permission.USER_READ, Permission.USER_UPDATE, Permission.USER_PROJECTS)),
 ), USERS)
-
-READ_PERMISSIONS: dict[str, str] = {
-    "project": Permission.PROJECT_READ,
-    "sample": Permission.SAMPLE_READ,
-    "submission": Permission.SUBMISSION_READ,
-    "run": Permission.RUN_READ,
-    "user": Permission.USER_READ,
-}
-
 
 # -- the questions the transports ask ----------------------------------------------------
 

@@ -11,8 +11,6 @@ from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.resources.base import Context, int_key
 from seqcore.security.permissions import Permission
 
-READ = Permission.SUBMISSION_READ
-
 
 class SubmissionsCollection(Context):
     __acl__ = SUBMISSIONS.acl()
@@ -51,7 +49,7 @@ class TypeFilter(Context):
 
 
 class SubmissionResource(Context):
-    read_permission = READ
+    read_permission = SUBMISSION.read
 
     def __init__(self, request: Any, name: str, parent: Context,
                  submission: AnalysisSubmission) -> None:

@@ -13,8 +13,6 @@ from seqcore.resources.base import Context, int_key
 from seqcore.resources.users import UserResource
 from seqcore.security.permissions import Permission
 
-READ = Permission.PROJECT_READ
-
 
 class ProjectsCollection(Context):
     __acl__ = PROJECTS.acl()
@@ -32,7 +30,7 @@ class ProjectsCollection(Context):
 
 
 class ProjectResource(Context):
-    read_permission = READ
+    read_permission = PROJECT.read
 
     def __init__(self, request: Any, name: str, parent: Context, project: Project) -> None:
         super().__init__(request, name, parent)

@@ -27,7 +27,7 @@ class RunsCollection(Context):
 
 
 class RunResource(Context):
-    read_permission = Permission.RUN_READ
+    read_permission = RUN.read
 
     def __init__(self, request: Any, name: str, parent: Context, run: SequencingRun) -> None:
         super().__init__(request, name, parent)

@@ -11,8 +11,6 @@ from seqcore.models.sample import ProjectSample, Sample
 from seqcore.resources.base import Context, int_key
 from seqcore.security.permissions import Permission
 
-READ = Permission.SAMPLE_READ
-
 
 class SamplesCollection(Context):
     """``/api/samples``: no listing of its own; samples are listed per project."""
@@ -27,7 +25,7 @@ class SamplesCollection(Context):
 
 
 class SampleResource(Context):
-    read_permission = READ
+    read_permission = SAMPLE.read
 
     def __init__(self, request: Any, name: str, parent: Context, sample: Sample) -> None:
         super().__init__(request, name, parent)

@@ -33,7 +33,7 @@ class UsersCollection(Context):
 
 
 class UserResource(Context):
-    read_permission = Permission.USER_READ
+    read_permission = ACCOUNT.read
 
     def __init__(self, request: Any, name: str, parent: Context, user: User) -> None:
         super().__init__(request, name, parent)
