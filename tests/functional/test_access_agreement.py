@@ -8,7 +8,10 @@ account, every object and every permission, compares two answers:
 * Pyramid's ``has_permission`` on the object's traversal context, for a request
   authenticated with a real bearer token of the account (the ACLs along the lineage);
 * whether the object is among the rows the type's SQL condition selects for that account
-  (what the REST list views and GraphQL queries and loaders use).
+  (what the REST list views and GraphQL queries and loaders use);
+
+and that whoever reads a project reads every sample it holds (project sample lists rely on
+it and filter no further).
 
 If one definition drifts from the other (a grant changed in the ACL but not in the query, or
 the reverse) some generated world tells them apart.
@@ -169,6 +172,16 @@ def test_acls_and_sql_conditions_agree(registry: Any, engine: Any, world: dict[s
                         f"{rules.name} ({model.__name__}), {permission}, {user.role} "
                         f"#{user.id}: the ACL permits {sorted(permitted)}, the SQL condition "
                         f"selects {sorted(selected)}")
+            # What a project lists (REST's /api/projects/{id}/samples, GraphQL's
+            # Project.samples) is not filtered again: whoever reads a project reads every
+            # sample it holds.
+            readable_projects = set(db.scalars(select(Project.id).where(
+                PROJECT.readable(user.id, user.role))))
+            readable_samples = set(db.scalars(select(Sample.id).where(
+                SAMPLE.readable(user.id, user.role))))
+            held = set(db.scalars(select(ProjectSample.sample_id).where(
+                ProjectSample.project_id.in_(readable_projects))))
+            assert held <= readable_samples
     finally:
         db.close()
 
