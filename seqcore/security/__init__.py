@@ -21,9 +21,9 @@ from pyramid.config import Configurator
 
 
 def includeme(config: Configurator) -> None:
-    from seqcore.security.policy import SecurityPolicy
+    from seqcore.security.policy import TopLevelPolicy
 
-    config.set_security_policy(SecurityPolicy())
+    config.set_security_policy(TopLevelPolicy())
     config.include("seqcore.security.proxies")
     config.include("seqcore.security.formlimit")
     config.include("seqcore.security.tweens")

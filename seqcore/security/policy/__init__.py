@@ -18,8 +18,6 @@ from seqcore.security.policy.top_level import (
     principals_for,
 )
 
-SecurityPolicy = TopLevelPolicy
-
 __all__ = [
     "GRAPHQL_PATH",
     "SESSION_KEY",
@@ -27,7 +25,6 @@ __all__ = [
     "BearerTokenPolicy",
     "Credentials",
     "PersonalAccessTokenPolicy",
-    "SecurityPolicy",
     "SessionPolicy",
     "SubPolicy",
     "TopLevelPolicy",
