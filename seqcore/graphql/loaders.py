@@ -11,13 +11,12 @@ import asyncio
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import exists, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from seqcore.access import PROJECT, SAMPLE
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
-from seqcore.models.user import SystemRole
-from seqcore.rest.views.projects import readable_projects_query
 from seqcore.security.identity import Identity
 
 
@@ -64,27 +63,16 @@ class DataLoader:
             self._futures[key].set_result(found.get(key))
 
 
-def sees_everything(identity: Identity) -> bool:
-    """Administrators and sequencer accounts read every project (as the ACLs say)."""
-    return identity.role in (SystemRole.ADMIN, SystemRole.SEQUENCER)
+def readable_project(identity: Identity) -> Any:
+    """A condition on ``Project`` true for the projects ``identity`` may read, from the
+    same rules as the project ACL (:data:`seqcore.access.PROJECT`)."""
+    return PROJECT.readable(identity.user_id, identity.role)
 
 
-def readable_project_ids(identity: Identity) -> Any | None:
-    """A subquery of the project ids ``identity`` may read, or ``None`` for all of them."""
-    if sees_everything(identity):
-        return None
-    return (readable_projects_query(identity.user_id, identity.role)
-            .with_only_columns(Project.id).order_by(None))
-
-
-def readable_sample(identity: Identity) -> Any | None:
-    """A condition on ``Sample`` true for samples ``identity`` may read (``None``: all):
-    held by a project it may read, which is what the sample ACL grants."""
-    projects = readable_project_ids(identity)
-    if projects is None:
-        return None
-    return exists(select(ProjectSample.id).where(ProjectSample.sample_id == Sample.id,
-                                                 ProjectSample.project_id.in_(projects)))
+def readable_sample(identity: Identity) -> Any:
+    """A condition on ``Sample`` true for the samples ``identity`` may read, from the same
+    rules as the sample ACL (:data:`seqcore.access.SAMPLE`)."""
+    return SAMPLE.readable(identity.user_id, identity.role)
 
 
 class Loaders:
@@ -109,17 +97,12 @@ class Loaders:
         return found
 
     def _samples(self, sample_ids: list[int]) -> dict[int, Sample]:
-        query = select(Sample).where(Sample.id.in_(sample_ids))
-        condition = readable_sample(self.identity)
-        if condition is not None:
-            query = query.where(condition)
+        query = select(Sample).where(Sample.id.in_(sample_ids), readable_sample(self.identity))
         return {sample.id: sample for sample in self.db.scalars(query)}
 
     def _projects(self, project_ids: list[int]) -> dict[int, Project]:
-        query = select(Project).where(Project.id.in_(project_ids))
-        readable = readable_project_ids(self.identity)
-        if readable is not None:
-            query = query.where(Project.id.in_(readable))
+        query = select(Project).where(Project.id.in_(project_ids),
+                                      readable_project(self.identity))
         return {project.id: project for project in self.db.scalars(query)}
 
     def _sample_projects(self, sample_ids: list[int]) -> dict[int, Project]:
@@ -127,12 +110,10 @@ class Loaders:
         caller may read, the one that owns it, else the one it joined first."""
         query = (select(ProjectSample.sample_id, Project)
                  .join(Project, Project.id == ProjectSample.project_id)
-                 .where(ProjectSample.sample_id.in_(sample_ids))
+                 .where(ProjectSample.sample_id.in_(sample_ids),
+                        readable_project(self.identity))
                  .order_by(ProjectSample.sample_id, ProjectSample.owner.desc(),
                            ProjectSample.id))
-        readable = readable_project_ids(self.identity)
-        if readable is not None:
-            query = query.where(Project.id.in_(readable))
         found: dict[int, Project] = {}
         for sample_id, project in self.db.execute(query):
             found.setdefault(sample_id, project)
@@ -140,4 +121,4 @@ class Loaders:
         return found
 
 
-__all__ = ["DataLoader", "Loaders", "readable_project_ids", "readable_sample"]
+__all__ = ["DataLoader", "Loaders", "readable_project", "readable_sample"]

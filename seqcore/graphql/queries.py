@@ -20,7 +20,7 @@ from seqcore.graphql.filters import (
     sample_filter_conditions,
     sample_ordering,
 )
-from seqcore.graphql.loaders import readable_project_ids, readable_sample
+from seqcore.graphql.loaders import readable_project, readable_sample
 from seqcore.graphql.types import Node, Project, Sample, User
 from seqcore.models.project import Project as ProjectModel
 from seqcore.models.sample import Sample as SampleModel
@@ -76,20 +76,16 @@ class CoreQuery(graphene.ObjectType):
     @staticmethod
     def resolve_samples(root: Any, info: Any, filter: Any = None,
                         order_by: Any = None, **page: Any) -> Any:
-        query = select(SampleModel).where(*sample_filter_conditions(filter))
-        condition = readable_sample(info.context.identity)
-        if condition is not None:
-            query = query.where(condition)
+        query = select(SampleModel).where(*sample_filter_conditions(filter),
+                                          readable_sample(info.context.identity))
         ordering, value = sample_ordering(order_by)
         return paginate(info.context.db, query, ordering, value, **page)
 
     @staticmethod
     def resolve_projects(root: Any, info: Any, filter: Any = None,
                          order_by: Any = None, **page: Any) -> Any:
-        query = select(ProjectModel).where(*project_filter_conditions(filter))
-        readable = readable_project_ids(info.context.identity)
-        if readable is not None:
-            query = query.where(ProjectModel.id.in_(readable))
+        query = select(ProjectModel).where(*project_filter_conditions(filter),
+                                           readable_project(info.context.identity))
         ordering, value = project_ordering(order_by)
         return paginate(info.context.db, query, ordering, value, **page)
 

@@ -35,7 +35,7 @@ from seqcore.graphql.limits import limit_rule
 from seqcore.graphql.loaders import Loaders
 from seqcore.graphql.schema import NODE_TYPES, SCHEMA
 from seqcore.jsontext import JSONInputError, check_value, declared_charset, decode_json, loads
-from seqcore.web.auth import GRAPHQL_PATH, graphql_credentials
+from seqcore.security.policy import GRAPHQL_PATH, credentials
 from seqcore.web.settings import setting
 
 log = logging.getLogger(__name__)
@@ -170,12 +170,12 @@ def _not_saved(errors: list[dict[str, Any]], reason: str, code: str = "not_saved
 
 
 def graphql_view(request: Request) -> Response:
-    credentials = graphql_credentials(request)
-    if credentials.identity is None:
-        return error_response(credentials.error or "Authentication is required.", 401,
+    caller = credentials(request)
+    if caller.identity is None:
+        return error_response(caller.error or "Authentication is required.", 401,
                               "unauthenticated",
                               **{"WWW-Authenticate": 'Basic realm="seqcore GraphQL"'})
-    if (credentials.method == "session" and request.method == "POST"
+    if (caller.method == "session" and request.method == "POST"
             and not check_csrf_token(request, raises=False)):
         return error_response("Requests authenticated by the session must send the "
                               "session's CSRF token in the X-CSRF-Token header.", 403,
@@ -203,14 +203,14 @@ def graphql_view(request: Request) -> Response:
     if problems:
         return graphql_response({"errors": [e.formatted for e in problems]})
 
-    context = Context(request=request, identity=credentials.identity,
-                      loaders=Loaders(request.db, credentials.identity),
+    context = Context(request=request, identity=caller.identity,
+                      loaders=Loaders(request.db, caller.identity),
                       app=setting(settings, "seqcore.graphql.app"),
-                      node_types=request.registry[NODE_TYPES], method=credentials.method)
+                      node_types=request.registry[NODE_TYPES], method=caller.method)
 
     async def run() -> Any:
         # Loaders bind to the running loop, so they are made inside it.
-        context.loaders = Loaders(request.db, credentials.identity)
+        context.loaders = Loaders(request.db, caller.identity)
         result = graphql_execute(schema, document, context_value=context,
                                  variable_values=variables, operation_name=operation_name)
         return await result if inspect.isawaitable(result) else result

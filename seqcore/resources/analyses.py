@@ -4,22 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyramid.authorization import Allow, Authenticated
-from sqlalchemy import select
-
+from seqcore.access import SUBMISSION, SUBMISSIONS
 from seqcore.analysis.registry import analysis_registry
 from seqcore.contrib import AnalysisType
-from seqcore.models.analysis import AnalysisState, AnalysisSubmission, SubmissionProject
-from seqcore.models.project import ProjectMember
+from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.resources.base import Context, int_key
 from seqcore.security.permissions import Permission
-from seqcore.security.principals import SEQUENCER, user_principal
-
-READ = Permission.SUBMISSION_READ
 
 
 class SubmissionsCollection(Context):
-    __acl__ = [(Allow, Authenticated, Permission.ANALYSIS_LAUNCH)]
+    __acl__ = SUBMISSIONS.acl()
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
@@ -54,19 +48,8 @@ class TypeFilter(Context):
         self.analysis_type = analysis_type
 
 
-def submission_acl(submitter_id: int | None, member_ids: list[int], shared: bool) -> list:
-    acl: list = []
-    if submitter_id is not None:
-        acl.append((Allow, user_principal(submitter_id), READ))
-    for user_id in member_ids:
-        acl.append((Allow, user_principal(user_id), READ))
-    if shared:  # sequencer accounts read every project, hence what is shared with one
-        acl.append((Allow, SEQUENCER, READ))
-    return acl
-
-
 class SubmissionResource(Context):
-    read_permission = READ
+    read_permission = SUBMISSION.read
 
     def __init__(self, request: Any, name: str, parent: Context,
                  submission: AnalysisSubmission) -> None:
@@ -75,13 +58,10 @@ class SubmissionResource(Context):
 
     @property
     def __acl__(self) -> list:
+        """From :data:`seqcore.access.SUBMISSION`: the submitter and the members of the
+        projects it is shared with read it (sequencer accounts too, once it is shared)."""
         if not hasattr(self, "_acl"):
-            project_ids = list(self.db.scalars(select(SubmissionProject.project_id).where(
-                SubmissionProject.submission_id == self.submission.id)))
-            members = list(self.db.scalars(select(ProjectMember.user_id).where(
-                ProjectMember.project_id.in_(project_ids)))) if project_ids else []
-            self._acl = submission_acl(self.submission.submitter_id, members,
-                                       bool(project_ids))
+            self._acl = SUBMISSION.acl(self.db, self.submission)
         return self._acl
 
     @property

@@ -4,32 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyramid.authorization import Allow
 from sqlalchemy import select
 
-from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.access import PROJECT, PROJECTS
+from seqcore.models.project import Project, ProjectMember
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.users import UserResource
 from seqcore.security.permissions import Permission
-from seqcore.security.principals import SEQUENCER, USER, user_principal
-
-READ = Permission.PROJECT_READ
-WRITE = Permission.PROJECT_WRITE
-
-
-def project_acl(members: list[tuple[int, str]]) -> list:
-    """The ACL of a project from its ``(user_id, role)`` memberships: owners write, every
-    member reads, sequencer accounts (the uploader) read every project."""
-    acl: list = [(Allow, SEQUENCER, (READ, Permission.SAMPLE_CREATE))]
-    for user_id, role in members:
-        perms = (READ, WRITE, Permission.SAMPLE_CREATE) if role == ProjectRole.OWNER else (READ,)
-        acl.append((Allow, user_principal(user_id), perms))
-    return acl
 
 
 class ProjectsCollection(Context):
-    __acl__ = [(Allow, USER, Permission.PROJECT_CREATE)]
+    __acl__ = PROJECTS.acl()
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
@@ -44,7 +30,7 @@ class ProjectsCollection(Context):
 
 
 class ProjectResource(Context):
-    read_permission = READ
+    read_permission = PROJECT.read
 
     def __init__(self, request: Any, name: str, parent: Context, project: Project) -> None:
         super().__init__(request, name, parent)
@@ -52,13 +38,10 @@ class ProjectResource(Context):
 
     @property
     def __acl__(self) -> list:
+        """From :data:`seqcore.access.PROJECT`: owners write, every member reads, sequencer
+        accounts (the uploader) read every project."""
         if not hasattr(self, "_acl"):
-            rows = self.db.execute(
-                select(ProjectMember.user_id, ProjectMember.role).where(
-                    ProjectMember.project_id == self.project.id
-                )
-            ).all()
-            self._acl = project_acl([(r.user_id, r.role) for r in rows])
+            self._acl = PROJECT.acl(self.db, self.project)
         return self._acl
 
     def child(self, key: str) -> Any:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyramid.authorization import Allow, Authenticated
 from pyramid.request import Request
 
+from seqcore.access import API
 from seqcore.resources.base import Context
 from seqcore.security.permissions import Permission
-from seqcore.security.principals import ADMIN_ACE
 
 
 class Root(Context):
@@ -28,7 +27,7 @@ class ApiRoot(Context):
     """``/api``: administrators may do anything anywhere below; everyone else is granted
     permissions by the contexts further down."""
 
-    __acl__ = [ADMIN_ACE, (Allow, Authenticated, Permission.API_READ)]
+    __acl__ = API.acl()
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyramid.authorization import Allow
-
+from seqcore.access import RUN, RUNS
 from seqcore.models.sequencing import SequencingRun
 from seqcore.resources.base import Context, int_key
 from seqcore.security.permissions import Permission
-from seqcore.security.principals import SEQUENCER, user_principal
 
 # Path segments that create a run of that sequencer type (deprecated names included).
 TYPE_ALIASES = {"seqmodelrun": "seqmodel", "miseqrun": "miseq"}
 
 
 class RunsCollection(Context):
-    __acl__ = [(Allow, SEQUENCER, Permission.RUN_CREATE)]
+    __acl__ = RUNS.acl()
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
@@ -29,7 +27,7 @@ class RunsCollection(Context):
 
 
 class RunResource(Context):
-    read_permission = Permission.RUN_READ
+    read_permission = RUN.read
 
     def __init__(self, request: Any, name: str, parent: Context, run: SequencingRun) -> None:
         super().__init__(request, name, parent)
@@ -37,10 +35,8 @@ class RunResource(Context):
 
     @property
     def __acl__(self) -> list:
-        acl: list = []
-        if self.run.user_id is not None:
-            acl.append((Allow, user_principal(self.run.user_id), Permission.RUN_UPDATE))
-        return acl
+        """From :data:`seqcore.access.RUN`: the account that created the run updates it."""
+        return RUN.acl(self.db, self.run)
 
 
 class RunTypeResource(Context):

@@ -4,42 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyramid.authorization import Allow
 from sqlalchemy import select
 
-from seqcore.models.project import ProjectMember, ProjectRole
+from seqcore.access import SAMPLE, SAMPLES
 from seqcore.models.sample import ProjectSample, Sample
 from seqcore.resources.base import Context, int_key
 from seqcore.security.permissions import Permission
-from seqcore.security.principals import SEQUENCER, user_principal
-
-READ = Permission.SAMPLE_READ
-WRITE = Permission.SAMPLE_WRITE
-OWN = Permission.SAMPLE_OWN
-
-
-def sample_acl(rows: list[tuple[int, str, bool]]) -> list:
-    """The ACL of a sample from ``(user_id, project role, project owns sample)`` rows of every
-    project holding it: members read; owners of a project that owns the sample write and
-    own it; sequencer accounts read and write (they upload into any sample) but own none."""
-    acl: list = [(Allow, SEQUENCER, (READ, WRITE))]
-    for user_id, role, owns in rows:
-        owner = role == ProjectRole.OWNER and owns
-        acl.append((Allow, user_principal(user_id), (READ, WRITE, OWN) if owner else (READ,)))
-    return acl
-
-
-def load_sample_acl(db: Any, sample_id: int) -> list:
-    rows = db.execute(
-        select(ProjectMember.user_id, ProjectMember.role, ProjectSample.owner)
-        .join(ProjectSample, ProjectSample.project_id == ProjectMember.project_id)
-        .where(ProjectSample.sample_id == sample_id)
-    ).all()
-    return sample_acl([(r.user_id, r.role, r.owner) for r in rows])
 
 
 class SamplesCollection(Context):
     """``/api/samples``: no listing of its own; samples are listed per project."""
+
+    __acl__ = SAMPLES.acl()
 
     def child(self, key: str) -> Any:
         sample = self.db.get(Sample, int_key(key))
@@ -49,7 +25,7 @@ class SamplesCollection(Context):
 
 
 class SampleResource(Context):
-    read_permission = READ
+    read_permission = SAMPLE.read
 
     def __init__(self, request: Any, name: str, parent: Context, sample: Sample) -> None:
         super().__init__(request, name, parent)
@@ -57,8 +33,11 @@ class SampleResource(Context):
 
     @property
     def __acl__(self) -> list:
+        """From :data:`seqcore.access.SAMPLE`: members of any project holding the sample read
+        it; owners of a project that owns it write and own it; sequencer accounts read and
+        write (they upload into any sample) but own none."""
         if not hasattr(self, "_acl"):
-            self._acl = load_sample_acl(self.db, self.sample.id)
+            self._acl = SAMPLE.acl(self.db, self.sample)
         return self._acl
 
     def child(self, key: str) -> Any:

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyramid.authorization import Allow
 from sqlalchemy import select
 
+from seqcore.access import ACCOUNT, USERS
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key, is_id
 from seqcore.security.permissions import Permission
-from seqcore.security.principals import MANAGER, USER, user_principal
 
 
 class UsersCollection(Context):
-    __acl__ = [
-        (Allow, USER, (Permission.USER_LIST, Permission.USER_READ)),
-        (Allow, MANAGER, Permission.USER_CREATE),
-    ]
+    __acl__ = USERS.acl()
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
@@ -37,7 +33,7 @@ class UsersCollection(Context):
 
 
 class UserResource(Context):
-    read_permission = Permission.USER_READ
+    read_permission = ACCOUNT.read
 
     def __init__(self, request: Any, name: str, parent: Context, user: User) -> None:
         super().__init__(request, name, parent)
@@ -45,10 +41,8 @@ class UserResource(Context):
 
     @property
     def __acl__(self) -> list:
-        return [
-            (Allow, user_principal(self.user.id),
-             (Permission.USER_READ, Permission.USER_UPDATE, Permission.USER_PROJECTS)),
-        ]
+        """From :data:`seqcore.access.ACCOUNT`: an account reads and changes itself."""
+        return ACCOUNT.acl(self.db, self.user)
 
     def child(self, key: str) -> Any:
         if key == "projects":

@@ -1,6 +1,6 @@
 """Principal names used in ACLs; small pure functions so ACLs read like tables."""
 
-from pyramid.authorization import ALL_PERMISSIONS, Allow, Authenticated
+from pyramid.authorization import ALL_PERMISSIONS, Allow, Authenticated, Everyone
 
 from seqcore.models.user import SystemRole
 
@@ -11,6 +11,18 @@ def user_principal(user_id: int) -> str:
 
 def role_principal(role: SystemRole | str) -> str:
     return f"role:{SystemRole(role).value}"
+
+
+def account_principals(user_id: int, role: SystemRole | str) -> list[str]:
+    """Every principal an account holds: itself and every system role its role implies.
+    The security policy grants these to an authenticated caller, and the SQL visibility
+    conditions (:mod:`seqcore.access`) ask about the same ones."""
+    return [
+        Everyone,
+        Authenticated,
+        user_principal(user_id),
+        *(role_principal(implied) for implied in SystemRole(role).implied),
+    ]
 
 
 ADMIN = role_principal(SystemRole.ADMIN)
@@ -30,6 +42,7 @@ __all__ = [
     "USER",
     "Allow",
     "Authenticated",
+    "account_principals",
     "role_principal",
     "user_principal",
 ]

@@ -13,7 +13,7 @@ from pyramid.config import Configurator
 from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 
-from seqcore.web.auth import session_identity
+from seqcore.security.policy import session_identity
 from seqcore.web.render import page
 from seqcore.web.settings import setting
 from seqcore.web.views import sign_in_redirect

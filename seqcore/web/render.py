@@ -26,7 +26,7 @@ def lookup() -> TemplateLookup:
 
 
 def page(request: Request, template: str, status: int = 200, **values: Any) -> Response:
-    from seqcore.web.auth import session_identity
+    from seqcore.security.policy import session_identity
 
     body = lookup().get_template(template).render(
         request=request, identity=session_identity(request),

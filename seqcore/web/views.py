@@ -21,8 +21,8 @@ from seqcore.security.credentials import (
     start_web_session,
 )
 from seqcore.security.passwords import hash_password, password_problems
+from seqcore.security.policy import SESSION_KEY, SESSION_USER, session_identity
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
-from seqcore.web.auth import SESSION_KEY, SESSION_USER, session_identity
 from seqcore.web.render import page
 from seqcore.web.tokens import create_token, revoke_token, token_problems, tokens_of
 

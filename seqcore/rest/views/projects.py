@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from pyramid.request import Request
-from sqlalchemy import Select, select
+from sqlalchemy import select
 
+from seqcore.access import readable_projects
 from seqcore.contrib import Endpoint, View
 from seqcore.db import utcnow
 from seqcore.links import url_for
 from seqcore.models.project import Project, ProjectMember, ProjectRole
-from seqcore.models.user import SystemRole, User
+from seqcore.models.user import User
 from seqcore.namespaces import namespace_for
 from seqcore.projects import AlreadyMember, MembershipError, NoLongerMember, NotAnOwner
 from seqcore.projects import add_member as add_membership
@@ -45,21 +46,10 @@ def project_entry(request: Request, context: Any) -> dict[str, Any]:
     return entry(request, context, project_fields(context.project), identifier=context.project.id)
 
 
-def readable_projects_query(user_id: int, role: SystemRole) -> Select:
-    """Projects ``user_id`` can read: all of them for administrators and sequencer accounts,
-    otherwise those it is a member of. One statement, whatever the count."""
-    query = select(Project).order_by(Project.id)
-    if role in (SystemRole.ADMIN, SystemRole.SEQUENCER):
-        return query
-    return query.where(Project.id.in_(
-        select(ProjectMember.project_id).where(ProjectMember.user_id == user_id)
-    ))
-
-
 def list_projects(request: Request) -> dict:
     identity = request.identity
     context = request.context
-    projects = request.db.scalars(readable_projects_query(identity.user_id, identity.role))
+    projects = request.db.scalars(readable_projects(identity.user_id, identity.role))
     return collection(request, context,
                       (project_entry(request, context.resource_for(p)) for p in projects))
 

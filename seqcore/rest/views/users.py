@@ -7,6 +7,7 @@ from typing import Any
 from pyramid.request import Request
 from sqlalchemy import select
 
+from seqcore.access import readable_projects
 from seqcore.accounts import DUPLICATE, duplicate_field
 from seqcore.contrib import Endpoint, View
 from seqcore.db import utcnow
@@ -17,7 +18,7 @@ from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.schemas import UserSchema
 from seqcore.rest.values import epoch_ms
-from seqcore.rest.views.projects import project_entry, readable_projects_query
+from seqcore.rest.views.projects import project_entry
 from seqcore.security.credentials import end_other_credentials
 from seqcore.security.passwords import hash_password, password_problems
 from seqcore.security.permissions import Permission
@@ -157,7 +158,7 @@ def user_projects(request: Request) -> dict:
     """The projects the account can read (the caller must be that account or an admin)."""
     user: User = request.context.__parent__.user
     projects_root = request.root["api"]["projects"]
-    query = readable_projects_query(user.id, user.role)
+    query = readable_projects(user.id, user.role)
     entries = (project_entry(request, projects_root.resource_for(p))
                for p in request.db.scalars(query))
     return collection(request, request.context, entries)

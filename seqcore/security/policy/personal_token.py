@@ -1,0 +1,77 @@
+"""Personal access tokens over HTTP Basic (``base64(<email>:<token>)``): GraphQL's credential
+for programs."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import timedelta
+from typing import Any
+
+from pyramid.request import Request
+from sqlalchemy import and_, or_, select, update
+
+from seqcore.db import utcnow
+from seqcore.models.access_token import PersonalAccessToken
+from seqcore.models.oauth import digest
+from seqcore.models.user import User
+from seqcore.security.policy.base import Credentials, identity_of
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+MALFORMED = ("Send 'Authorization: Basic <base64 of email:personal access token>' (tokens are "
+             "created on your profile page), or sign in.")
+
+
+def basic_credentials(header: str) -> tuple[str, str] | None:
+    """``(email, token)`` from ``Basic <base64(email:token)>``; ``None`` if malformed."""
+    scheme, _, value = header.strip().partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    email, sep, token = decoded.partition(":")
+    if not sep or not email or not token:
+        return None
+    return email, token
+
+
+def check_personal_token(db: Any, email: str, token: str) -> Credentials:
+    """Resolve ``email:token`` (one SQL statement, plus one to record the use)."""
+    row = db.execute(
+        select(PersonalAccessToken, User)
+        .join(User, PersonalAccessToken.user_id == User.id)
+        .where(PersonalAccessToken.token_hash == digest(token))
+    ).first()
+    now = utcnow()
+    if row is None or row.User.email.lower() != email.lower():
+        return Credentials(None, error="The e-mail address or personal access token is not "
+                                       "valid.")
+    pat, user = row
+    if pat.revoked:
+        return Credentials(None, error="The personal access token has been revoked.")
+    if pat.expires_at is not None and pat.expires_at <= now:
+        return Credentials(None, error="The personal access token has expired.")
+    if not user.enabled:
+        return Credentials(None, error="The account is disabled.")
+    # Recorded at most once a minute, so a busy client does not write on every request.
+    db.execute(update(PersonalAccessToken)
+               .where(PersonalAccessToken.id == pat.id,
+                      or_(PersonalAccessToken.last_used_at.is_(None),
+                          and_(PersonalAccessToken.last_used_at < now - LAST_USED_RESOLUTION)))
+               .values(last_used_at=now))
+    return Credentials(identity_of(user, frozenset(pat.scope_list)), "token", token_id=pat.id)
+
+
+class PersonalAccessTokenPolicy:
+    """GraphQL requests that send an ``Authorization`` header: it must be Basic with a
+    personal access token (a REST bearer token is refused, not tried)."""
+
+    method = "token"
+
+    def authenticate(self, request: Request) -> Credentials:
+        parsed = basic_credentials(request.headers.get("Authorization", ""))
+        if parsed is None:
+            return Credentials(None, error=MALFORMED)
+        return check_personal_token(request.db, *parsed)
