@@ -14,14 +14,16 @@ project's lock before it counts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
+from seqcore.errors import Invalid
 from seqcore.models.project import Project, ProjectMember, ProjectRole
-from seqcore.namespaces import free_path
+from seqcore.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_path
 
 #: How often creation retries with a fresh path when concurrent creates take the one it chose.
 PATH_ATTEMPTS = 20
@@ -180,3 +182,42 @@ def create_project(db: Session, owner_id: int, namespace: str, values: dict[str,
     project = db.get(Project, project_id)
     assert project is not None
     return project
+
+
+def check_coverage(minimum: int | None, maximum: int | None) -> None:
+    """:class:`~seqcore.errors.Invalid` when the coverage range is upside down."""
+    if minimum is not None and maximum is not None and minimum > maximum:
+        raise Invalid({"maximumCoverage": [
+            "Maximum coverage must not be less than minimum coverage."]})
+
+
+def new_project(db: Session, owner_id: int, owner_name: str, values: Mapping[str, Any],
+                path: str | None = None) -> Project:
+    """Create a project in the personal namespace of ``owner_name``, owned by it.
+
+    ``values`` are validated column values (``name`` at least, as checked by
+    :class:`seqcore.schemas.ProjectSchema`). :class:`~seqcore.errors.Invalid` for an upside
+    down coverage range, or a ``path`` that is malformed or taken (also when a concurrent
+    create takes it between the check and the insert).
+    """
+    check_coverage(values.get("minimum_coverage"), values.get("maximum_coverage"))
+    namespace = namespace_for(owner_name)
+    if path is not None:
+        trouble = unusable_path(db, namespace, path)
+        if trouble is not None:
+            raise Invalid({"path": [trouble]})
+    try:
+        return create_project(db, owner_id, namespace, dict(values), path=path)
+    except PathTaken:
+        raise Invalid({"path": [PATH_TAKEN]}) from None
+
+
+def update_project(db: Session, project: Project, values: Mapping[str, Any]) -> None:
+    """Change the given columns of ``project``; :class:`~seqcore.errors.Invalid` (nothing
+    changed) when the coverage range would end up upside down."""
+    check_coverage(values.get("minimum_coverage", project.minimum_coverage),
+                   values.get("maximum_coverage", project.maximum_coverage))
+    for attr, value in values.items():
+        setattr(project, attr, value)
+    project.modified = utcnow()
+    db.flush()

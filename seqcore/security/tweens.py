@@ -16,7 +16,6 @@ from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 
-from seqcore.rest.errors import json_error
 from seqcore.security.policy import token_check
 
 # Paths under /api that authenticate by other means (the token endpoint itself, the
@@ -40,6 +39,16 @@ def collapse_slashes_tween_factory(handler: Callable, registry: Registry) -> Cal
         return handler(request)
 
     return tween
+
+
+def json_error(status: int, message: str, headers: dict[str, str]) -> Response:
+    """A refusal in the shape of every ``/api`` error, ``{"message": ...}``.
+
+    Built here rather than borrowed from the REST transport: security sits below the
+    transports and answers before any of them is reached."""
+    response = Response(status=status, json_body={"message": message})
+    response.headers.update(headers)
+    return response
 
 
 def _is_api(path: str) -> bool:
