@@ -34,8 +34,8 @@ class _Move(graphene.relay.ClientIDMutation):
 
 def _find(info: Any, project_id: str, new_project_id: str, sample_ids: list[str],
           transfer: bool) -> tuple[Any, Any, list[tuple[str, Any]], list[dict[str, Any]]]:
-    """Source, target and ``(gid, sample)`` for every sample the caller may move, or every
-    problem at once."""
+    """Source, target, ``(gid, sample)`` for every sample the caller may move, and the
+    payload errors of those it may not (or that do not exist)."""
     verb = "transfer samples from" if transfer else "read"
     source = find_project(info, project_id, "project",
                           Permission.PROJECT_WRITE if transfer else Permission.PROJECT_READ,
