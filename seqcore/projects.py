@@ -21,7 +21,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
-from seqcore.errors import Invalid
+from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_path
 
@@ -29,37 +29,41 @@ from seqcore.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_pa
 PATH_ATTEMPTS = 20
 
 
-class MembershipError(Exception):
-    """A membership change refused; ``str(err)`` says why, for the caller."""
+class MembershipError(DomainError):
+    """A membership change refused; ``message`` says why, for the caller. Each refusal is
+    also the domain error a transport answers with."""
 
 
-class LastOwner(MembershipError):
+class LastOwner(MembershipError, Invalid):
     def __init__(self) -> None:
-        super().__init__("A project must keep at least one owner: add another owner before "
-                         "removing this one.")
+        Invalid.__init__(self, message="A project must keep at least one owner: add another "
+                                       "owner before removing this one.")
 
 
-class AlreadyMember(MembershipError):
+class AlreadyMember(MembershipError, Conflict):
     def __init__(self, username: str, project_id: int) -> None:
         super().__init__(f"An entity already exists with that identifier: {username} is "
                          f"already a member of project {project_id}")
 
 
-class NoLongerMember(MembershipError):
+class NoLongerMember(MembershipError, NotFound):
     """The membership to change was removed by a concurrent request."""
 
     def __init__(self, username: str) -> None:
         super().__init__(f"{username} is not a member of this project.")
 
 
-class NotAnOwner(MembershipError):
-    """The caller's own ownership was removed by a request that committed first.
+class NotAnOwner(MembershipError, Forbidden):
+    """The caller's own ownership was removed by a request that committed first, but it is
+    still a member (and may read the project)."""
 
-    ``member`` says whether the caller is still a member (and may read the project)."""
-
-    def __init__(self, member: bool) -> None:
+    def __init__(self) -> None:
         super().__init__("You are no longer an owner of this project.")
-        self.member = member
+
+
+class NoLongerAMember(MembershipError, NotFound):
+    """The caller's own membership was removed by a request that committed first: to it the
+    project is now one it cannot see."""
 
 
 class PathTaken(Exception):
@@ -103,8 +107,10 @@ def _check_actor(db: Session, project_id: int, actor_id: int | None) -> None:
     if actor_id is None:
         return
     mine = _membership(db, project_id, actor_id)
-    if mine is None or mine.role != ProjectRole.OWNER.value:
-        raise NotAnOwner(member=mine is not None)
+    if mine is None:
+        raise NoLongerAMember()
+    if mine.role != ProjectRole.OWNER.value:
+        raise NotAnOwner()
 
 
 def add_member(db: Session, project_id: int, user_id: int, username: str, role: str,

@@ -140,3 +140,26 @@ def test_uploads_go_only_into_an_open_run(factories, db):
     with pytest.raises(Invalid, match=f"The sequencing run {run.id} does not exist."):
         run_for_upload(db, [run.id], lambda run: False)
     db.rollback()
+
+
+def test_membership_refusals_are_domain_errors(factories, db):
+    from seqcore.errors import Forbidden, NotFound
+    from seqcore.projects import add_member, remove_member
+
+    owner, member, stranger = factories.user(), factories.user(), factories.user()
+    project = factories.project(owner, members=[(member, "PROJECT_USER")])
+    with pytest.raises(Invalid, match="must keep at least one owner"):
+        remove_member(db, project.id, owner.id, owner.username, None)
+    with pytest.raises(Conflict, match=f"{member.username} is already a member of project"):
+        add_member(db, project.id, member.id, member.username, "PROJECT_USER", "LEVEL_1",
+                   owner.id)
+    with pytest.raises(NotFound, match=f"{stranger.username} is not a member of this project"):
+        remove_member(db, project.id, stranger.id, stranger.username, owner.id)
+    with pytest.raises(Forbidden, match="You are no longer an owner of this project"):
+        add_member(db, project.id, stranger.id, stranger.username, "PROJECT_USER", "LEVEL_1",
+                   member.id)
+    with pytest.raises(NotFound) as err:
+        add_member(db, project.id, member.id, member.username, "PROJECT_USER", "LEVEL_1",
+                   stranger.id)
+    assert err.value.message == "The resource was not found."
+    db.rollback()

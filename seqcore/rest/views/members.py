@@ -16,12 +16,11 @@ from seqcore.contrib import Endpoint, View
 from seqcore.links import url_for
 from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
-from seqcore.projects import AlreadyMember, MembershipError, NoLongerMember, NotAnOwner
 from seqcore.projects import add_member as add_membership
 from seqcore.projects import remove_member as remove_membership
 from seqcore.rest.body import load
 from seqcore.rest.envelope import collection, entry, links_only
-from seqcore.rest.errors import ApiError, validation_error
+from seqcore.rest.errors import validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.projects import project_entry
 from seqcore.rest.views.users import user_entry, user_fields
@@ -84,24 +83,6 @@ def _actor(request: Request) -> int | None:
     return None if request.identity.is_admin else request.identity.user_id
 
 
-def membership_refused(err: MembershipError) -> ApiError:
-    """The REST answer to a refused membership change.
-
-    Removing the last owner stays a 400 as before. A caller whose own ownership went while
-    the request waited for the project's lock gets what it would get now: 404 if it may no
-    longer read the project, else 403; a membership removed meanwhile is a 404; adding a
-    member twice is a 409.
-    """
-    if isinstance(err, NotAnOwner):
-        return ApiError(403 if err.member else 404, message=str(err) if err.member else
-                        "The resource was not found.")
-    if isinstance(err, NoLongerMember):
-        return ApiError(404, message=str(err))
-    if isinstance(err, AlreadyMember):
-        return ApiError(409, message=str(err))
-    return ApiError(400, message=str(err))
-
-
 def add_member(request: Request) -> dict:
     project_ctx = request.context.__parent__
     data = load(request, MembershipSchema())
@@ -112,11 +93,10 @@ def add_member(request: Request) -> dict:
     role = data["role"]
     metadata_role = data["metadataRole"] or ("LEVEL_4" if role == ProjectRole.OWNER else
                                              "LEVEL_1")
-    try:
-        member = add_membership(request.db, project_ctx.project.id, user.id, user.username,
-                                role, metadata_role, _actor(request))
-    except MembershipError as err:
-        raise membership_refused(err) from None
+    # Refusals (seqcore.projects.MembershipError) are domain errors: 409 for a member
+    # added twice, 403/404 when the caller's own ownership went while it waited.
+    member = add_membership(request.db, project_ctx.project.id, user.id, user.username,
+                            role, metadata_role, _actor(request))
     request.response.status = 201
     request.response.location = url_for(request, project_ctx, "users", user.username)
     return relationship_body(request, project_ctx, member, user)
@@ -130,11 +110,9 @@ def get_member(request: Request) -> dict:
 def remove_member(request: Request) -> dict:
     context = request.context
     project_ctx = context.__parent__.__parent__
-    try:
-        remove_membership(request.db, project_ctx.project.id, context.user.id,
-                          context.user.username, _actor(request))
-    except MembershipError as err:
-        raise membership_refused(err) from None
+    # Removing the last owner is a 400, a membership removed meanwhile a 404.
+    remove_membership(request.db, project_ctx.project.id, context.user.id,
+                      context.user.username, _actor(request))
     return links_only([("project/users", url_for(request, project_ctx, "users")),
                        ("project", url_for(request, project_ctx))])
 
