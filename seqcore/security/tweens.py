@@ -16,6 +16,7 @@ from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 
+from seqcore.security.answers import is_api, json_error
 from seqcore.security.policy import token_check
 
 # Paths under /api that authenticate by other means (the token endpoint itself, the
@@ -41,20 +42,6 @@ def collapse_slashes_tween_factory(handler: Callable, registry: Registry) -> Cal
     return tween
 
 
-def json_error(status: int, message: str, headers: dict[str, str]) -> Response:
-    """A refusal in the shape of every ``/api`` error, ``{"message": ...}``.
-
-    Built here rather than borrowed from the REST transport: security sits below the
-    transports and answers before any of them is reached."""
-    response = Response(status=status, json_body={"message": message})
-    response.headers.update(headers)
-    return response
-
-
-def _is_api(path: str) -> bool:
-    return path == "/api" or path.startswith("/api/")
-
-
 def _public(request: Request) -> bool:
     path = request.path_info
     if path in PUBLIC_API_PATHS:
@@ -77,7 +64,7 @@ def allowed_methods(request: Request) -> list[str]:
 
 def api_auth_tween_factory(handler: Callable, registry: Registry) -> Callable:
     def tween(request: Request) -> Response:
-        if not _is_api(request.path_info) or _public(request):
+        if not is_api(request.path_info) or _public(request):
             return handler(request)
         check = token_check(request)
         if check is None:
