@@ -14,8 +14,7 @@ project's lock before it counts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -27,6 +26,20 @@ from seqcore.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_pa
 
 #: How often creation retries with a fresh path when concurrent creates take the one it chose.
 PATH_ATTEMPTS = 20
+
+
+class ProjectValues(TypedDict, total=False):
+    """The columns of a project an operation may set, validated (by
+    :class:`seqcore.schemas.ProjectSchema` for the wire); creation needs ``name``."""
+
+    name: str
+    description: str | None
+    remote_url: str | None
+    organism: str | None
+    genome_size: int | None
+    minimum_coverage: int | None
+    maximum_coverage: int | None
+    sync_frequency: str | None
 
 
 class MembershipError(DomainError):
@@ -197,12 +210,11 @@ def check_coverage(minimum: int | None, maximum: int | None) -> None:
             "Maximum coverage must not be less than minimum coverage."]})
 
 
-def new_project(db: Session, owner_id: int, owner_name: str, values: Mapping[str, Any],
+def new_project(db: Session, owner_id: int, owner_name: str, values: ProjectValues,
                 path: str | None = None) -> Project:
     """Create a project in the personal namespace of ``owner_name``, owned by it.
 
-    ``values`` are validated column values (``name`` at least, as checked by
-    :class:`seqcore.schemas.ProjectSchema`). :class:`~seqcore.errors.Invalid` for an upside
+    :class:`~seqcore.errors.Invalid` for an upside
     down coverage range, or a ``path`` that is malformed or taken (also when a concurrent
     create takes it between the check and the insert).
     """
@@ -218,7 +230,7 @@ def new_project(db: Session, owner_id: int, owner_name: str, values: Mapping[str
         raise Invalid({"path": [PATH_TAKEN]}) from None
 
 
-def update_project(db: Session, project: Project, values: Mapping[str, Any]) -> None:
+def update_project(db: Session, project: Project, values: ProjectValues) -> None:
     """Change the given columns of ``project``; :class:`~seqcore.errors.Invalid` (nothing
     changed) when the coverage range would end up upside down."""
     check_coverage(values.get("minimum_coverage", project.minimum_coverage),

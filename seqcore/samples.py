@@ -1,15 +1,16 @@
 """Operations on samples shared by REST, GraphQL and plugins: creating and changing them,
 sharing (copying) and moving them between projects, deleting them.
 
-Arguments are validated column values (:class:`seqcore.schemas.SampleSchema` checks the
-wire fields); refusals are domain errors, which each transport words in its own format.
+Arguments are validated column values (:class:`SampleValues`; :class:`seqcore.schemas.SampleSchema`
+checks the wire fields); refusals are domain errors, which each transport words in its own format.
 Who may do what is the transport's question (traversal ACLs), asked before these run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import Any, TypedDict
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -18,6 +19,23 @@ from seqcore.db import utcnow
 from seqcore.errors import Conflict, Invalid
 from seqcore.models.project import Project
 from seqcore.models.sample import ProjectSample, Sample
+
+
+class SampleValues(TypedDict, total=False):
+    """The columns of a sample an operation may set, validated (by
+    :class:`seqcore.schemas.SampleSchema` for the wire); creation needs ``name``."""
+
+    name: str
+    description: str | None
+    organism: str | None
+    isolate: str | None
+    strain: str | None
+    collected_by: str | None
+    collection_date: date | None
+    geographic_location_name: str | None
+    isolation_source: str | None
+    latitude: str | None
+    longitude: str | None
 
 
 def name_taken(db: Session, project_id: int, name: str, exclude_sample: int | None = None
@@ -35,9 +53,9 @@ def duplicate_name(name: str, project_id: int) -> Conflict:
                     f"'{name}' already exists in project {project_id}")
 
 
-def create_sample(db: Session, project_id: int, values: Mapping[str, Any]) -> Sample:
+def create_sample(db: Session, project_id: int, values: SampleValues) -> Sample:
     """A new sample owned by the project (not flushed yet); :class:`Conflict` if the name is
-    taken there. ``values`` are column values with ``name`` at least."""
+    taken there."""
     if name_taken(db, project_id, values["name"]):
         raise duplicate_name(values["name"], project_id)
     sample = Sample(**values)
@@ -47,7 +65,7 @@ def create_sample(db: Session, project_id: int, values: Mapping[str, Any]) -> Sa
     return sample
 
 
-def update_sample(db: Session, sample: Sample, values: Mapping[str, Any]) -> None:
+def update_sample(db: Session, sample: Sample, values: SampleValues) -> None:
     """Change the given columns; a new name must be free in every project holding the
     sample (:class:`Conflict` naming the first that has one), and is its name there too."""
     new_name = values.get("name")
