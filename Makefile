@@ -9,6 +9,7 @@ test:
 
 lint:
 	.venv/bin/ruff check seqcore tests bench plugins examples
+	.venv/bin/lint-imports --no-cache
 
 bench-api:
 	.venv/bin/python bench/api.py

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from isal import isal_zlib
 
-from seqcore.rest.multipart import BadContent
+from seqcore.uploads import BadContent
 
 if TYPE_CHECKING:
     from seqcore.storage import StorageWriter

@@ -28,13 +28,6 @@ def register_links() -> list:
 
 
 @hookimpl
-def register_rest_endpoints() -> list:
-    from seqcore.rest.views import core_endpoints
-
-    return core_endpoints()
-
-
-@hookimpl
 def register_metadata_types() -> list:
     from seqcore.metadata import TEXT
 

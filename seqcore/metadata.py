@@ -1,13 +1,22 @@
-"""Sample metadata: the registry of value types and the rules every write obeys."""
+"""Sample metadata: the registry of value types, the rules every write obeys, and the write
+itself, shared by REST (``/api/samples/{id}/metadata``) and GraphQL."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyramid.config import Configurator
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
 
 from seqcore.contrib import MetadataType
+from seqcore.db import utcnow
+from seqcore.errors import Invalid
+from seqcore.models.sample import MetadataEntry, Sample
+
+#: What to write into one sample: ``field -> (value, type)``, and the fields to delete.
+Changes = tuple[dict[str, tuple[str, str]], set[str]]
 
 TEXT = MetadataType("text", "Free text (the default).")
 MAX_KEY = 255
@@ -83,6 +92,60 @@ def parse_metadata(body: Mapping[str, Any], types: Mapping[str, MetadataType],
             continue
         entries[key] = (text, kind)
     return entries, deletions, problems
+
+
+def metadata_changes(body: Mapping[str, Any], types: Mapping[str, MetadataType],
+                     allow_delete: bool) -> Changes:
+    """:func:`parse_metadata`'s entries and deletions, or :class:`~seqcore.errors.Invalid`
+    with every problem by field."""
+    entries, deletions, problems = parse_metadata(body, types, allow_delete)
+    if problems:
+        raise Invalid(problems)
+    return entries, deletions
+
+
+def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Changes],
+                 replace: bool = False) -> list[dict[str, list[str]]]:
+    """Write each sample's changes, all of them or (when the transaction aborts) none.
+
+    ``replace`` drops every field not written now; otherwise the changes merge into what is
+    there. Returns, per sample, the fields ``added``, ``updated``, ``deleted``,
+    ``unchanged`` and ``not_found`` (deletions of absent fields). A value a person writes is
+    no longer an analysis result, so its submission is forgotten.
+    """
+    ids = [sample.id for sample in samples]
+    current: dict[int, dict[str, MetadataEntry]] = {sample_id: {} for sample_id in ids}
+    if replace:
+        db.execute(delete(MetadataEntry).where(MetadataEntry.sample_id.in_(ids)))
+    else:
+        for entry in db.scalars(select(MetadataEntry).where(MetadataEntry.sample_id.in_(ids))):
+            current[entry.sample_id][entry.field] = entry
+    now = utcnow()
+    statuses = []
+    for sample, (entries, deletions) in zip(samples, changes, strict=True):
+        status: dict[str, list[str]] = {"added": [], "updated": [], "deleted": [],
+                                        "unchanged": [], "not_found": []}
+        existing = current[sample.id]
+        for field in sorted(deletions):
+            if field in existing:
+                db.delete(existing.pop(field))
+                status["deleted"].append(field)
+            else:
+                status["not_found"].append(field)
+        for field, (value, kind) in entries.items():
+            entry = existing.get(field)
+            if entry is None:
+                db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind))
+                status["added"].append(field)
+            elif (entry.value, entry.type) != (value, kind):
+                entry.value, entry.type, entry.modified = value, kind, now
+                entry.submission_id = None
+                status["updated"].append(field)
+            else:
+                status["unchanged"].append(field)
+        sample.modified = now
+        statuses.append(status)
+    return statuses
 
 
 def includeme(config: Configurator) -> None:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 PATH_RULE = re.compile(r"[a-z0-9](?:[a-z0-9_.-]*[a-z0-9])?")
 MIN_PATH, MAX_PATH = 3, 255
+PATH_TAKEN = "Path has already been taken"
 
 
 def slugify(text: str, fallback: str = "project") -> str:
@@ -46,6 +47,15 @@ def path_taken(db: Session, namespace: str, path: str) -> bool:
 
     return db.scalar(select(Project.id).where(Project.namespace == namespace,
                                               Project.path == path)) is not None
+
+
+def unusable_path(db: Session, namespace: str, path: str) -> str | None:
+    """Why ``path`` cannot be a new project's path in ``namespace`` (malformed or taken), or
+    ``None``."""
+    trouble = path_problem(path)
+    if trouble is None and path_taken(db, namespace, path):
+        trouble = PATH_TAKEN
+    return trouble
 
 
 def free_path(db: Session, namespace: str, name: str) -> str:

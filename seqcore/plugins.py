@@ -20,8 +20,9 @@ log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "seqcore"
 
-# The core's own contributions go through the same hooks a third-party plugin uses.
-CORE_PLUGINS = ("seqcore.core_plugin", "seqcore.analysis.executors",
+# The core's own contributions go through the same hooks a third-party plugin uses (the
+# REST transport registers its own endpoints, so the core plugin needs no view).
+CORE_PLUGINS = ("seqcore.core_plugin", "seqcore.rest.views", "seqcore.analysis.executors",
                 "seqcore.analysis.automation")
 
 

@@ -14,50 +14,69 @@ project's lock before it counts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
+from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from seqcore.models.project import Project, ProjectMember, ProjectRole
-from seqcore.namespaces import free_path
+from seqcore.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_path
 
 #: How often creation retries with a fresh path when concurrent creates take the one it chose.
 PATH_ATTEMPTS = 20
 
 
-class MembershipError(Exception):
-    """A membership change refused; ``str(err)`` says why, for the caller."""
+class ProjectValues(TypedDict, total=False):
+    """The columns of a project an operation may set, validated (by
+    :class:`seqcore.schemas.ProjectSchema` for the wire); creation needs ``name``."""
+
+    name: str
+    description: str | None
+    remote_url: str | None
+    organism: str | None
+    genome_size: int | None
+    minimum_coverage: int | None
+    maximum_coverage: int | None
+    sync_frequency: str | None
 
 
-class LastOwner(MembershipError):
+class MembershipError(DomainError):
+    """A membership change refused; ``message`` says why, for the caller. Each refusal is
+    also the domain error a transport answers with."""
+
+
+class LastOwner(MembershipError, Invalid):
     def __init__(self) -> None:
-        super().__init__("A project must keep at least one owner: add another owner before "
-                         "removing this one.")
+        Invalid.__init__(self, message="A project must keep at least one owner: add another "
+                                       "owner before removing this one.")
 
 
-class AlreadyMember(MembershipError):
+class AlreadyMember(MembershipError, Conflict):
     def __init__(self, username: str, project_id: int) -> None:
         super().__init__(f"An entity already exists with that identifier: {username} is "
                          f"already a member of project {project_id}")
 
 
-class NoLongerMember(MembershipError):
+class NoLongerMember(MembershipError, NotFound):
     """The membership to change was removed by a concurrent request."""
 
     def __init__(self, username: str) -> None:
         super().__init__(f"{username} is not a member of this project.")
 
 
-class NotAnOwner(MembershipError):
-    """The caller's own ownership was removed by a request that committed first.
+class NotAnOwner(MembershipError, Forbidden):
+    """The caller's own ownership was removed by a request that committed first, but it is
+    still a member (and may read the project)."""
 
-    ``member`` says whether the caller is still a member (and may read the project)."""
-
-    def __init__(self, member: bool) -> None:
+    def __init__(self) -> None:
         super().__init__("You are no longer an owner of this project.")
-        self.member = member
+
+
+class NoLongerAMember(MembershipError, NotFound):
+    """The caller's own membership was removed by a request that committed first: to it the
+    project is now one it cannot see."""
 
 
 class PathTaken(Exception):
@@ -101,8 +120,10 @@ def _check_actor(db: Session, project_id: int, actor_id: int | None) -> None:
     if actor_id is None:
         return
     mine = _membership(db, project_id, actor_id)
-    if mine is None or mine.role != ProjectRole.OWNER.value:
-        raise NotAnOwner(member=mine is not None)
+    if mine is None:
+        raise NoLongerAMember()
+    if mine.role != ProjectRole.OWNER.value:
+        raise NotAnOwner()
 
 
 def add_member(db: Session, project_id: int, user_id: int, username: str, role: str,
@@ -180,3 +201,41 @@ def create_project(db: Session, owner_id: int, namespace: str, values: dict[str,
     project = db.get(Project, project_id)
     assert project is not None
     return project
+
+
+def check_coverage(minimum: int | None, maximum: int | None) -> None:
+    """:class:`~seqcore.errors.Invalid` when the coverage range is upside down."""
+    if minimum is not None and maximum is not None and minimum > maximum:
+        raise Invalid({"maximumCoverage": [
+            "Maximum coverage must not be less than minimum coverage."]})
+
+
+def new_project(db: Session, owner_id: int, owner_name: str, values: ProjectValues,
+                path: str | None = None) -> Project:
+    """Create a project in the personal namespace of ``owner_name``, owned by it.
+
+    :class:`~seqcore.errors.Invalid` for an upside
+    down coverage range, or a ``path`` that is malformed or taken (also when a concurrent
+    create takes it between the check and the insert).
+    """
+    check_coverage(values.get("minimum_coverage"), values.get("maximum_coverage"))
+    namespace = namespace_for(owner_name)
+    if path is not None:
+        trouble = unusable_path(db, namespace, path)
+        if trouble is not None:
+            raise Invalid({"path": [trouble]})
+    try:
+        return create_project(db, owner_id, namespace, dict(values), path=path)
+    except PathTaken:
+        raise Invalid({"path": [PATH_TAKEN]}) from None
+
+
+def update_project(db: Session, project: Project, values: ProjectValues) -> None:
+    """Change the given columns of ``project``; :class:`~seqcore.errors.Invalid` (nothing
+    changed) when the coverage range would end up upside down."""
+    check_coverage(values.get("minimum_coverage", project.minimum_coverage),
+                   values.get("maximum_coverage", project.maximum_coverage))
+    for attr, value in values.items():
+        setattr(project, attr, value)
+    project.modified = utcnow()
+    db.flush()

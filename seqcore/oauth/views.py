@@ -10,12 +10,12 @@ from urllib.parse import urlencode
 
 from oauthlib.oauth2 import FatalClientError, OAuth2Error, Server
 from pyramid.config import Configurator
+from pyramid.httpexceptions import HTTPException
 from pyramid.request import Request
 from pyramid.response import Response
 
 from seqcore.contrib import Endpoint, View
 from seqcore.oauth.validator import GRANT_TYPES, Validator
-from seqcore.rest.errors import ApiError
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -38,12 +38,30 @@ def oauth_server(request: Request) -> Server:
     return server
 
 
-def _form_body(request: Request) -> str:
-    if (request.content_type or "").lower() != FORM_TYPE:
-        raise ApiError(415, body={
+class NotAForm(HTTPException):
+    """A body that is not a form, answered in RFC 6749's error shape (a 415).
+
+    Raised, not returned, so that the request's transaction is aborted like any refusal.
+    The endpoints under ``/api/oauth`` are a transport of their own beside REST: they speak
+    OAuth's wire format and share nothing of REST's error bodies."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.status = 415
+        self.content_type = "application/json"
+        self.charset = "utf-8"
+        self.body = json.dumps({
             "error": "invalid_request",
             "error_description": f"The token endpoint takes {FORM_TYPE} bodies.",
-        })
+        }).encode("utf-8")
+
+    def prepare(self, environ: dict) -> None:  # keep the JSON body, not a generated page
+        return
+
+
+def _form_body(request: Request) -> str:
+    if (request.content_type or "").lower() != FORM_TYPE:
+        raise NotAForm()
     return request.body.decode("utf-8", errors="replace")
 
 
@@ -191,6 +209,11 @@ ENDPOINTS = [
 ]
 
 
+def not_a_form_view(exc: NotAForm, request: Request) -> Response:
+    return exc
+
+
 def includeme(config: Configurator) -> None:
+    config.add_exception_view(not_a_form_view, context=NotAForm)
     for endpoint in ENDPOINTS:
         config.add_endpoint(endpoint)

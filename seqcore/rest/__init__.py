@@ -15,3 +15,4 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.rest.errors")
     config.include("seqcore.rest.renderers")
     config.include("seqcore.rest.endpoints")
+    config.include("seqcore.rest.kinds")

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from marshmallow import EXCLUDE, Schema, ValidationError
+from marshmallow import Schema
 from pyramid.request import Request
 
+from seqcore.errors import Invalid
 from seqcore.jsontext import JSONInputError, codec_for, declared_charset, decode_json
-from seqcore.rest.errors import ApiError, validation_error
+from seqcore.rest.errors import ApiError, api_error
+from seqcore.schemas import check
 
 JSON_TYPES = ("application/json",)
 
@@ -76,7 +78,8 @@ def read_limited(request: Request) -> bytes:
 
 def load(request: Request, schema: Schema, data: dict[str, Any] | None = None, *,
          partial: bool = False, allow_unknown: bool = False) -> dict[str, Any]:
-    """Validate ``data`` (the request's JSON body by default) against ``schema``.
+    """Validate ``data`` (the request's JSON body by default) against ``schema`` with the
+    domain's rules (:func:`seqcore.schemas.check`), answering its problems as a 400.
 
     Unknown fields are a 400 listing the acceptable ones, unless ``allow_unknown`` (a lenient
     client creating something), in which case they are dropped. All field errors come back
@@ -84,34 +87,11 @@ def load(request: Request, schema: Schema, data: dict[str, Any] | None = None, *
     """
     if data is None:
         data = read_json(request)
-    accepted = sorted(name for name, field in schema.fields.items() if not field.dump_only)
-    unknown = sorted(set(data) - set(accepted))
-    if unknown and not allow_unknown:
-        if request.method == "PATCH":
-            message = "Cannot update resource with supplied properties."
-        else:
-            message = "Your request could not be parsed. Unrecognized property in JSON request."
-        raise ApiError(400, body={
-            "message": f"{message} Unknown: {', '.join(unknown)}.",
-            "acceptable-properties": accepted,
-        })
     try:
-        return schema.load(data, partial=partial, unknown=EXCLUDE)
-    except ValidationError as err:
-        raise validation_error(_flatten(err.messages)) from None
-
-
-def _flatten(messages: Any) -> dict[str, list[str]]:
-    if isinstance(messages, list):
-        return {"": [str(m) for m in messages]}
-    out: dict[str, list[str]] = {}
-    for key, value in messages.items():
-        if isinstance(value, dict):
-            for sub, msgs in _flatten(value).items():
-                out[f"{key}.{sub}" if sub else key] = msgs
-        else:
-            out[key] = [str(m) for m in (value if isinstance(value, list) else [value])]
-    return out
+        return check(schema, data, partial=partial, allow_unknown=allow_unknown,
+                     updating=request.method == "PATCH")
+    except Invalid as err:
+        raise api_error(err) from None
 
 
 def lenient_create(request: Request) -> bool:

@@ -78,18 +78,24 @@ def validation_error(errors: Mapping[str, list[str]]) -> ApiError:
     return ApiError(400, body={k: list(v) for k, v in errors.items()})
 
 
-def domain_error_view(exc: DomainError, request: Request) -> Response:
+DOMAIN_STATUS = ((NotFound, 404), (Forbidden, 403), (Conflict, 409))
+
+
+def api_error(exc: DomainError) -> ApiError:
     """A domain error in REST's words: ``Invalid`` is a 400 with the field problems (or a
-    message and its extras), ``NotFound`` 404, ``Forbidden`` 403, ``Conflict`` 409."""
+    message and its extras), ``NotFound`` 404, ``Forbidden`` 403, ``Conflict`` 409.
+
+    An :class:`ApiError`, so the body is written exactly as every other REST error's."""
     if isinstance(exc, Invalid):
         if exc.has_message or not exc.problems:
-            return json_error(400, exc.message, **exc.extra)
-        return Response(status=400, json_body=exc.problems)
-    status = {NotFound: 404, Forbidden: 403, Conflict: 409}.get(type(exc))
-    if status is None:
-        status = next((code for kind, code in ((NotFound, 404), (Forbidden, 403),
-                                               (Conflict, 409)) if isinstance(exc, kind)), 400)
-    return json_error(status, exc.message)
+            return ApiError(400, body={"message": exc.message, **exc.extra})
+        return validation_error(exc.problems)
+    status = next((code for kind, code in DOMAIN_STATUS if isinstance(exc, kind)), 400)
+    return ApiError(status, message=exc.message)
+
+
+def domain_error_view(exc: DomainError, request: Request) -> Response:
+    return api_error(exc)
 
 
 def _is_api(request: Request) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from pyramid.request import Request
 from python_multipart.multipart import parse_options_header
@@ -27,21 +26,10 @@ from seqcore.storage import (
     name_too_long,
     safe_basename,
 )
+from seqcore.uploads import BadContent, ContentCheck, ReceivedFile
 
 BLOCK = 1 << 20
 SMALL_PART_LIMIT = 64 * 1024
-
-
-class ContentCheck(Protocol):
-    """Checks a file's bytes as they stream past; raises :class:`BadContent`."""
-
-    def feed(self, data: bytes | memoryview) -> None: ...
-
-    def finish(self) -> None: ...
-
-
-class BadContent(Exception):
-    """The file's content is not what its kind accepts; the message says why."""
 
 
 @dataclass
@@ -71,6 +59,12 @@ class Upload:
     def file(self, name: str) -> Part | None:
         part = self.parts.get(name)
         return part if part is not None and part.writer is not None else None
+
+    def received(self, name: str) -> ReceivedFile:
+        """A file part, as the domain receives it (:mod:`seqcore.uploads`)."""
+        part = self.parts[name]
+        assert part.writer is not None
+        return ReceivedFile(part.filename or "", part.writer)
 
 
 def parse_upload(request: Request, storage: Storage, file_limit: int,

@@ -23,26 +23,24 @@ from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 
+from seqcore.security.answers import is_api, json_error
+
 FORM_TYPE = "application/x-www-form-urlencoded"
 BODYLESS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
-
-
-def _is_api(path: str) -> bool:
-    return path == "/api" or path.startswith("/api/")
 
 
 def limited(request: Request) -> bool:
     """Whether the form limit applies to this request's body."""
     path = request.path_info
-    if not _is_api(path) or path.startswith("/api/oauth/"):
+    if not is_api(path) or path.startswith("/api/oauth/"):
         return True
     return (request.content_type or "").lower() == FORM_TYPE
 
 
 def too_large(request: Request, limit: int) -> Response:
     message = f"The request body is larger than {limit} bytes."
-    if _is_api(request.path_info):
-        response = Response(status=413, json_body={"message": message})
+    if is_api(request.path_info):
+        response = json_error(413, message)
     else:
         response = Response(f"<!doctype html><title>Too large</title><h1>Request too large</h1>"
                             f"<p>{html.escape(message)}</p>", status=413,
@@ -63,8 +61,8 @@ def unparsable(request: Request) -> Response | None:
         request.POST  # noqa: B018 - parsing is the check
     except (ValueError, LookupError, UnicodeDecodeError):
         message = "The form body could not be parsed."
-        if _is_api(request.path_info):
-            return Response(status=400, json_body={"message": message})
+        if is_api(request.path_info):
+            return json_error(400, message)
         return Response(message, status=400, content_type="text/plain", charset="utf-8")
     return None
 

@@ -16,7 +16,7 @@ from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 
-from seqcore.rest.errors import json_error
+from seqcore.security.answers import is_api, json_error
 from seqcore.security.policy import token_check
 
 # Paths under /api that authenticate by other means (the token endpoint itself, the
@@ -42,10 +42,6 @@ def collapse_slashes_tween_factory(handler: Callable, registry: Registry) -> Cal
     return tween
 
 
-def _is_api(path: str) -> bool:
-    return path == "/api" or path.startswith("/api/")
-
-
 def _public(request: Request) -> bool:
     path = request.path_info
     if path in PUBLIC_API_PATHS:
@@ -68,7 +64,7 @@ def allowed_methods(request: Request) -> list[str]:
 
 def api_auth_tween_factory(handler: Callable, registry: Registry) -> Callable:
     def tween(request: Request) -> Response:
-        if not _is_api(request.path_info) or _public(request):
+        if not is_api(request.path_info) or _public(request):
             return handler(request)
         check = token_check(request)
         if check is None:

@@ -170,3 +170,15 @@ def test_admin_lists_plugins_and_versions(build, factories):
     assert by_name["seqcore.core_plugin"]["version"] == __version__
     assert "register_rest_endpoints" in by_name["tests.plugins.greeting"]["hooks"]
     app.get("/api/plugins", headers=factories.headers(factories.user()), status=403)
+
+
+def test_rest_transport_registers_the_core_endpoints_itself(build, factories):
+    """The core plugin declares no REST view: the REST transport (``seqcore.rest.views``) is
+    a core plugin of its own, so the layers below it import no view."""
+    app = TestApp(build([]).make_wsgi_app())
+    admin = factories.headers(factories.user(role=SystemRole.ADMIN))
+    entries = app.get("/api/plugins", headers=admin).json["resource"]["resources"]
+    hooks = {e["name"]: e["hooks"] for e in entries}
+    assert hooks["seqcore.rest.views"] == ["register_rest_endpoints"]
+    assert "register_rest_endpoints" not in hooks["seqcore.core_plugin"]
+    app.get("/api/projects", headers=admin, status=200)

@@ -2,7 +2,10 @@
 permission rules, and all-or-nothing writes per mutation field.
 
 Bad input is reported in the payload's ``errors`` (``[{message, path}]``) and writes
-nothing: every mutation checks all of its input before it changes a row.
+nothing: every mutation checks all of its input before it changes a row. The rules and
+their messages are the domain's (:mod:`seqcore.schemas`, :mod:`seqcore.projects`,
+:mod:`seqcore.samples`, :mod:`seqcore.metadata`); a domain error becomes payload errors
+here (:func:`problems_from`), with the input paths of GraphQL's arguments.
 
 A request may hold several mutation fields; they run one after the other, each in a
 savepoint of the request's transaction. A field that fails (payload errors, a conflict
@@ -14,7 +17,7 @@ field's answer is true of the database afterwards.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import graphene
@@ -22,8 +25,8 @@ from graphql import GraphQLError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from seqcore.rest.body import load
-from seqcore.rest.errors import ApiError
+from seqcore.errors import DomainError, Invalid
+from seqcore.schemas import check
 from seqcore.security.permissions import Permission
 
 log = logging.getLogger(__name__)
@@ -46,6 +49,18 @@ class Problems(Exception):
 
 def problem(message: str, *path: str) -> Problems:
     return Problems([{"message": message, "path": list(path)}])
+
+
+def problems_from(err: DomainError, prefix: Sequence[str] = (),
+                  names: Mapping[str, str] | None = None) -> Problems:
+    """A domain error as payload errors: each field problem of an :class:`Invalid` at
+    ``[*prefix, <GraphQL name of the field>]`` (``names`` maps the domain's field names that
+    differ), any other refusal's message at ``prefix``."""
+    if isinstance(err, Invalid) and not err.has_message and err.problems:
+        names = names or {}
+        return Problems({"message": message, "path": [*prefix, names.get(field, field)]}
+                        for field, messages in err.problems.items() for message in messages)
+    return Problems([{"message": err.message, "path": list(prefix)}])
 
 
 def require_api_scope(info: Any) -> None:
@@ -84,9 +99,10 @@ def run(info: Any, payload: type, work: Callable[[], dict[str, Any]]) -> Any:
     try:
         fields = work()
         db.flush()
-    except Problems as err:
+    except (Problems, DomainError) as err:
         savepoint.rollback()
-        return payload(errors=[UserError(**e) for e in err.errors])
+        errors = err.errors if isinstance(err, Problems) else problems_from(err).errors
+        return payload(errors=[UserError(**e) for e in errors])
     except IntegrityError:
         savepoint.rollback()
         raise GraphQLError("The change conflicted with a concurrent one and was not saved.",
@@ -105,16 +121,12 @@ def run(info: Any, payload: type, work: Callable[[], dict[str, Any]]) -> Any:
 
 def validate(info: Any, schema: Any, data: Mapping[str, Any], prefix: str,
              names: Mapping[str, str]) -> dict[str, Any]:
-    """Validate with the REST schema (same rules, same messages); field errors become
+    """Validate with the domain's schema (REST's rules and messages); field problems become
     ``[prefix, <GraphQL field name>]`` payload errors."""
     try:
-        return load(info.context.request, schema, dict(data))
-    except ApiError as err:
-        body = err.payload
-        if set(body) <= {"message", "acceptable-properties"}:
-            raise problem(str(body.get("message")), prefix) from None
-        raise Problems({"message": message, "path": [prefix, names.get(field, field)]}
-                       for field, messages in body.items() for message in messages) from None
+        return check(schema, data)
+    except Invalid as err:
+        raise problems_from(err, [prefix], names) from None
 
 
 def _context(info: Any, collection: str, pk: int) -> Any | None:

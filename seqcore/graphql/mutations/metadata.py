@@ -2,8 +2,9 @@
 
 Metadata arrives as IRIDA Next sends it, ``{field: value}`` (an object, or a JSON-encoded
 string of one); REST's ``{field: {"value": ..., "type": ...}}`` entries are accepted too.
-Both go through :func:`seqcore.metadata.parse_metadata`, REST's rules and messages; an empty
-or null value deletes the field. Writes merge, as REST's PUT does.
+Both go through :func:`seqcore.metadata.metadata_changes`, REST's rules and messages; an empty
+or null value deletes the field. Writes merge (:func:`seqcore.metadata.set_metadata`), as
+REST's PUT does.
 """
 
 from __future__ import annotations
@@ -15,24 +16,23 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
-from seqcore.db import utcnow
+from seqcore.errors import Invalid
 from seqcore.graphql.mutations.base import (
     Problems,
     UserError,
     find_project,
     find_sample,
     problem,
+    problems_from,
     run,
 )
 from seqcore.graphql.scalars import JSON
 from seqcore.graphql.types import Sample
 from seqcore.jsontext import JSONInputError, loads
-from seqcore.metadata import parse_metadata
-from seqcore.models.sample import MetadataEntry, ProjectSample
+from seqcore.metadata import Changes, metadata_changes, set_metadata
+from seqcore.models.sample import ProjectSample
 from seqcore.models.sample import Sample as SampleModel
 from seqcore.security.permissions import Permission
-
-Parsed = tuple[dict[str, tuple[str, str]], set[str]]
 
 
 def _object(value: Any, path: list[str]) -> dict[str, Any]:
@@ -48,7 +48,7 @@ def _object(value: Any, path: list[str]) -> dict[str, Any]:
     return dict(value)
 
 
-def parse(info: Any, value: Any, path: list[str]) -> Parsed:
+def parse(info: Any, value: Any, path: list[str]) -> Changes:
     """Entries to write and fields to delete, or every problem at once."""
     metadata = _object(value, path)
     if not metadata:
@@ -56,45 +56,10 @@ def parse(info: Any, value: Any, path: list[str]) -> Parsed:
     body = {key: item if isinstance(item, Mapping) else {"value": item}
             for key, item in metadata.items()}
     types = info.context.request.registry.get("seqcore.metadata_types", {})
-    entries, deletions, problems = parse_metadata(body, types, allow_delete=True)
-    if problems:
-        raise Problems({"message": message, "path": [*path, key]}
-                       for key, messages in problems.items() for message in messages)
-    return entries, deletions
-
-
-def write(db: Any, samples: list[SampleModel], changes: list[Parsed]) -> list[dict[str, list]]:
-    """Merge each sample's changes; what happened to each field, per sample."""
-    current: dict[int, dict[str, MetadataEntry]] = {sample.id: {} for sample in samples}
-    for entry in db.scalars(select(MetadataEntry).where(
-            MetadataEntry.sample_id.in_([sample.id for sample in samples]))):
-        current[entry.sample_id][entry.field] = entry
-    now = utcnow()
-    statuses = []
-    for sample, (entries, deletions) in zip(samples, changes, strict=True):
-        status: dict[str, list[str]] = {"added": [], "updated": [], "deleted": [],
-                                        "unchanged": [], "not_found": []}
-        existing = current[sample.id]
-        for field in sorted(deletions):
-            if field in existing:
-                db.delete(existing.pop(field))
-                status["deleted"].append(field)
-            else:
-                status["not_found"].append(field)
-        for field, (value, kind) in entries.items():
-            entry = existing.get(field)
-            if entry is None:
-                db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind))
-                status["added"].append(field)
-            elif (entry.value, entry.type) != (value, kind):
-                entry.value, entry.type, entry.modified = value, kind, now
-                entry.submission_id = None  # a person wrote it now, not an analysis
-                status["updated"].append(field)
-            else:
-                status["unchanged"].append(field)
-        sample.modified = now
-        statuses.append(status)
-    return statuses
+    try:
+        return metadata_changes(body, types, allow_delete=True)
+    except Invalid as err:
+        raise problems_from(err, path) from None
 
 
 class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
@@ -117,7 +82,7 @@ class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
             sample = find_sample(info, sample_id, ["sample"], Permission.SAMPLE_WRITE,
                                  "update").sample
             changes = parse(info, metadata, ["metadata"])
-            status = write(info.context.db, [sample], [changes])[0]
+            status = set_metadata(info.context.db, [sample], [changes])[0]
             return {"sample": sample, "status": status}
 
         return run(info, cls, work)
@@ -161,7 +126,7 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
                     errors.extend(err.errors)
             if errors:
                 raise Problems(errors)
-            statuses = write(info.context.db, samples, changes)
+            statuses = set_metadata(info.context.db, samples, changes)
             return {"status": dict(zip(by_sample, statuses, strict=True)),
                     "overall_status": "successful"}
 

@@ -14,12 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 import graphene
-from sqlalchemy import select
 
+from seqcore.errors import Invalid
 from seqcore.graphql.mutations.base import Problems, UserError, find_project, find_sample, run
 from seqcore.graphql.scalars import JSON
-from seqcore.models.sample import ProjectSample
-from seqcore.samples import name_taken
+from seqcore.samples import check_move, copy_samples, transfer_samples
 from seqcore.security.permissions import Permission
 
 
@@ -33,10 +32,10 @@ class _Move(graphene.relay.ClientIDMutation):
         sample_ids = graphene.NonNull(graphene.List(graphene.NonNull(graphene.ID)))
 
 
-def _check(info: Any, project_id: str, new_project_id: str, sample_ids: list[str],
-           transfer: bool) -> tuple[Any, Any, list[tuple[str, Any, ProjectSample]]]:
-    """Source, target and ``(gid, sample, source join)`` for every sample, or every problem
-    at once."""
+def _find(info: Any, project_id: str, new_project_id: str, sample_ids: list[str],
+          transfer: bool) -> tuple[Any, Any, list[tuple[str, Any]], list[dict[str, Any]]]:
+    """Source, target, ``(gid, sample)`` for every sample the caller may move, and the
+    payload errors of those it may not (or that do not exist)."""
     verb = "transfer samples from" if transfer else "read"
     source = find_project(info, project_id, "project",
                           Permission.PROJECT_WRITE if transfer else Permission.PROJECT_READ,
@@ -61,31 +60,26 @@ def _check(info: Any, project_id: str, new_project_id: str, sample_ids: list[str
             errors.extend(err.errors)
             continue
         found.append((gid, sample))
-    db = info.context.db
-    joins = {join.sample_id: join for join in db.scalars(select(ProjectSample).where(
-        ProjectSample.project_id.in_([source.id, target.id]),
-        ProjectSample.sample_id.in_([sample.id for _, sample in found])))
-        if join.project_id == source.id}
-    in_target = set(db.scalars(select(ProjectSample.sample_id).where(
-        ProjectSample.project_id == target.id,
-        ProjectSample.sample_id.in_([sample.id for _, sample in found]))))
-    result = []
-    for gid, sample in found:
-        path = ["samples", gid]
-        if sample.id not in joins:
-            errors.append({"message": f"Sample {sample.name} is not in project {source.name}.",
-                           "path": path})
-        elif sample.id in in_target:
-            errors.append({"message": f"Sample {sample.name} is already in project "
-                                      f"{target.name}.", "path": path})
-        elif name_taken(db, target.id, sample.name):
-            errors.append({"message": f"A sample named {sample.name} already exists in "
-                                      f"project {target.name}.", "path": path})
-        else:
-            result.append((gid, sample, joins[sample.id]))
+    return source, target, found, errors
+
+
+def _move(info: Any, project_id: str, new_project_id: str, sample_ids: list[str],
+          transfer: bool) -> list[str]:
+    """Copy or transfer the samples (:mod:`seqcore.samples`); the global ids moved."""
+    source, target, found, errors = _find(info, project_id, new_project_id, sample_ids,
+                                          transfer)
+    samples = [sample for _, sample in found]
+    try:
+        check_move(info.context.db, source, target, samples)
+    except Invalid as err:
+        gids = {str(sample.id): ["samples", gid] for gid, sample in found}
+        errors.extend({"message": message, "path": gids[key]}
+                      for key, messages in err.problems.items() for message in messages)
     if errors:
         raise Problems(errors)
-    return source, target, result
+    move = transfer_samples if transfer else copy_samples
+    move(info.context.db, source, target, samples)
+    return [gid for gid, _ in found]
 
 
 class CopySamples(_Move):
@@ -98,11 +92,8 @@ class CopySamples(_Move):
     def mutate_and_get_payload(cls, root: Any, info: Any, project_id: str,
                                new_project_id: str, sample_ids: list[str], **_: Any) -> Any:
         def work() -> dict[str, Any]:
-            _, target, moves = _check(info, project_id, new_project_id, sample_ids, False)
-            for _gid, sample, _join in moves:
-                info.context.db.add(ProjectSample(project_id=target.id, sample_id=sample.id,
-                                                  sample_name=sample.name, owner=False))
-            return {"samples": [{"original": gid, "copy": gid} for gid, _, _ in moves]}
+            gids = _move(info, project_id, new_project_id, sample_ids, False)
+            return {"samples": [{"original": gid, "copy": gid} for gid in gids]}
 
         return run(info, cls, work)
 
@@ -118,13 +109,6 @@ class TransferSamples(_Move):
     def mutate_and_get_payload(cls, root: Any, info: Any, project_id: str,
                                new_project_id: str, sample_ids: list[str], **_: Any) -> Any:
         def work() -> dict[str, Any]:
-            _, target, moves = _check(info, project_id, new_project_id, sample_ids, True)
-            db = info.context.db
-            for _gid, sample, join in moves:
-                owner = join.owner
-                db.delete(join)
-                db.add(ProjectSample(project_id=target.id, sample_id=sample.id,
-                                     sample_name=sample.name, owner=owner))
-            return {"samples": [gid for gid, _, _ in moves]}
+            return {"samples": _move(info, project_id, new_project_id, sample_ids, True)}
 
         return run(info, cls, work)

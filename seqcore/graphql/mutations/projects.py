@@ -6,11 +6,19 @@ from typing import Any
 
 import graphene
 
-from seqcore.graphql.mutations.base import Problems, UserError, problem, run, validate
+from seqcore.errors import Invalid
+from seqcore.graphql.mutations.base import (
+    Problems,
+    UserError,
+    problem,
+    problems_from,
+    run,
+    validate,
+)
 from seqcore.graphql.types import Project
-from seqcore.namespaces import namespace_for, path_problem, path_taken
-from seqcore.projects import PathTaken, create_project
-from seqcore.rest.schemas import ProjectSchema
+from seqcore.namespaces import namespace_for, unusable_path
+from seqcore.projects import new_project
+from seqcore.schemas import ProjectSchema
 from seqcore.security.permissions import Permission
 
 
@@ -42,21 +50,19 @@ class CreateProject(graphene.relay.ClientIDMutation):
                                 "project", {"projectDescription": "description"})
             except Problems as err:
                 errors, data = err.errors, {}
-            namespace = namespace_for(info.context.identity.username)
+            username = info.context.identity.username
             if path is not None:
-                trouble = path_problem(path)
-                if trouble is None and path_taken(info.context.db, namespace, path):
-                    trouble = "Path has already been taken"
+                trouble = unusable_path(info.context.db, namespace_for(username), path)
                 if trouble is not None:
                     errors.append({"message": trouble, "path": ["project", "path"]})
             if errors:
                 raise Problems(errors)
             values = {"name": data["name"], "description": data.get("projectDescription")}
             try:  # a concurrent create may take the path after the check above
-                project = create_project(info.context.db, info.context.identity.user_id,
-                                         namespace, values, path=path)
-            except PathTaken:
-                raise problem("Path has already been taken", "project", "path") from None
+                project = new_project(info.context.db, info.context.identity.user_id,
+                                      username, values, path=path)
+            except Invalid as err:
+                raise problems_from(err, ["project"]) from None
             return {"project": project}
 
         return run(info, cls, work)

@@ -6,13 +6,11 @@ from typing import Any
 
 import graphene
 
-from seqcore.graphql.mutations.base import UserError, find_project, problem, run, validate
+from seqcore.errors import Conflict
+from seqcore.graphql.mutations.base import UserError, find_project, problems_from, run, validate
 from seqcore.graphql.types import Sample
-from seqcore.models.sample import ProjectSample
-from seqcore.models.sample import Sample as SampleModel
-from seqcore.rest.schemas import SampleSchema
-from seqcore.rest.views.samples import duplicate_name
-from seqcore.samples import name_taken
+from seqcore.samples import create_sample
+from seqcore.schemas import SampleSchema
 from seqcore.security.permissions import Permission
 
 
@@ -36,13 +34,12 @@ class CreateSample(graphene.relay.ClientIDMutation):
             data = validate(info, SampleSchema(), {"sampleName": name,
                                                    "description": description},
                             "sample", {"sampleName": "name"})
-            if name_taken(info.context.db, project.id, data["sampleName"]):
-                raise problem(duplicate_name(data["sampleName"], project.id).payload["message"],
-                              "sample", "name")
-            sample = SampleModel(name=data["sampleName"], description=data.get("description"))
-            sample.projects.append(ProjectSample(project_id=project.id,
-                                                 sample_name=sample.name, owner=True))
-            info.context.db.add(sample)
+            try:
+                sample = create_sample(info.context.db, project.id,
+                                       {"name": data["sampleName"],
+                                        "description": data.get("description")})
+            except Conflict as err:
+                raise problems_from(err, ["sample", "name"]) from None
             return {"sample": sample}
 
         return run(info, cls, work)

@@ -1,6 +1,11 @@
 """The core's REST endpoints, declared as :class:`seqcore.contrib.Endpoint` objects and
-registered through the same hook plugins use."""
+registered through the same hook plugins use.
 
+This package is one of the core's own plugins (``seqcore.plugins.CORE_PLUGINS``): the REST
+transport contributes its endpoints itself, so nothing below it has to know the views.
+"""
+
+from seqcore import hookimpl
 from seqcore.contrib import Endpoint
 
 
@@ -8,6 +13,7 @@ def core_endpoints() -> list[Endpoint]:
     from seqcore.rest.views import (
         analyses,
         files,
+        members,
         metadata,
         projects,
         root,
@@ -16,5 +22,11 @@ def core_endpoints() -> list[Endpoint]:
         users,
     )
 
-    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *samples.ENDPOINTS,
-            *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS, *analyses.ENDPOINTS]
+    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
+            *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
+            *analyses.ENDPOINTS]
+
+
+@hookimpl
+def register_rest_endpoints() -> list[Endpoint]:
+    return core_endpoints()

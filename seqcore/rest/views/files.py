@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from pyramid.request import Request
 from pyramid.response import FileResponse, Response
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from seqcore.analysis.dependents import refuse_if_used
-from seqcore.contentchecks import verify_gzip
-from seqcore.contrib import Endpoint, FileKind, View
-from seqcore.db import utcnow
-from seqcore.identifiers import parse_id
-from seqcore.jsontext import JSONInputError, decode_json
+from seqcore.contrib import Endpoint, View
 from seqcore.links import url_for
-from seqcore.models.sample import Sample
 from seqcore.models.sequencing import (
     SequenceFile,
     SequencingObject,
-    SequencingObjectFile,
-    SequencingRun,
-    UploadStatus,
 )
 from seqcore.resources.files import (
     SampleSequenceFiles,
@@ -33,17 +22,14 @@ from seqcore.resources.files import (
     SequencingObjects,
     file_kinds,
 )
-from seqcore.resources.runs import RunResource
 from seqcore.rest.disposition import content_disposition
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError
-from seqcore.rest.multipart import Part, Upload, parse_upload
+
+# Plugins import receive_file from here (until they import it from the public plugin API).
+from seqcore.rest.uploads import receive, receive_file  # noqa: F401
 from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
-from seqcore.storage import StorageError
-
-RUN_KEYS = ("miseqRunId", "sequencingRunId")
-
 
 # -- representations --------------------------------------------------------------------------
 
@@ -129,165 +115,6 @@ def list_sample_files(request: Request) -> dict:
 
 
 # -- upload -----------------------------------------------------------------------------------
-
-
-def _parameters(part: Part | None) -> dict[str, Any]:
-    if part is None:
-        return {}
-    try:
-        data = decode_json(bytes(part.data) or b"{}", None)
-    except JSONInputError as err:
-        raise ApiError(400, message=f"The part '{part.name}': {err.message}") from None
-    except json.JSONDecodeError:
-        raise ApiError(400, message=f"The part '{part.name}' is not valid JSON.") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, message=f"The part '{part.name}' must be a JSON object.")
-    for key, value in data.items():
-        if isinstance(value, dict | list):
-            raise ApiError(400, message=f"'{key}' in '{part.name}' must be a string or a "
-                                        "number.")
-    return data
-
-
-def _run_id(params: dict[str, Any]) -> int | None:
-    for key in RUN_KEYS:
-        value = params.get(key)
-        if value not in (None, ""):
-            run_id = parse_id(value) if isinstance(value, int | str) else None
-            if run_id is None:
-                raise ApiError(400, message=f"'{key}' must be a sequencing run id.")
-            return run_id
-    return None
-
-
-def _properties(params: dict[str, Any]) -> dict[str, str]:
-    return {k: str(v) for k, v in params.items() if k not in RUN_KEYS and v is not None}
-
-
-def _expected_parts(kind: FileKind) -> tuple[list[str], list[str]]:
-    if kind.files == 1:
-        return ["file"], ["parameters"]
-    names = [f"file{i}" for i in range(1, kind.files + 1)]
-    return names, [f"parameters{i}" for i in range(1, kind.files + 1)]
-
-
-def _check_run(request: Request, run_ids: list[int | None]) -> SequencingRun | None:
-    distinct = set(run_ids)
-    if len(distinct) > 1:
-        raise ApiError(400, message="Cannot upload a pair of files from different sequencing "
-                                    "runs.")
-    run_id = distinct.pop() if distinct else None
-    if run_id is None:
-        return None
-    run = request.db.get(SequencingRun, run_id)
-    missing = ApiError(400, message=f"The sequencing run {run_id} does not exist.")
-    if run is None:
-        raise missing
-    if run.upload_status != UploadStatus.UPLOADING:
-        # Runs are read by administrators and changed by the account that created them; to
-        # anyone else a closed run is no different from a missing one (its state is hidden).
-        runs = request.root["api"]["sequencingrun"]
-        run_ctx = RunResource(request, str(run.id), runs, run)
-        if not (request.has_permission(Permission.RUN_READ, run_ctx)
-                or request.has_permission(Permission.RUN_UPDATE, run_ctx)):
-            raise missing
-        raise ApiError(400, message="The sequencing run must be in the UPLOADING state to "
-                                    "upload data.")
-    return run
-
-
-def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[SequencingObject,
-                                                                        list[SequenceFile]]:
-    """Stream an upload of ``kind`` into storage and record it; nothing stays on failure."""
-    settings = request.registry.settings
-    limit = int(settings["seqcore.upload.max_bytes"])
-    file_names, param_names = _expected_parts(kind)
-    # The kind's check sees the verification this upload gets (it depends on its size).
-    check_settings = {**settings, "seqcore.upload.verify_gzip": verify_gzip(
-        settings, request.content_length)}
-
-    def check_for(part_name: str, file_name: str) -> Any:
-        if part_name not in file_names or kind.content_check is None:
-            return None
-        return kind.content_check(check_settings)
-
-    upload: Upload = parse_upload(request, request.storage, limit, check_for,
-                                  file_parts=file_names, small_parts=param_names)
-    try:
-        allowed = set(file_names) | set(param_names)
-        unexpected = sorted(set(upload.parts) - allowed)
-        if unexpected:
-            raise ApiError(400, message=f"Unexpected part(s) {', '.join(unexpected)}; this "
-                                        f"upload takes {', '.join(sorted(allowed))}.")
-        missing = [name for name in file_names if upload.file(name) is None]
-        if missing:
-            raise ApiError(400, message="Missing file part(s): " + ", ".join(missing) + ".")
-        params = [_parameters(upload.parts.get(name)) for name in param_names]
-        run = _check_run(request, [_run_id(p) for p in params])
-        # Uploads into one sample take turns from here to commit, so two identical uploads
-        # arriving together cannot both find nothing and both be stored.
-        _lock_sample(request, sample_id)
-        existing = _same_upload(request, kind, sample_id, [upload.parts[n] for n in file_names])
-        if existing is not None:
-            # The same files again (a client retrying, or re-running an upload): answer with
-            # what is already stored instead of keeping a second copy.
-            upload.discard()
-            return existing, existing.files
-        now = utcnow()
-        obj = SequencingObject(sample_id=sample_id, kind=kind.name,
-                               run_id=run.id if run else None, created=now)
-        stored = []
-        for position, (name, param) in enumerate(zip(file_names, params, strict=True)):
-            part = upload.parts[name]
-            assert part.writer is not None
-            path = _place(request, part)
-            record = SequenceFile(path=path, file_name=part.filename, size=part.writer.size,
-                                  upload_sha256=part.writer.sha256, properties=_properties(param),
-                                  created=now)
-            obj.links.append(SequencingObjectFile(position=position, file=record))
-            stored.append(record)
-        request.db.add(obj)
-        request.db.flush()
-        if kind.prepare is not None:
-            kind.prepare(request, obj, upload)
-        request.db.flush()
-        return obj, stored
-    except BaseException:
-        upload.discard()
-        raise
-
-
-def _place(request: Request, part: Part) -> str:
-    """Move a received file into storage (removed again if the request fails); 507 if the
-    file system refuses it."""
-    assert part.writer is not None
-    try:
-        return part.writer.place(request.tm)
-    except StorageError as err:
-        raise ApiError(507, message=f"The upload could not be stored: {err}") from None
-
-
-def _lock_sample(request: Request, sample_id: int) -> None:
-    """Hold the sample's row until the request's transaction ends.
-
-    An update that changes nothing takes the row lock on PostgreSQL and the write lock on
-    SQLite; either makes a second upload into the sample wait here until the first has
-    committed or rolled back, and then see what it stored.
-    """
-    request.db.execute(update(Sample).where(Sample.id == sample_id)
-                       .values(name=Sample.name)
-                       .execution_options(synchronize_session=False))
-
-
-def _same_upload(request: Request, kind: FileKind, sample_id: int, parts: list[Part]
-                 ) -> SequencingObject | None:
-    wanted = [(p.filename, p.writer.sha256) for p in parts if p.writer is not None]
-    candidates = request.db.scalars(select(SequencingObject).where(
-        SequencingObject.sample_id == sample_id, SequencingObject.kind == kind.name))
-    for obj in candidates:
-        if [(f.file_name, f.upload_sha256) for f in obj.files] == wanted:
-            return obj
-    return None
 
 
 def upload(request: Request) -> dict:
@@ -417,34 +244,3 @@ ENDPOINTS = [
         "GET": View(get_file, Permission.SAMPLE_READ, renderer=None),
     }, description="A file of the sample by id; Accept: application/fastq downloads it."),
 ]
-
-
-def receive_file(request: Request, check: Callable[[], Any],
-                 inspect: Callable[[Path], None] | None = None) -> SequenceFile:
-    """A multipart upload of one file part named ``file`` (a ``parameters`` part is accepted
-    and ignored, as IRIDA's uploader sends one), streamed into storage through ``check``.
-
-    ``inspect(path)`` may look at the whole received file and raise
-    :class:`~seqcore.rest.errors.ApiError` before it is kept. Returns the (unsaved)
-    :class:`SequenceFile`; the stored file goes again if the request's transaction aborts.
-    """
-    limit = int(request.registry.settings["seqcore.upload.max_bytes"])
-    upload = parse_upload(request, request.storage, limit,
-                          lambda part, name: check() if part == "file" else None,
-                          file_parts=["file"], small_parts=["parameters"])
-    try:
-        unexpected = sorted(set(upload.parts) - {"file", "parameters"})
-        if unexpected:
-            raise ApiError(400, message=f"Unexpected part(s) {', '.join(unexpected)}; this "
-                                        "upload takes file (and parameters).")
-        part = upload.file("file")
-        if part is None:
-            raise ApiError(400, message="Missing file part(s): file.")
-        assert part.writer is not None
-        if inspect is not None:
-            inspect(part.writer.tmp_path)
-        return SequenceFile(path=_place(request, part), file_name=part.filename,
-                            size=part.writer.size, upload_sha256=part.writer.sha256)
-    except BaseException:
-        upload.discard()
-        raise

@@ -7,15 +7,15 @@ from itertools import groupby
 from typing import Any
 
 from pyramid.request import Request
-from sqlalchemy import delete, select
+from sqlalchemy import select
 
 from seqcore.contrib import Endpoint, View
-from seqcore.db import utcnow
+from seqcore.errors import Invalid
 from seqcore.links import url_for
-from seqcore.metadata import parse_metadata
+from seqcore.metadata import metadata_changes, set_metadata
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.rest.body import read_json
-from seqcore.rest.errors import validation_error
+from seqcore.rest.errors import api_error
 from seqcore.rest.streaming import stream_collection
 from seqcore.security.permissions import Permission
 
@@ -52,30 +52,12 @@ def _write(request: Request, replace: bool) -> dict:
     """Validate the whole body first, then write all of it or nothing."""
     sample: Sample = request.context.__parent__.sample
     types = request.registry.get("seqcore.metadata_types", {})
-    entries, deletions, problems = parse_metadata(read_json(request), types,
-                                                  allow_delete=not replace)
-    if problems:
-        raise validation_error(problems)
-    db = request.db
-    now = utcnow()
-    if replace:
-        db.execute(delete(MetadataEntry).where(MetadataEntry.sample_id == sample.id))
-        current: dict[str, MetadataEntry] = {}
-    else:
-        current = {e.field: e for e in db.scalars(
-            select(MetadataEntry).where(MetadataEntry.sample_id == sample.id))}
-        for field in deletions:
-            if field in current:
-                db.delete(current.pop(field))
-    for field, (value, kind) in entries.items():
-        existing = current.get(field)
-        if existing is None:
-            db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind))
-        elif (existing.value, existing.type) != (value, kind):
-            existing.value, existing.type, existing.modified = value, kind, now
-            existing.submission_id = None  # a person wrote it now, not an analysis
-    sample.modified = now
-    db.flush()
+    try:
+        changes = metadata_changes(read_json(request), types, allow_delete=not replace)
+    except Invalid as err:
+        raise api_error(err) from None
+    set_metadata(request.db, [sample], [changes], replace=replace)
+    request.db.flush()
     return get_metadata(request)
 
 

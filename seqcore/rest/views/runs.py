@@ -17,8 +17,8 @@ from seqcore.resources.runs import RunResource, RunTypeResource
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
-from seqcore.rest.schemas import RunSchema
 from seqcore.rest.values import epoch_ms
+from seqcore.schemas import RunSchema
 from seqcore.security.permissions import Permission
 
 SEQUENCER_TYPE = re.compile(r"[a-z0-9\-_]+")
@@ -49,7 +49,7 @@ def run_entry(request: Request, context: RunResource) -> dict[str, Any]:
 
 def _split(data: dict[str, Any], creating: bool) -> tuple[dict[str, Any], dict[str, str],
                                                           dict[str, list[str]]]:
-    """Core fields (typed by :class:`~seqcore.rest.schemas.RunSchema`), run-sheet
+    """Core fields (typed by :class:`~seqcore.schemas.RunSchema`), run-sheet
     properties (as strings) and problems."""
     core: dict[str, Any] = {}
     sheet: dict[str, str] = {}

@@ -12,7 +12,6 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.exc import IntegrityError
 
 from seqcore.contrib import Endpoint, View
-from seqcore.db import utcnow
 from seqcore.identifiers import parse_id
 from seqcore.jsontext import JSONInputError, declared_charset, decode_json
 from seqcore.links import links_for, links_template, url_for
@@ -21,10 +20,13 @@ from seqcore.rest.body import lenient_create, load, read_limited
 from seqcore.rest.envelope import entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.paging import paging
-from seqcore.rest.schemas import SampleSchema
 from seqcore.rest.streaming import encode, stream_collection
 from seqcore.rest.values import epoch_ms
-from seqcore.samples import delete_samples, name_taken, orphans_after_removal
+from seqcore.samples import create_sample as new_sample
+from seqcore.samples import delete_samples, duplicate_name, orphans_after_removal
+from seqcore.samples import share_samples as add_to_project
+from seqcore.samples import update_sample as change_sample
+from seqcore.schemas import SampleSchema
 from seqcore.security.permissions import Permission
 
 IDCOLLECTION = "application/idcollection+json"
@@ -76,11 +78,6 @@ def sample_fields(sample: Sample) -> dict[str, Any]:
 
 def sample_entry(request: Request, context: Any) -> dict[str, Any]:
     return entry(request, context, sample_fields(context.sample), identifier=context.sample.id)
-
-
-def duplicate_name(name: str, project_id: int) -> ApiError:
-    return ApiError(409, message=f"An entity already exists with that identifier: Sample with "
-                                 f"the name '{name}' already exists in project {project_id}")
 
 
 # -- a project's samples ----------------------------------------------------------------------
@@ -168,16 +165,9 @@ def list_project_samples(request: Request) -> Any:
 def create_sample(request: Request) -> Any:
     if (request.content_type or "").lower() == IDCOLLECTION:
         return share_samples(request)
-    context = request.context
-    project = context.project
+    project_id = request.context.project.id  # read now: a failed flush expires the session
     data = load(request, SampleSchema(), allow_unknown=lenient_create(request))
-    if name_taken(request.db, project.id, data["sampleName"]):
-        raise duplicate_name(data["sampleName"], project.id)
-    sample = Sample(**{FIELDS[k]: v for k, v in data.items()})
-    sample.projects.append(ProjectSample(project_id=project.id, sample_name=sample.name,
-                                         owner=True))
-    project_id = project.id  # read before the flush: a failed flush expires the session
-    request.db.add(sample)
+    sample = new_sample(request.db, project_id, {FIELDS[k]: v for k, v in data.items()})
     try:
         request.db.flush()
     except IntegrityError:  # a concurrent create took the name first
@@ -238,25 +228,7 @@ def share_samples(request: Request) -> dict:
         targets.append(sample_ctx.sample)
     if missing:
         raise ApiError(404, message="No such sample(s): " + ", ".join(map(str, missing)))
-    existing = {j.sample_id: j for j in request.db.scalars(
-        select(ProjectSample).where(ProjectSample.project_id == project.id,
-                                    ProjectSample.sample_id.in_([s.id for s in targets])))}
-    warnings = []
-    joined = []
-    for sample in targets:
-        if sample.id in existing:
-            warnings.append(f"Cannot add sample id {sample.id} ({sample.name}) as this sample "
-                            "already exists in the project.")
-            joined.append((sample, existing[sample.id]))
-        elif name_taken(request.db, project.id, sample.name):
-            warnings.append(f"Cannot add sample id {sample.id} ({sample.name}) as a sample with "
-                            "this name already exists in the project.")
-        else:
-            join = ProjectSample(project_id=project.id, sample_id=sample.id,
-                                 sample_name=sample.name, owner=ownership)
-            request.db.add(join)
-            joined.append((sample, join))
-    request.db.flush()
+    joined, warnings = add_to_project(request.db, project.id, targets, ownership)
     request.response.status = 201
     entries = []
     for sample, join in joined:
@@ -336,19 +308,8 @@ def get_sample(request: Request) -> dict:
 def update_sample(request: Request) -> dict:
     sample: Sample = request.context.sample
     data = load(request, SampleSchema(), partial=True)
-    new_name = data.get("sampleName")
-    if new_name is not None and new_name != sample.name:
-        joins = list(request.db.scalars(select(ProjectSample).where(
-            ProjectSample.sample_id == sample.id)))
-        for join in joins:
-            if name_taken(request.db, join.project_id, new_name, exclude_sample=sample.id):
-                raise duplicate_name(new_name, join.project_id)
-        for join in joins:
-            join.sample_name = new_name
-    for key, value in data.items():
-        setattr(sample, FIELDS[key], value)
-    sample.modified = utcnow()
-    name = new_name or sample.name  # read before the flush: a failed flush expires the session
+    change_sample(request.db, sample, {FIELDS[k]: v for k, v in data.items()})
+    name = sample.name  # read before the flush: a failed flush expires the session
     try:
         request.db.flush()
     except IntegrityError:

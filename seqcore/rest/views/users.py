@@ -16,9 +16,9 @@ from seqcore.models.user import SystemRole, User
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
-from seqcore.rest.schemas import UserSchema
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.projects import project_entry
+from seqcore.schemas import UserSchema
 from seqcore.security.credentials import end_other_credentials
 from seqcore.security.passwords import hash_password, password_problems
 from seqcore.security.permissions import Permission

@@ -1,12 +1,22 @@
-"""Validation schemas for request bodies, with the messages IRIDA clients expect."""
+"""Validation of the domain's inputs: the schemas of users, projects, memberships, samples and
+runs, the name rules, and :func:`check`, which answers every problem at once.
+
+Both transports use them, so a name refused over REST is refused with the same words over
+GraphQL: REST feeds them the JSON body, GraphQL its arguments under the wire names. Field
+names are the wire names IRIDA clients send (``sampleName``, ``projectDescription``); the
+problems are keyed by them, and each transport maps them to its own paths.
+"""
 
 from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Mapping
+from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
+from seqcore.errors import Invalid
 from seqcore.fields import Choice, Text, WholeNumber
 from seqcore.models.project import ProjectRole
 from seqcore.models.user import SystemRole
@@ -187,3 +197,40 @@ class RunSchema(Schema):
                         error="The layout type must be SINGLE_END or PAIRED_END.",
                         error_messages={"null": "You must provide a layout type (SINGLE_END "
                                                 "or PAIRED_END)."})
+
+
+def check(schema: Schema, data: Mapping[str, Any], *, partial: bool = False,
+          allow_unknown: bool = False, updating: bool = False) -> dict[str, Any]:
+    """The validated values of ``data``, or :class:`~seqcore.errors.Invalid`.
+
+    Unknown fields are refused with a message listing the acceptable ones (under
+    ``acceptable-properties``), unless ``allow_unknown`` (a lenient client creating
+    something), in which case they are dropped; ``updating`` words that message for a change
+    rather than a creation. All field problems come back at once, keyed by field name.
+    """
+    accepted = sorted(name for name, field in schema.fields.items() if not field.dump_only)
+    unknown = sorted(set(data) - set(accepted))
+    if unknown and not allow_unknown:
+        if updating:
+            message = "Cannot update resource with supplied properties."
+        else:
+            message = "Your request could not be parsed. Unrecognized property in JSON request."
+        raise Invalid(message=f"{message} Unknown: {', '.join(unknown)}.",
+                      **{"acceptable-properties": accepted})
+    try:
+        return schema.load(dict(data), partial=partial, unknown=EXCLUDE)
+    except ValidationError as err:
+        raise Invalid(_flatten(err.messages)) from None
+
+
+def _flatten(messages: Any) -> dict[str, list[str]]:
+    if isinstance(messages, list):
+        return {"": [str(m) for m in messages]}
+    out: dict[str, list[str]] = {}
+    for key, value in messages.items():
+        if isinstance(value, dict):
+            for sub, msgs in _flatten(value).items():
+                out[f"{key}.{sub}" if sub else key] = msgs
+        else:
+            out[key] = [str(m) for m in (value if isinstance(value, list) else [value])]
+    return out
