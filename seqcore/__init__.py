@@ -5,7 +5,6 @@ included) and, in their tests, :mod:`seqcore.testing` (the test kit); nothing el
 """
 
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 
 import pluggy
 
@@ -17,9 +16,3 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0"
 
-
-def main(global_config: dict[str, Any] | None = None, **settings: Any):  # noqa: ANN201
-    """PasteDeploy entry point (``pserve development.ini``): build the WSGI application."""
-    from seqcore.config import configure
-
-    return configure(settings).make_wsgi_app()

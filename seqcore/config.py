@@ -71,3 +71,8 @@ def configure(settings: Mapping[str, Any] | None = None,
     # 5. The escape hatch: plugins may do anything else Pyramid allows.
     pm.hook.configure_app(config=config)
     return config
+
+
+def main(global_config: dict[str, Any] | None = None, **settings: Any):  # noqa: ANN201
+    """PasteDeploy entry point (``pserve development.ini``): build the WSGI application."""
+    return configure(settings).make_wsgi_app()

@@ -12,20 +12,6 @@ import sys
 import grimp
 import pytest
 
-#: Edges that are not followed, each with why.
-NOT_FOLLOWED = {
-    # ``seqcore.main``, the PasteDeploy entry point, imports the assembly when it is called;
-    # the package's __init__ otherwise holds only the hook markers and the version, which
-    # every plugin-facing module imports.
-    ("seqcore", "seqcore.config"),
-}
-
-#: TEMPORARY: circles other engineers of issue 17 are removing (analysis.registry and
-#: resources.analyses: launch). Delete the entry when it is gone.
-KNOWN = [
-    {"seqcore.analysis.registry", "seqcore.resources.analyses"},
-]
-
 
 def circles(graph: grimp.ImportGraph) -> list[set[str]]:
     """The strongly connected groups of more than one module (Tarjan's algorithm)."""
@@ -43,8 +29,6 @@ def circles(graph: grimp.ImportGraph) -> list[set[str]]:
         stack.append(module)
         on_stack.add(module)
         for imported in graph.find_modules_directly_imported_by(module):
-            if (module, imported) in NOT_FOLLOWED:
-                continue
             if imported not in index:
                 visit(imported)
                 low[module] = min(low[module], low[imported])
@@ -78,15 +62,7 @@ def graph() -> grimp.ImportGraph:
 
 
 def test_no_import_circles(graph):
-    found = [sorted(group) for group in circles(graph) if group not in KNOWN]
-    assert found == []
-
-
-def test_known_circles_still_exist(graph):
-    """A circle listed as known that is gone must leave the list, so it cannot come back
-    unnoticed."""
-    groups = circles(graph)
-    assert [sorted(known) for known in KNOWN if known not in groups] == []
+    assert [sorted(group) for group in circles(graph)] == []
 
 
 def test_circles_are_found():

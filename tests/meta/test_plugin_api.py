@@ -74,7 +74,7 @@ def internal_names() -> set[str]:
     """Every module of the package but the public two, and what ``seqcore`` itself defines."""
     modules = {f"seqcore.{info.name}" for info in pkgutil.iter_modules(seqcore.__path__)}
     modules -= {"seqcore.plugin", "seqcore.testing"}
-    own = {f"seqcore.{name}" for name in ("hookimpl", "hookspec", "main", "__version__")}
+    own = {f"seqcore.{name}" for name in ("hookimpl", "hookspec", "__version__")}
     return modules | own
 
 
