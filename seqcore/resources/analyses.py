@@ -8,10 +8,11 @@ from pyramid.authorization import Allow, Authenticated
 from sqlalchemy import select
 
 from seqcore.analysis.registry import analysis_registry
-from seqcore.contrib import AnalysisType
+from seqcore.contrib import AnalysisType, FileKind
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission, SubmissionProject
 from seqcore.models.project import ProjectMember
 from seqcore.resources.base import Context, int_key
+from seqcore.resources.files import file_kinds
 from seqcore.security.permissions import Permission
 from seqcore.security.principals import SEQUENCER, user_principal
 
@@ -129,15 +130,23 @@ class OutputFileResource(Context):
 
 
 class SubmissionInputs(Context):
-    """``/api/analysisSubmissions/{id}/sequenceFiles/{pairs,unpaired}``."""
+    """``/api/analysisSubmissions/{id}/sequenceFiles/<kind>`` for each registered kind that
+    declares an ``input_rel`` (``pairs``, ``unpaired``)."""
 
     def child(self, key: str) -> Any:
-        if key in ("pairs", "unpaired"):
-            return InputObjects(self.request, key, self)
+        kind = file_kinds(self.request).get(key)
+        if kind is not None and kind.input_rel:
+            return InputObjects(self.request, key, self, kind)
         raise KeyError(key)
 
 
 class InputObjects(Context):
+    """A submission's inputs of one kind."""
+
+    def __init__(self, request: Any, name: str, parent: Context, kind: FileKind) -> None:
+        super().__init__(request, name, parent)
+        self.kind = kind
+
     @property
     def submission(self) -> AnalysisSubmission:
         return self.__parent__.__parent__.submission
