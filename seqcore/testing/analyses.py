@@ -111,7 +111,7 @@ class ReadsUploader:
 
 class AnalysisRunner:
     """``run_analysis(analysis_type, inputs, headers, parameters=None, timeout=300,
-    **body)``."""
+    path=None, **body)``; ``launch`` and ``drive`` are the two halves."""
 
     def __init__(self, testapp: Any, registry: Any) -> None:
         self.testapp = testapp
@@ -119,16 +119,17 @@ class AnalysisRunner:
 
     def launch(self, analysis_type: str, inputs: Iterable[Any], headers: Mapping[str, str],
                parameters: Mapping[str, Any] | None = None, status: int = 201,
-               **body: Any) -> Any:
-        """``POST /api/analysisSubmissions/analysisType/<type>`` naming ``inputs``
-        (:class:`UploadedReads`, sequencing objects or ids); returns the response."""
+               path: str | None = None, **body: Any) -> Any:
+        """``POST /api/analysisSubmissions/analysisType/<type>`` (or ``path``, a type's own
+        launch endpoint) naming ``inputs`` (:class:`UploadedReads`, sequencing objects or
+        ids); returns the response."""
         ids = [getattr(item, "id", item) for item in inputs]
         payload = {"name": body.pop("name", f"{analysis_type} (test)"),
                    "sequencingObjects": ids, **body}
         if parameters is not None:
             payload["parameters"] = dict(parameters)
         return self.testapp.post_json(
-            f"/api/analysisSubmissions/analysisType/{analysis_type}", payload,
+            path or f"/api/analysisSubmissions/analysisType/{analysis_type}", payload,
             headers=dict(headers), status=status)
 
     def drive(self, submission_id: int, headers: Mapping[str, str], timeout: float = 300.0,
@@ -164,7 +165,7 @@ class AnalysisRunner:
 
     def __call__(self, analysis_type: str, inputs: Iterable[Any], headers: Mapping[str, str],
                  parameters: Mapping[str, Any] | None = None, timeout: float = 300.0,
-                 **body: Any) -> AnalysisRun:
+                 path: str | None = None, **body: Any) -> AnalysisRun:
         """Launch through the API and drive the submission to a terminal state."""
-        res = self.launch(analysis_type, inputs, headers, parameters, **body)
+        res = self.launch(analysis_type, inputs, headers, parameters, path=path, **body)
         return self.drive(int(res.json["resource"]["identifier"]), headers, timeout)

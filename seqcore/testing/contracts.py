@@ -177,8 +177,9 @@ class AnalysisPluginContract:
     The sample data: one object of ``input_kind`` (default: the type's first input kind)
     per entry of :meth:`sample_data`, each in its own sample; by default one object made
     of the kind's ``sample_files``. ``parameters`` are launch parameters; override
-    :meth:`launch_body` for more launch fields (a reference file), ``run_timeout`` for a
-    slow pipeline.
+    :meth:`launch_body` for more launch fields (a reference file; its ``parameters`` add to
+    the others), ``run_timeout`` for a slow pipeline, ``launch_path`` for a type launched
+    at its own endpoint.
     """
 
     analysis_type: ClassVar[str]
@@ -188,6 +189,7 @@ class AnalysisPluginContract:
     input_kind: ClassVar[str | None] = None
     parameters: ClassVar[dict[str, Any]] = {}
     run_timeout: ClassVar[float] = 300.0
+    launch_path: ClassVar[str | None] = None
 
     def sample_data(self, kind: FileKind) -> list[list[tuple[str, bytes]]]:
         """The files of each input object, one object per sample."""
@@ -328,8 +330,9 @@ class AnalysisPluginContract:
             inputs.append(upload_reads(sample, headers, kind, files))
         body = {"projects": [project.id],
                 **self.launch_body(testapp, headers, project, samples)}
-        run = run_analysis(self.analysis_type, inputs, headers, self.parameters,
-                           timeout=self.run_timeout, **body)
+        parameters = {**self.parameters, **body.pop("parameters", {})}
+        run = run_analysis(self.analysis_type, inputs, headers, parameters,
+                           timeout=self.run_timeout, path=self.launch_path, **body)
         assert run.state == "COMPLETED", (
             f"{self.analysis_type} on the sample data ended {run.state}: {run.error}")
         rels = {rel.rel for rel in analysis_registry(app.registry).output_rels(declared.name)}
