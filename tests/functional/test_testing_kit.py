@@ -12,12 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sqlalchemy import make_url
 from webtest import TestApp
 
 from seqcore.analysis.registry import analysis_registry
 from seqcore.config import configure
 from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
 from seqcore.testing.contracts import AnalysisPluginContract
+from seqcore.testing.database import URL_VARIABLE
 from seqcore.testing.factories import Factories
 from tests.plugins import longreads
 
@@ -93,6 +95,12 @@ def test_the_documented_conftest_runs_a_third_party_plugin(tmp_path):
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("PYTEST_", "COV_"))}
     env["PYTHONPATH"] = str(tmp_path)
+    base = os.environ.get(URL_VARIABLE)
+    if base:  # a database of its own: the kit recreates the one it is named after
+        url = make_url(base)
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        env[URL_VARIABLE] = url.set(database=f"{url.database}_{worker}_kit").render_as_string(
+            hide_password=False)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
          "-W", "ignore::DeprecationWarning", str(tests)],
