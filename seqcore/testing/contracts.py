@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 import pytest
 
 from seqcore.contrib import FileKind
-from seqcore.testing.uploads import multipart, parameters
+from seqcore.testing.analyses import upload_parts
+from seqcore.testing.uploads import multipart
 
 
 def stored_files(storage_root: str | Path) -> list[Path]:
@@ -69,21 +70,9 @@ class FileKindContract:
     def _media_type(self) -> str:
         return self.media_type or self._kind.media_types[0]
 
-    def _parts(self, files: list[tuple[str, bytes]]) -> list[tuple[str, str | None, bytes,
-                                                                   str | None]]:
-        if self._files == 1:
-            (name, content), = files
-            return [("file", f"/home/lab/run/{name}", content, None), parameters()]
-        parts: list[tuple[str, str | None, bytes, str | None]] = [
-            (f"file{i}", f"/home/lab/run/{name}", content, None)
-            for i, (name, content) in enumerate(files, start=1)]
-        parts += [(f"parameters{i}", None, b"{}", "application/json")
-                  for i in range(1, self._files + 1)]
-        return parts
-
     def upload(self, testapp: Any, sample: Any, headers: dict, files: list | None = None,
                status: int | str = 201) -> Any:
-        body, content_type = multipart(self._parts(files or self.good_files()))
+        body, content_type = multipart(upload_parts(self._kind, files or self.good_files()))
         return testapp.post(f"/api/samples/{sample.id}/{self.segment}", body,
                             headers={**headers, "Content-Type": content_type}, status=status)
 

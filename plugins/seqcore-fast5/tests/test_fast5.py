@@ -8,12 +8,9 @@ HDF5 = b"\x89HDF\r\n\x1a\n" + bytes(range(256)) * 8
 
 
 class TestFast5Contract(FileKindContract):
-    segment = "fast5"
-    collection_rel = "sample/sequenceFiles/fast5"
-    media_type = "application/octet-stream"
+    """The rel, media type and good files come from the kind's declaration."""
 
-    def good_files(self):
-        return [("reads.fast5", HDF5)]
+    segment = "fast5"
 
     def bad_content(self):
         return None  # FAST5 keeps any non-empty bytes (type UNKNOWN); empty is refused
