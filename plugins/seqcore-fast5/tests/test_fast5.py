@@ -50,3 +50,14 @@ def test_empty_fast5_is_refused(testapp, factories):
                        headers={**factories.headers(owner), "Content-Type": content_type},
                        status=400)
     assert "empty" in res.json["message"]
+
+
+def test_the_kit_builds_fast5_objects_from_the_declaration(testapp, factories):
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    obj = factories.sequencing_object(sample, "fast5")
+    listed = testapp.get(f"/api/samples/{sample.id}/fast5",
+                         headers=factories.headers(owner)).json["resource"]
+    (entry,) = listed["resources"]
+    assert entry["identifier"] == str(obj.id)
+    assert entry["fast5Type"] == "SINGLE" and entry["file"]["fileName"] == "reads.fast5"
