@@ -113,6 +113,18 @@ class FileKind:
     :param object_context: a subclass of
         :class:`seqcore.resources.files.SequencingObjectResource` for this kind's objects, so
         the plugin (and others) can register links on exactly these objects.
+    :param default_input: analysis types that declare no ``inputs`` take this kind, so the
+        core names no kind itself (paired-end reads are the usual default).
+    :param input_rel: a submission links to its inputs of this kind under this rel
+        (``input/paired``), at ``/api/analysisSubmissions/{id}/sequenceFiles/<path_segment>``;
+        empty: the kind is never listed as a submission's input.
+    :param sample_files: ``sample_files()`` valid ``(file name, bytes)`` for each file of one
+        object: what the test kit uploads or stores when a test gives no files, and what the
+        contracts use (:mod:`seqcore.testing`).
+    :param factory: ``factory(db, obj, files)`` adds the kind's own rows to an object the
+        test kit stored directly (its files written and flushed, in the order of ``files``,
+        the ``(file name, bytes)`` they hold): what ``prepare`` does for an upload, without
+        a request. Raise ``ValueError`` for files the kind cannot take.
     """
 
     name: str
@@ -130,6 +142,10 @@ class FileKind:
     object_context: type | None = None
     pipeline_files: Callable[[Any, Any], list[Any]] | None = None
     label: str = ""
+    default_input: bool = False
+    input_rel: str = ""
+    sample_files: Callable[[], list[tuple[str, bytes]]] | None = None
+    factory: Callable[[Any, Any, list[tuple[str, bytes]]], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -183,7 +199,8 @@ class AnalysisType:
         :class:`seqcore.analysis.pipeline.PipelineContext` and returns ``{output key: path}``.
         It runs in a separate process (local executor) or on another machine (Celery), so it
         is named by import path and must not touch the database.
-    :param inputs: file kinds accepted (``("pairs",)``).
+    :param inputs: names of the file kinds accepted (``("pairs",)``); empty: the kinds
+        registered with ``default_input`` (see :class:`FileKind`).
     :param samples: ``"one"`` (exactly one sample) or ``"many"``.
     :param parameters: the parameter schema, with defaults.
     :param writes_back: whether results can be written back to samples.
@@ -225,7 +242,7 @@ class AnalysisType:
     workflow_id: str
     pipeline: str = ""
     version: str = "1"
-    inputs: tuple[str, ...] = ("pairs",)
+    inputs: tuple[str, ...] = ()
     samples: str = "one"
     parameters: tuple[Parameter, ...] = ()
     writes_back: bool = False

@@ -1,4 +1,8 @@
-"""The core's links, registered through ``register_links`` like any plugin's."""
+"""The core's links, registered through ``register_links`` like any plugin's.
+
+Links that depend on a file kind (a sample's collection of the kind, a submission's inputs
+of the kind) are derived from the registered :class:`seqcore.contrib.FileKind` declarations
+by :mod:`seqcore.filekinds`: the core names no kind here."""
 
 from __future__ import annotations
 
@@ -111,8 +115,6 @@ def core_links() -> list[LinkSpec]:
         LinkSpec(SubmissionsCollection, "analysisTypes", api_href("analysisTypes")),
         LinkSpec(TypeFilter, "analysisSubmissions", _grand_grandparent_href),
         LinkSpec(SubmissionResource, "analysis", child_href("analysis"), when=_completed),
-        LinkSpec(SubmissionResource, "input/unpaired", child_href("sequenceFiles", "unpaired")),
-        LinkSpec(SubmissionResource, "input/paired", child_href("sequenceFiles", "pairs")),
         LinkSpec(TypeResource, "analysisSubmissions", _filter_href),
         LinkSpec(ProjectAnalysesByType, "project", _grand_grandparent_href),
         LinkSpec(RunsCollection, "sequencingRun/seqmodel", child_href("seqmodelrun")),

@@ -3,14 +3,64 @@ endpoints every kind shares (see :class:`seqcore.contrib.FileKind`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from pyramid.config import Configurator
+from pyramid.exceptions import ConfigurationError
+from pyramid.registry import Registry
 
 from seqcore.contrib import ChildSpec, FileKind, LinkSpec
 from seqcore.links import child_href
+from seqcore.resources.analyses import SubmissionResource
 from seqcore.resources.files import SequencingObjects
 from seqcore.resources.samples import SampleResource
+
+# The submission links the core registers itself; the kinds' input links follow them, ahead
+# of the links plugins hang on submissions, whatever order the plugins load in.
+CORE_SUBMISSION_RELS = ("analysis",)
+
+
+def registered_kinds(registry: Registry) -> dict[str, FileKind]:
+    """Registered kinds by path segment."""
+    return registry.get("seqcore.file_kinds", {})
+
+
+def default_inputs(kinds: Mapping[str, FileKind]) -> tuple[str, ...]:
+    """The names of the kinds an analysis type that declares no inputs takes."""
+    return tuple(kind.name for kind in kinds.values() if kind.default_input)
+
+
+def _add_input_link(config: Configurator, kind: FileKind) -> None:
+    spec = LinkSpec(SubmissionResource, kind.input_rel,
+                    child_href("sequenceFiles", kind.path_segment))
+
+    def register() -> None:
+        specs = config.registry.setdefault("seqcore.links", {}).setdefault(
+            SubmissionResource, [])
+        inputs = {k.input_rel for k in registered_kinds(config.registry).values()}
+        anchor = max((i for i, s in enumerate(specs)
+                      if s.rel in CORE_SUBMISSION_RELS or s.rel in inputs), default=-1)
+        specs.insert(anchor + 1, spec)
+
+    config.action(("seqcore.link", SubmissionResource, kind.input_rel), register)
+
+
+def _resolve_default_inputs(registry: Registry) -> None:
+    """Give analysis types that declare no inputs the default input kinds."""
+    from seqcore.analysis.registry import analysis_registry
+
+    defaults = default_inputs(registered_kinds(registry))
+    types = analysis_registry(registry).types
+    for name, analysis_type in list(types.items()):
+        if analysis_type.inputs:
+            continue
+        if not defaults:
+            raise ConfigurationError(
+                f"analysis type {name!r} declares no inputs and no loaded plugin registers "
+                "a default input kind (FileKind(default_input=True)); name its inputs")
+        types[name] = replace(analysis_type, inputs=defaults)
 
 
 def add_file_kind(config: Configurator, kind: FileKind) -> None:
@@ -27,6 +77,8 @@ def add_file_kind(config: Configurator, kind: FileKind) -> None:
 
     config.add_resource_child(ChildSpec(SampleResource, kind.path_segment, factory))
     config.add_link(LinkSpec(SampleResource, kind.collection_rel, child_href(kind.path_segment)))
+    if kind.input_rel:
+        _add_input_link(config, kind)
     if kind.default_upload:
         config.action(("seqcore.file_kind.default_upload",), None)
     # The REST transport serves each kind (``seqcore.rest.kinds``).
@@ -35,3 +87,7 @@ def add_file_kind(config: Configurator, kind: FileKind) -> None:
 
 def includeme(config: Configurator) -> None:
     config.add_directive("add_file_kind", add_file_kind)
+    # After every kind and type is registered (order 0), before the declarations are
+    # verified (order 100).
+    config.action(("seqcore.file_kind.default_inputs",),
+                  lambda: _resolve_default_inputs(config.registry), order=2)

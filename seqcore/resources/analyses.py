@@ -6,9 +6,10 @@ from typing import Any
 
 from seqcore.access import SUBMISSION, SUBMISSIONS
 from seqcore.analysis.registry import analysis_registry
-from seqcore.contrib import AnalysisType
+from seqcore.contrib import AnalysisType, FileKind
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.resources.base import Context, int_key
+from seqcore.resources.files import file_kinds
 from seqcore.security.permissions import Permission
 
 
@@ -109,15 +110,23 @@ class OutputFileResource(Context):
 
 
 class SubmissionInputs(Context):
-    """``/api/analysisSubmissions/{id}/sequenceFiles/{pairs,unpaired}``."""
+    """``/api/analysisSubmissions/{id}/sequenceFiles/<kind>`` for each registered kind that
+    declares an ``input_rel`` (``pairs``, ``unpaired``)."""
 
     def child(self, key: str) -> Any:
-        if key in ("pairs", "unpaired"):
-            return InputObjects(self.request, key, self)
+        kind = file_kinds(self.request).get(key)
+        if kind is not None and kind.input_rel:
+            return InputObjects(self.request, key, self, kind)
         raise KeyError(key)
 
 
 class InputObjects(Context):
+    """A submission's inputs of one kind."""
+
+    def __init__(self, request: Any, name: str, parent: Context, kind: FileKind) -> None:
+        super().__init__(request, name, parent)
+        self.kind = kind
+
     @property
     def submission(self) -> AnalysisSubmission:
         return self.__parent__.__parent__.submission

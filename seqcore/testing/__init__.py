@@ -9,7 +9,12 @@ Plugin authors get the same fixtures the core's own tests use:
   ``build_app(plugins, **settings)`` builds another over the same database;
 * ``factories``: users, OAuth clients, tokens and projects committed straight to the database;
 * ``sql_counter``: counts SQL statements, for asserting a request's cost does not grow;
-* ``graphql``: posts GraphQL documents with a personal access token (``as_user(user)``).
+* ``graphql``: posts GraphQL documents with a personal access token (``as_user(user)``);
+* ``upload_reads`` / ``run_analysis``: upload reads through the API and run an analysis on
+  them to completion (:mod:`seqcore.testing.analyses`).
+
+Contracts to subclass: :mod:`seqcore.testing.contracts` (``FileKindContract``,
+``AnalysisPluginContract``).
 
 Modules to import: :mod:`seqcore.testing.server` (a real server on loopback),
 :mod:`seqcore.testing.consistency` (no orphan row or file, no ownerless project) and
@@ -26,10 +31,12 @@ from seqcore.testing.fixtures import (
     engine,
     factories,
     graphql,
+    run_analysis,
     seqcore_plugins,
     seqcore_settings,
     sql_counter,
     testapp,
+    upload_reads,
 )
 
 __all__ = [
@@ -41,8 +48,10 @@ __all__ = [
     "engine",
     "factories",
     "graphql",
+    "run_analysis",
     "seqcore_plugins",
     "seqcore_settings",
     "sql_counter",
     "testapp",
+    "upload_reads",
 ]

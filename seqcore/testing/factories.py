@@ -6,13 +6,14 @@ from __future__ import annotations
 import base64
 import itertools
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 import transaction
 from sqlalchemy.orm import Session, sessionmaker
 
+from seqcore.contrib import FileKind
 from seqcore.db import session_for
 from seqcore.models.oauth import OAuthClient, digest
 from seqcore.models.project import Project, ProjectMember, ProjectRole
@@ -33,14 +34,57 @@ DEFAULT_PASSWORD = "Password1!"
 _counter = itertools.count(1)
 
 
-class Factories:
-    """Builders for the core's objects; each call commits its own transaction."""
+def installed_file_kinds(settings: Mapping[str, Any]) -> dict[str, FileKind]:
+    """The file kinds of the plugins installed in this environment (entry points), by
+    name: for factories made without an application."""
+    from seqcore.contributions import declarations
+    from seqcore.plugins import build_plugin_manager
 
-    def __init__(self, session_factory: sessionmaker[Session], settings: dict[str, Any]
-                 ) -> None:
+    pm = build_plugin_manager(settings)
+    return {kind.name: kind for _, kind in declarations(pm, "register_file_kinds")}
+
+
+def pick_kind(kinds: Mapping[str, FileKind], name: str | None) -> FileKind:
+    """The kind named ``name`` among ``kinds`` (by name), by default the first default
+    analysis input; a ``ValueError`` says which kinds are loaded."""
+    loaded = ", ".join(kinds) or "none"
+    if name is None:
+        for kind in kinds.values():
+            if kind.default_input:
+                return kind
+        raise ValueError("no loaded file kind is a default analysis input; name the kind "
+                         f"(loaded: {loaded})")
+    if name not in kinds:
+        raise ValueError(f"no file kind {name!r} is loaded (loaded: {loaded}); add its "
+                         "plugin to seqcore_plugins")
+    return kinds[name]
+
+
+class Factories:
+    """Builders for the core's objects; each call commits its own transaction.
+
+    ``kinds`` are the application's file kinds by name (the ``factories`` fixture passes
+    them); without them, the kinds of the installed plugins. Sequencing objects are built
+    through their kind's declaration (``sample_files``, ``factory``), so the kit needs no
+    particular plugin.
+    """
+
+    def __init__(self, session_factory: sessionmaker[Session], settings: dict[str, Any],
+                 kinds: Mapping[str, FileKind] | None = None) -> None:
         self.session_factory = session_factory
         self.settings = settings
         self._default_client: OAuthClient | None = None
+        self._kinds = dict(kinds) if kinds is not None else None
+
+    @property
+    def kinds(self) -> dict[str, FileKind]:
+        if self._kinds is None:
+            self._kinds = installed_file_kinds(self.settings)
+        return self._kinds
+
+    def kind(self, name: str | None = None) -> FileKind:
+        """The kind named ``name``; by default the first default analysis input."""
+        return pick_kind(self.kinds, name)
 
     def _commit(self, objects: Iterable[Any]) -> None:
         manager = transaction.TransactionManager(explicit=True)
@@ -169,22 +213,28 @@ class Factories:
         """``Authorization: Basic <email:token>`` headers with a new personal access token."""
         return self.basic(user.email, self.access_token(user, scopes))
 
-    def sequencing_object(self, sample: Sample, kind: str = "pairs",
+    def sequencing_object(self, sample: Sample, kind: str | None = None,
                           files: Iterable[tuple[str, bytes]] | None = None,
                           state: str = "FINISHED", qc: dict[str, Any] | None = None
                           ) -> SequencingObject:
-        """A sequencing object with its files written to storage (default: a small pair)."""
+        """A sequencing object of ``kind`` (default: the first default analysis input) with
+        its files written to storage; ``files`` default to the kind's ``sample_files``, and
+        the kind's ``factory`` adds its own rows (a pair's orientation)."""
         from seqcore.storage import Storage
-        from seqcore.testing.uploads import fastq
 
+        declared = self.kind(kind)
         if files is None:
-            files = ([("x_R1.fastq", fastq(seed=1)), ("x_R2.fastq", fastq(seed=2))]
-                     if kind == "pairs" else [("x.fastq", fastq(seed=3))])
+            if declared.sample_files is None:
+                raise ValueError(f"file kind {declared.name!r} declares no sample_files; "
+                                 "give the files")
+            files = declared.sample_files()
+        files = list(files)
         storage = Storage(self.settings["seqcore.storage.path"])
         manager = transaction.TransactionManager(explicit=True)
         with manager:
             db = session_for(self.session_factory, manager)
-            obj = SequencingObject(sample_id=sample.id, kind=kind, processing_state=state)
+            obj = SequencingObject(sample_id=sample.id, kind=declared.name,
+                                   processing_state=state)
             for position, (name, content) in enumerate(files):
                 writer = storage.writer(name)
                 writer.write(content)
@@ -193,12 +243,8 @@ class Factories:
                 obj.links.append(SequencingObjectFile(position=position, file=stored))
             db.add(obj)
             db.flush()
-            if kind == "pairs":
-                from seqcore_sequencefiles.models import Pair
-
-                forward, reverse = obj.files[0], obj.files[1]
-                db.add(Pair(object_id=obj.id, forward_file_id=forward.id,
-                            reverse_file_id=reverse.id))
+            if declared.factory is not None:
+                declared.factory(db, obj, files)
             if qc is not None:
                 for stored in obj.files:
                     db.add(QCRecord(file_id=stored.id, report=qc, engine="test"))

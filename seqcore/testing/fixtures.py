@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
 from seqcore.testing.database import empty_all_tables, make_engine, test_database_url
 from seqcore.testing.factories import Factories
 
@@ -100,8 +101,9 @@ def testapp(app: Any, engine: Engine) -> Any:
 
 @pytest.fixture
 def factories(app_config: Any, engine: Engine) -> Factories:
+    kinds = app_config.registry.get("seqcore.file_kinds", {}).values()
     return Factories(app_config.registry["seqcore.db_session_factory"],
-                     app_config.get_settings())
+                     app_config.get_settings(), {kind.name: kind for kind in kinds})
 
 
 @pytest.fixture
@@ -110,6 +112,22 @@ def db(app_config: Any, engine: Engine) -> Iterator[Any]:
     session = app_config.registry["seqcore.db_session_factory"]()
     yield session
     session.close()
+
+
+@pytest.fixture
+def upload_reads(testapp: Any, app_config: Any) -> ReadsUploader:
+    """``upload_reads(sample, headers, kind=None, files=None)``: a real multipart upload of
+    one object (default: the first default analysis input kind, with its ``sample_files``),
+    then the processing worker; returns :class:`seqcore.testing.analyses.UploadedReads`."""
+    return ReadsUploader(testapp, app_config.registry)
+
+
+@pytest.fixture
+def run_analysis(testapp: Any, app_config: Any) -> AnalysisRunner:
+    """``run_analysis(type, inputs, headers, parameters=None, timeout=300, **body)``:
+    launches through the API, drives the submission on the configured executor until
+    ``COMPLETED`` or ``ERROR``; returns :class:`seqcore.testing.analyses.AnalysisRun`."""
+    return AnalysisRunner(testapp, app_config.registry)
 
 
 class SQLCounter:

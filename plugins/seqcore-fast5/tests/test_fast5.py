@@ -8,12 +8,9 @@ HDF5 = b"\x89HDF\r\n\x1a\n" + bytes(range(256)) * 8
 
 
 class TestFast5Contract(FileKindContract):
-    segment = "fast5"
-    collection_rel = "sample/sequenceFiles/fast5"
-    media_type = "application/octet-stream"
+    """The rel, media type and good files come from the kind's declaration."""
 
-    def good_files(self):
-        return [("reads.fast5", HDF5)]
+    segment = "fast5"
 
     def bad_content(self):
         return None  # FAST5 keeps any non-empty bytes (type UNKNOWN); empty is refused
@@ -53,3 +50,14 @@ def test_empty_fast5_is_refused(testapp, factories):
                        headers={**factories.headers(owner), "Content-Type": content_type},
                        status=400)
     assert "empty" in res.json["message"]
+
+
+def test_the_kit_builds_fast5_objects_from_the_declaration(testapp, factories):
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    obj = factories.sequencing_object(sample, "fast5")
+    listed = testapp.get(f"/api/samples/{sample.id}/fast5",
+                         headers=factories.headers(owner)).json["resource"]
+    (entry,) = listed["resources"]
+    assert entry["identifier"] == str(obj.id)
+    assert entry["fast5Type"] == "SINGLE" and entry["file"]["fileName"] == "reads.fast5"

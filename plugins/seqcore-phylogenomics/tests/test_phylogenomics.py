@@ -27,6 +27,35 @@ class TestPhylogenomicsContract(AnalysisPluginContract):
     analysis_type = "phylogenomics"
     output_rels = RELS
     migration_branch = "phylogenomics"
+    launch_path = LAUNCH
+
+    def _truth(self):
+        """Three isolates on a 60 kb reference, reads at 30x (made once per test)."""
+        if not hasattr(self, "_made"):
+            import tempfile
+            from pathlib import Path
+
+            import simulate
+
+            truth = simulate.make_truth(length=60_000, seed=11, families=(),
+                                        snvs_in_repeats=0, deletion=None)
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp)
+                simulate.write_fasta(truth.reference, root / "reference.fasta")
+                reads = []
+                for i, name in enumerate(truth.names[:3]):
+                    r1, r2 = root / f"{name}_R1.fastq", root / f"{name}_R2.fastq"
+                    simulate.simulate_reads(truth.genomes[name], 30, r1, r2, seed=200 + i)
+                    reads.append([(r1.name, r1.read_bytes()), (r2.name, r2.read_bytes())])
+                self._made = ((root / "reference.fasta").read_bytes(), reads)
+        return self._made
+
+    def sample_data(self, kind):
+        return self._truth()[1]
+
+    def launch_body(self, testapp, headers, project, samples):
+        ref = upload_reference(testapp, project, headers, self._truth()[0], "reference.fasta")
+        return {"parameters": {"reference": ref.json["resource"]["reference"]}}
 
 
 def links(body):

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from salmonella import expected_serovars, salmonella_like
@@ -32,6 +33,16 @@ class TestSerotyperContract(AnalysisPluginContract):
     analysis_type = "serotyper"
     output_rels = RELS | IRIDA_RELS
     aliases = ("sistr",)
+    parameters = QUICK
+
+    def sample_data(self, kind):
+        """Random DNA (40 kb, 30x of 2x150 bp): SISTR cannot type it, and says so in
+        completed outputs (QC status FAIL)."""
+        genome = random_genome(40_000, seed=33, families=())
+        with tempfile.TemporaryDirectory() as tmp:
+            r1, r2 = Path(tmp) / "contract_R1.fastq", Path(tmp) / "contract_R2.fastq"
+            simulate_reads(genome.sequence, 30.0, r1, r2, seed=133)
+            return [[(r1.name, r1.read_bytes()), (r2.name, r2.read_bytes())]]
 
 
 # -- data -----------------------------------------------------------------------------------

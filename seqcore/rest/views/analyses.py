@@ -34,15 +34,13 @@ from seqcore.resources.analyses import (
     TypeFilter,
     TypeResource,
 )
-from seqcore.resources.files import SequencingObjects, file_kinds
+from seqcore.resources.files import SequencingObjects
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.files import download, negotiate, object_entry
 from seqcore.security.permissions import Permission
-
-INPUT_KINDS = {"pairs": "pairs", "unpaired": "unpaired"}
 
 
 def submission_fields(submission: AnalysisSubmission) -> dict[str, Any]:
@@ -214,21 +212,18 @@ def get_output(request: Request) -> Response | dict:
 
 def list_inputs(request: Request) -> dict:
     context: InputObjects = request.context
-    kind_name = INPUT_KINDS[context.__name__]
-    kinds = {k.name: k for k in file_kinds(request).values()}
-    kind = kinds.get(kind_name)
+    kind = context.kind
+    objects = request.db.scalars(
+        select(SequencingObject).join(SubmissionInput,
+                                      SubmissionInput.object_id == SequencingObject.id)
+        .where(SubmissionInput.submission_id == context.submission.id,
+               SequencingObject.kind == kind.name).order_by(SequencingObject.id))
+    samples = request.root["api"]["samples"]
     entries = []
-    if kind is not None:
-        objects = request.db.scalars(
-            select(SequencingObject).join(SubmissionInput,
-                                          SubmissionInput.object_id == SequencingObject.id)
-            .where(SubmissionInput.submission_id == context.submission.id,
-                   SequencingObject.kind == kind_name).order_by(SequencingObject.id))
-        samples = request.root["api"]["samples"]
-        for obj in objects:
-            sample_ctx = samples[str(obj.sample_id)]
-            owner = SequencingObjects(request, kind.path_segment, sample_ctx, kind)
-            entries.append(object_entry(request, owner.resource_for(obj)))
+    for obj in objects:
+        sample_ctx = samples[str(obj.sample_id)]
+        owner = SequencingObjects(request, kind.path_segment, sample_ctx, kind)
+        entries.append(object_entry(request, owner.resource_for(obj)))
     return collection(request, context, entries)
 
 
@@ -376,9 +371,10 @@ ENDPOINTS = [
              }, description="One output; Accept: text/plain (or its media type) gives the "
                             "content."),
     Endpoint("api.submission.inputs",
-             f"/api/analysisSubmissions/{SID}/sequenceFiles/{{kind:pairs|unpaired}}", {
+             f"/api/analysisSubmissions/{SID}/sequenceFiles/{{kind}}", {
                  "GET": View(list_inputs, Permission.SUBMISSION_READ),
-             }, description="The submission's input pairs or single-end files."),
+             }, description="The submission's inputs of one file kind (each kind that "
+                            "declares an input_rel: pairs, unpaired)."),
     Endpoint("api.analysis_types", "/api/analysisTypes", {
         "GET": View(list_types, Permission.API_READ),
     }, description="Analysis types: parameters with defaults, outputs, readiness."),

@@ -29,6 +29,18 @@ def prepare(request: Any, obj: Any, upload: Any) -> None:
     request.db.add(Fast5Object(object_id=obj.id, fast5_type=check.fast5_type))
 
 
+def build(db: Any, obj: Any, files: list[tuple[str, bytes]]) -> None:
+    """The test kit's FAST5 object: its type read from the content, as an upload's is."""
+    check = Fast5Check()
+    check.feed(files[0][1])
+    db.add(Fast5Object(object_id=obj.id, fast5_type=check.fast5_type))
+
+
+def sample_files() -> list[tuple[str, bytes]]:
+    """A small HDF5-signed file (``SINGLE``)."""
+    return [("reads.fast5", b"\x89HDF\r\n\x1a\n" + bytes(range(256)) * 8)]
+
+
 def describe(request: Any, context: Fast5Resource) -> dict[str, Any]:
     record = request.db.get(Fast5Object, context.obj.id)
     return {"file": files_of(request, context)[0],
@@ -52,4 +64,4 @@ def register_file_kinds() -> list[FileKind]:
                      content_check=fast5_check, media_types=("application/octet-stream",),
                      qc=False, decompress=False, prepare=prepare, describe=describe,
                      upload_response="file", object_context=Fast5Resource,
-                     label="FAST5 files")]
+                     label="FAST5 files", sample_files=sample_files, factory=build)]

@@ -57,17 +57,41 @@ def fastq_check(settings: Mapping[str, Any]) -> FastqCheck:
     return FastqCheck(verify_gzip=bool(settings["seqcore.upload.verify_gzip"]))
 
 
-def prepare_pair(request: Any, obj: Any, upload: Any) -> None:
+def oriented_pair(obj: Any) -> Pair:
+    """The pair's orientation from its file names; ``ValueError`` when it can't be told."""
     first, second = obj.files
     order = orientation(first.file_name, second.file_name)
     if order is None:
-        raise ApiError(400, message=(
+        raise ValueError(
             f"Cannot tell which file of the pair is forward and which is reverse: "
             f"'{first.file_name}' and '{second.file_name}' must first differ in 1/2, F/R or "
-            "f/r (as in x_R1.fastq and x_R2.fastq)."))
+            "f/r (as in x_R1.fastq and x_R2.fastq).")
     forward, reverse = (first, second) if order == (0, 1) else (second, first)
-    request.db.add(Pair(object_id=obj.id, forward_file_id=forward.id,
-                        reverse_file_id=reverse.id))
+    return Pair(object_id=obj.id, forward_file_id=forward.id, reverse_file_id=reverse.id)
+
+
+def prepare_pair(request: Any, obj: Any, upload: Any) -> None:
+    try:
+        request.db.add(oriented_pair(obj))
+    except ValueError as err:
+        raise ApiError(400, message=str(err)) from err
+
+
+def build_pair(db: Any, obj: Any, files: list[tuple[str, bytes]]) -> None:
+    """The test kit's pair: oriented as an upload would be."""
+    db.add(oriented_pair(obj))
+
+
+def sample_unpaired() -> list[tuple[str, bytes]]:
+    from seqcore.testing.uploads import fastq  # the test kit, only when a test asks
+
+    return [("x.fastq", fastq(seed=3))]
+
+
+def sample_pair() -> list[tuple[str, bytes]]:
+    from seqcore.testing.uploads import fastq
+
+    return [("x_R1.fastq", fastq(seed=1)), ("x_R2.fastq", fastq(seed=2))]
 
 
 def describe_unpaired(request: Any, context: SequencingObjectResource) -> dict[str, Any]:
@@ -108,12 +132,14 @@ def register_file_kinds() -> list[FileKind]:
                  collection_rel="sample/sequenceFiles/unpaired", files=1,
                  content_check=fastq_check, describe=describe_unpaired,
                  upload_response="file", default_upload=True,
-                 object_context=UnpairedResource, label="single-end files"),
+                 object_context=UnpairedResource, label="single-end files",
+                 input_rel="input/unpaired", sample_files=sample_unpaired),
         FileKind(name="pairs", path_segment="pairs",
                  collection_rel="sample/sequenceFiles/pairs", files=2,
                  content_check=fastq_check, prepare=prepare_pair, describe=describe_pair,
                  upload_response="object", object_context=PairResource,
-                 label="paired-end pairs"),
+                 label="paired-end pairs", default_input=True, input_rel="input/paired",
+                 sample_files=sample_pair, factory=build_pair),
     ]
 
 
