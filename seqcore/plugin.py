@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from seqcore import hookimpl
 from seqcore.analysis.executors import JobStatus
+from seqcore.analysis.jobdata import JobSource
+from seqcore.analysis.launching import Actor, Launch, LaunchChecked, LaunchRequest
 from seqcore.analysis.pipeline import (
     InputObject,
     PipelineContext,
@@ -62,6 +64,7 @@ from seqcore.resources.projects import ProjectResource
 from seqcore.resources.samples import SampleResource
 from seqcore.rest.errors import ApiError
 from seqcore.security.permissions import Permission
+from seqcore.timestamps import epoch_ms
 
 if TYPE_CHECKING:
     from marshmallow import Schema
@@ -139,13 +142,6 @@ def submission_entry(request: Request, context: SubmissionResource) -> dict[str,
     return show(request, context)
 
 
-def epoch_ms(value: Any) -> int | None:
-    """A datetime as the wire shows times: integer epoch milliseconds, or ``None``."""
-    from seqcore.rest.values import epoch_ms as convert
-
-    return convert(value)
-
-
 def read_json(request: Request) -> dict[str, Any]:
     """The request's JSON object body, with the core's 400/413/415 answers when it is not
     one."""
@@ -171,6 +167,16 @@ def validation_error(errors: Mapping[str, list[str]]) -> ApiError:
     return make(errors)
 
 
+def launch_view(request: Request) -> dict[str, Any]:
+    """The generic launch view: a launch body for the analysis type the route traverses to,
+    answered as ``POST /api/analysisSubmissions/analysisType/<type>`` answers. A type that
+    keeps an older launch path for its clients declares an :class:`Endpoint` at that path
+    with this view and ``traverse="/api/analysisSubmissions/analysisType/<type>"``."""
+    from seqcore.rest.views.analyses import launch_submission
+
+    return launch_submission(request)
+
+
 def ini_settings(ini: str) -> dict[str, Any]:
     """The resolved application settings of a PasteDeploy ini file, for a process (a worker)
     that runs outside the web application."""
@@ -180,6 +186,7 @@ def ini_settings(ini: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "Actor",
     "AnalysisSubmission",
     "AnalysisType",
     "ApiError",
@@ -198,7 +205,11 @@ __all__ = [
     "GraphQLContext",
     "InputObject",
     "Invalid",
+    "JobSource",
     "JobStatus",
+    "Launch",
+    "LaunchChecked",
+    "LaunchRequest",
     "LinkSpec",
     "MetadataEntry",
     "MetadataType",
@@ -235,6 +246,7 @@ __all__ = [
     "int_key",
     "latest_submission_href",
     "launch",
+    "launch_view",
     "load",
     "negotiate",
     "not_ready_message",

@@ -92,8 +92,20 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                         "(the deployment's settings), for a plugin's own upload check."),
     ]),
     ("Analyses", "", [
-        ("launch", "Check a launch request and create the submission (state NEW), for a "
-                   "plugin endpoint that launches an analysis."),
+        ("launch", "Check a `LaunchRequest` and create the submission (state NEW); raises "
+                   "the domain errors. For a plugin that launches analyses itself."),
+        ("LaunchRequest", "A launch in typed form (type, inputs, parameters, projects, "
+                          "write-back, priority, the type's own launch fields)."),
+        ("launch_view", "The generic launch view, for an `Endpoint` that keeps an older "
+                        "launch path of a type as an alias (`traverse=` the generic path)."),
+        ("Launch", "What an `AnalysisType.launch_check` receives: the request, the resolved "
+                   "inputs, the typed parameters and launch fields, the `Actor`."),
+        ("LaunchChecked", "What a launch check answers: extra problems, and the values it "
+                          "resolved for `record_launch` and `job_data`."),
+        ("Actor", "Who launches: the database session, the storage, the user id and "
+                  "`may(permission, *path)`."),
+        ("JobSource", "What an `AnalysisType.job_data` receives when the worker writes the "
+                      "job: the submission, the database session, the storage, the settings."),
         ("latest_submission_href", "A `LinkSpec` href to the latest submission of a type "
                                    "that used the context's sequencing object."),
         ("PipelineContext", "What a pipeline function receives: inputs, typed parameters, "

@@ -7,13 +7,11 @@ import stat
 import pytest
 from newick import robinson_foulds
 
-from seqcore.analysis.readiness import clear_cache
-from seqcore.analysis.worker import AnalysisWorker
-from seqcore.models.analysis import AnalysisSubmission
-from seqcore.models.project import ProjectRole
-from seqcore.models.sequencing import SequenceFile
+from seqcore.plugin import AnalysisSubmission, ProjectRole, SequenceFile
 from seqcore.testing.contracts import AnalysisPluginContract, stored_files
 from seqcore.testing.uploads import fasta, fastq, gz, multipart
+from seqcore.testing.workers import AnalysisWorker, create_automated_submission
+from seqcore.testing.workers import clear_readiness_cache as clear_cache
 from seqcore_phylogenomics.models import ReferenceFile, SubmissionReference
 
 LAUNCH = "/api/analysisSubmissions/phylogenomics"
@@ -273,14 +271,9 @@ def test_one_isolate_is_refused_on_the_generic_path(testapp, world, db):
 def test_a_submission_without_a_resolved_reference_fails_with_a_reason(app_config, world, db):
     """A submission created without the launch check (as automated analyses are) has no
     reference for the pipeline, which says how to launch instead."""
-    from seqcore.analysis.registry import analysis_registry
-    from seqcore.analysis.service import create_submission
-
-    analysis_type = analysis_registry(app_config.registry).type("phylogenomics")
-    submission = create_submission(
-        db, analysis_type, name="unchecked", inputs=world["pairs"],
-        parameters={"reference": "referenceFile:1"}, project_ids=[], update_samples=False,
-        priority="LOW", submitter_id=None, automated=True)
+    submission = create_automated_submission(
+        app_config.registry, db, "phylogenomics", inputs=world["pairs"],
+        parameters={"reference": "referenceFile:1"}, name="unchecked")
     submission_id = submission.id
     db.commit()
     AnalysisWorker(app_config.registry).run_until_idle(timeout=120)

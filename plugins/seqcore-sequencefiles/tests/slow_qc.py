@@ -2,7 +2,7 @@
 
 import time
 
-from seqcore import hookimpl
+from seqcore.plugin import hookimpl
 
 
 class SlowEngine:

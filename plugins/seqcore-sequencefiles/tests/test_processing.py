@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import update
 
-from seqcore.db import utcnow
-from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
-from seqcore.processing import Worker
+from seqcore.plugin import QCRecord, SequenceFile, SequencingObject, utcnow
 from seqcore.testing.server import start_worker
 from seqcore.testing.uploads import fastq, gz, multipart, parameters
+from seqcore.testing.workers import Worker
 
 HERE = Path(__file__).resolve().parent
 

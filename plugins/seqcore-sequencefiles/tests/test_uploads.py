@@ -5,8 +5,7 @@ import json
 
 import pytest
 
-from seqcore.models.sequencing import SequenceFile, SequencingObject
-from seqcore.models.user import SystemRole
+from seqcore.plugin import SequenceFile, SequencingObject, SystemRole
 from seqcore.testing.contracts import stored_files
 from seqcore.testing.uploads import fastq, file_size_limit, gz, multipart, parameters
 
@@ -195,7 +194,7 @@ def test_size_limit_while_streaming(build_app, factories, db, app_config):
 
 
 def test_members_cannot_upload(testapp, factories):
-    from seqcore.models.project import ProjectRole
+    from seqcore.plugin import ProjectRole
 
     member = factories.user()
     project = factories.project(owner=factories.user(), members=[(member, ProjectRole.USER)])

@@ -8,8 +8,7 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from seqcore.db import Base, utcnow
-from seqcore.models.sequencing import SequenceFile
+from seqcore.plugin import Base, SequenceFile, utcnow
 
 
 class ReferenceFile(Base):

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from seqcore.analysis.pipeline import PipelineContext, PipelineError
+from seqcore.plugin import PipelineContext, PipelineError
 from seqcore_phylogenomics import snv
 
 REFERENCE_JOB_FILE = "reference.json"

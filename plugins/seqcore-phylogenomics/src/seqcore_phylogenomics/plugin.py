@@ -24,32 +24,40 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import delete, select
 
-from seqcore import hookimpl
-from seqcore.analysis.jobdata import JobSource
-from seqcore.analysis.launching import Actor, Launch, LaunchChecked
-from seqcore.contentchecks import FastaCheck, verify_gzip
-from seqcore.contrib import (
+from seqcore.plugin import (
+    Actor,
     AnalysisType,
+    ApiError,
     ChildSpec,
+    Context,
     Endpoint,
+    FastaCheck,
+    JobSource,
+    Launch,
+    LaunchChecked,
     LinkSpec,
     MigrationSource,
     OutputRel,
     Parameter,
+    Permission,
+    ProjectResource,
+    SequenceFile,
     Tool,
     View,
+    child_href,
+    collection,
+    download,
+    entry,
+    epoch_ms,
+    hookimpl,
+    int_key,
+    launch_view,
+    negotiate,
+    parse_id,
+    receive_file,
+    url_for,
+    verify_gzip,
 )
-from seqcore.identifiers import parse_id
-from seqcore.links import child_href, url_for
-from seqcore.models.sequencing import SequenceFile
-from seqcore.resources.base import Context, int_key
-from seqcore.resources.projects import ProjectResource
-from seqcore.rest.envelope import collection, entry
-from seqcore.rest.errors import ApiError
-from seqcore.rest.views.analyses import launch_submission
-from seqcore.rest.views.files import download, negotiate, receive_file
-from seqcore.security.permissions import Permission
-from seqcore.timestamps import epoch_ms
 from seqcore_phylogenomics import snv
 from seqcore_phylogenomics.models import ReferenceFile, SubmissionReference
 from seqcore_phylogenomics.pipeline import OUTPUT_FILES
@@ -363,7 +371,7 @@ def register_rest_endpoints() -> list[Endpoint]:
                      "DELETE": View(delete_reference, Permission.PROJECT_WRITE),
                  }, description="One reference file; Accept: application/fasta downloads it."),
         Endpoint("phylogenomics.launch", LAUNCH_PATH, {
-            "POST": View(launch_submission, Permission.ANALYSIS_LAUNCH),
+            "POST": View(launch_view, Permission.ANALYSIS_LAUNCH),
         }, traverse=f"/api/analysisSubmissions/analysisType/{NAME}",
             description=f"Launch phylogenomics: an alias of POST {GENERIC_LAUNCH_PATH}, kept "
                         "for the clients that use it."),

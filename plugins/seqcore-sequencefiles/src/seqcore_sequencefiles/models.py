@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import ForeignKey
 from sqlalchemy.orm import Mapped, mapped_column
 
-from seqcore.db import Base
+from seqcore.plugin import Base
 
 
 class Pair(Base):

@@ -5,13 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from seqcore import hookimpl
-from seqcore.contentchecks import FastqCheck
-from seqcore.contrib import FileKind, LinkSpec, MigrationSource
-from seqcore.links import url_for
-from seqcore.resources.files import SequencingObjectResource
-from seqcore.rest.errors import ApiError
-from seqcore.rest.views.files import file_entry, files_of
+from seqcore.plugin import (
+    ApiError,
+    FastqCheck,
+    FileKind,
+    LinkSpec,
+    MigrationSource,
+    SequencingObjectResource,
+    file_entry,
+    files_of,
+    hookimpl,
+    url_for,
+)
 from seqcore_sequencefiles.models import Pair
 
 FORWARD = set("1fF")
