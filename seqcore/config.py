@@ -44,10 +44,13 @@ def configure(settings: Mapping[str, Any] | None = None,
     config = Configurator(settings=resolved, root_factory=Root)
     config.registry.pm = pm
 
-    # 3. Core infrastructure, in dependency order: the database (and pyramid_tm) before
-    #    security (token lookups use request.db); links and resource directives before
-    #    anything registers links or children; the REST machinery before endpoints.
-    #    Malformed framing (paths, query strings, charsets, boundaries) is refused first.
+    # 3. Core infrastructure, in dependency order: the service registry first (storage, the
+    #    database, links, QC, analyses and executors register there against the interfaces
+    #    of seqcore.services); the database (and pyramid_tm) before security (token lookups
+    #    use request.db); links and resource directives before anything registers links or
+    #    children; the REST machinery before endpoints. Malformed framing (paths, query
+    #    strings, charsets, boundaries) is refused first.
+    config.include("pyramid_services")
     config.include("seqcore.wellformed")
     config.include("seqcore.db")
     config.include("seqcore.security")

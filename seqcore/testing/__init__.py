@@ -9,7 +9,8 @@ Plugin authors get the same fixtures the core's own tests use:
   ``build_app(plugins, **settings)`` builds another over the same database;
 * ``factories``: users, OAuth clients, tokens and projects committed straight to the database;
 * ``sql_counter``: counts SQL statements, for asserting a request's cost does not grow;
-* ``graphql``: posts GraphQL documents with a personal access token (``as_user(user)``).
+* ``graphql``: posts GraphQL documents with a personal access token (``as_user(user)``);
+* ``swap_service``: replaces a service (``IQCEngine``, ``IStorage``...) for one test.
 
 Modules to import: :mod:`seqcore.testing.server` (a real server on loopback),
 :mod:`seqcore.testing.consistency` (no orphan row or file, no ownerless project) and
@@ -31,6 +32,7 @@ from seqcore.testing.fixtures import (
     sql_counter,
     testapp,
 )
+from seqcore.testing.services import replace_service, swap_service
 
 __all__ = [
     "app",
@@ -41,8 +43,10 @@ __all__ = [
     "engine",
     "factories",
     "graphql",
+    "replace_service",
     "seqcore_plugins",
     "seqcore_settings",
     "sql_counter",
+    "swap_service",
     "testapp",
 ]
