@@ -22,4 +22,6 @@ def main(global_config: dict[str, Any] | None = None, **settings: Any):  # noqa:
     """PasteDeploy entry point (``pserve development.ini``): build the WSGI application."""
     from seqcore.config import configure
 
-    return configure(settings).make_wsgi_app()
+    ini = (global_config or {}).get("__file__")
+    origin = f"ini file {ini}" if ini else "the PasteDeploy settings"
+    return configure(settings, origin=origin).make_wsgi_app()

@@ -96,5 +96,7 @@ def registry_service(registry: Registry, iface: type[Interface], name: str = "")
     factory = services.find_factory(iface, name=name) if services is not None else None
     if factory is None:
         raise LookupError(f"no service registered for {iface.__name__}"
-                          + (f" named {name!r}" if name else ""))
+                          + (f" named {name!r}" if name else "")
+                          + ("" if services is not None else
+                             " (the configuration is not committed yet)"))
     return factory.factory(None, None)

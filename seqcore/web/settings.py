@@ -1,36 +1,30 @@
-"""Settings read by the web pages, sessions and the GraphQL endpoint.
+"""The settings of the web pages, sessions and the GraphQL endpoint.
 
-Each has a default here and, like every core setting, an ``SEQCORE_*`` environment override
-(``seqcore.session.secret`` → ``SEQCORE_SESSION_SECRET``).
+Declared like every core setting (:mod:`seqcore.settings` resolves them once at start-up,
+environment first: ``seqcore.session.secret`` → ``SEQCORE_SESSION_SECRET``); code reads the
+typed values from ``registry.settings``.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
-from typing import Any
+from seqcore.contrib import Setting
+from seqcore.settings import as_bool
 
-from seqcore.settings import as_bool, env_name
-
-DEFAULTS: dict[str, tuple[Any, Callable[[Any], Any], str]] = {
-    "seqcore.session.secret": ("", str, "Signs session cookies. Required in production; "
-                               "SQLite deployments generate one next to the database file."),
-    "seqcore.session.secure": (False, as_bool, "Send the session cookie over HTTPS only."),
-    "seqcore.session.max_age": (28800, int, "Seconds a session lasts without activity."),
-    "seqcore.graphql.app": ("seqcore", str, "The app segment of GraphQL global ids "
-                            "(gid://<app>/<Type>/<id>)."),
-    "seqcore.graphql.max_depth": (15, int, "Deepest GraphQL selection accepted."),
-    "seqcore.graphql.max_complexity": (550, int, "Highest GraphQL query complexity accepted."),
-    "seqcore.graphql.max_response_bytes": (4 * 1024 * 1024, int, "Largest GraphQL answer "
-                                           "sent; a larger one is a GraphQL error instead."),
-    "seqcore.graphiql.assets": ("", str, "Directory holding the installed npm packages "
-                                "(node_modules) GraphiQL is served from; default: the "
-                                "source tree's node_modules."),
-}
-
-
-def setting(settings: Mapping[str, Any], name: str) -> Any:
-    """The value of ``name``: environment, then ini, then the default."""
-    default, convert, _ = DEFAULTS[name]
-    value = os.environ.get(env_name(name), settings.get(name, default))
-    return convert(value)
+WEB_SETTINGS: tuple[Setting, ...] = (
+    Setting("seqcore.session.secret", "", "Signs session cookies. Required in production; "
+            "SQLite deployments generate one next to the database file."),
+    Setting("seqcore.session.secure", False, "Send the session cookie over HTTPS only.",
+            as_bool),
+    Setting("seqcore.session.max_age", 28800, "Seconds a session lasts without activity.",
+            int),
+    Setting("seqcore.graphql.app", "seqcore", "The app segment of GraphQL global ids "
+            "(gid://<app>/<Type>/<id>)."),
+    Setting("seqcore.graphql.max_depth", 15, "Deepest GraphQL selection accepted.", int),
+    Setting("seqcore.graphql.max_complexity", 550, "Highest GraphQL query complexity "
+            "accepted.", int),
+    Setting("seqcore.graphql.max_response_bytes", 4 * 1024 * 1024, "Largest GraphQL answer "
+            "sent; a larger one is a GraphQL error instead.", int),
+    Setting("seqcore.graphiql.assets", "", "Directory holding the installed npm packages "
+            "(node_modules) GraphiQL is served from; default: the source tree's "
+            "node_modules."),
+)
