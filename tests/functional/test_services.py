@@ -97,7 +97,7 @@ def test_a_service_is_not_found_before_the_configuration_commits(seqcore_setting
 
     config = configure({**seqcore_settings, "sqlalchemy.url": database_url,
                         "seqcore.engine": engine}, plugins=[])
-    with pytest.raises(LookupError, match="IStorage .*not committed"):
+    with pytest.raises(LookupError, match=r"IStorage .*not committed"):
         registry_service(config.registry, IStorage)
     TestApp(config.make_wsgi_app())
     assert isinstance(registry_service(config.registry, IStorage), Storage)
