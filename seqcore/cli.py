@@ -315,7 +315,7 @@ def worker(env: Env, once: bool, interval: float) -> None:
 
     if os.path.exists(env.ini):
         setup_logging(env.ini)
-    config = configure(env.settings)
+    config = configure(env.settings, origin=f"ini file {env.ini}")
     config.commit()
     runner = WorkerLoop(config.registry)
     if once:

@@ -37,7 +37,8 @@ class LinkService:
 
 
 def link_service(request: Request) -> LinkService:
-    """The application's link service (cached for the request by pyramid_services)."""
+    """The application's link service: ``request.link_service``, looked up once per
+    request (rendering a page of entries asks for it once per entry)."""
     return request.find_service(ILinkService, context=None)
 
 
@@ -96,7 +97,7 @@ def links_template(request: Request, sentinel: Any, sentinel_id: str
     ``None`` when some link depends on the resource's state (then call :func:`links_for`
     per resource).
     """
-    service = link_service(request)
+    service = request.link_service
     for cls in type(sentinel).__mro__:
         for spec in service.specs_for(cls):
             if spec.when is not None or not getattr(spec.href, "static", False):
@@ -129,7 +130,7 @@ def links_for(request: Request, resource: Any, self_href: str | None = None) -> 
     Links registered on a base class appear on subclasses; a ``when`` guard or an ``href``
     returning ``None`` leaves the link out.
     """
-    service = link_service(request)
+    service = request.link_service
     links = []
     if getattr(resource, "has_self_link", True):
         links.append({"rel": "self", "href": self_href or url_for(request, resource)})
@@ -150,4 +151,5 @@ def links_for(request: Request, resource: Any, self_href: str | None = None) -> 
 
 def includeme(config: Configurator) -> None:
     config.register_service(LinkService(), ILinkService)
+    config.add_request_method(link_service, "link_service", reify=True)
     config.add_directive("add_link", add_link)
