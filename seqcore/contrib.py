@@ -233,7 +233,9 @@ class Executor:
 
     ``factory(settings)`` returns an object with ``submit(job) -> str`` (the executor's id
     for the job), ``poll(remote_id, job) -> seqcore.analysis.executors.JobStatus`` and
-    ``cancel(remote_id)``; see :mod:`seqcore.analysis.executors`.
+    ``cancel(remote_id)``; see :mod:`seqcore.analysis.executors`. Each executor is the
+    :class:`seqcore.services.IExecutor` service named ``name``; every lookup builds a new
+    one with the application's (typed) settings.
     """
 
     name: str
