@@ -24,6 +24,8 @@ import time
 import uuid
 from pathlib import Path
 
+from seqcore.services import ISessionFactory, registry_service
+
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory would come first on sys.path, and bench/graphql.py would
 # hide the graphql package: look modules up from the project root instead.
@@ -53,7 +55,7 @@ def build(tmp: Path, executor: str, running: int, queue: str) -> tuple:
                                           noop_pipeline])
     config.commit()
     upgrade(config.get_settings(), config.registry.pm)
-    factories = Factories(config.registry["seqcore.db_session_factory"], config.get_settings())
+    factories = Factories(registry_service(config.registry, ISessionFactory), config.get_settings())
     owner = factories.user()
     sample = factories.sample(factories.project(owner=owner))
     pair = factories.sequencing_object(sample, "pairs")
@@ -73,7 +75,7 @@ def launch(config, owner, pair, count: int) -> list[int]:
     ids = []
     manager = transaction.TransactionManager(explicit=True)
     with manager:
-        db = session_for(config.registry["seqcore.db_session_factory"], manager)
+        db = session_for(registry_service(config.registry, ISessionFactory), manager)
         obj = db.get(SequencingObject, pair.id)
         for _ in range(count):
             sub = create_submission(db, noop, name="noop", inputs=[obj], parameters={},
@@ -95,7 +97,7 @@ def drive(config, interval: float = 0.02) -> float:
 def check_completed(config, ids: list[int]) -> None:
     from seqcore.models.analysis import AnalysisSubmission
 
-    session = config.registry["seqcore.db_session_factory"]()
+    session = registry_service(config.registry, ISessionFactory)()
     states = {s.state for s in session.query(AnalysisSubmission).filter(
         AnalysisSubmission.id.in_(ids))}
     session.close()

@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
+
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory would come first on sys.path, and bench/graphql.py would
 # hide the graphql package: look modules up from the project root instead.
@@ -47,7 +49,7 @@ def serve(port: int, url: str) -> None:
 
     config = configure({"sqlalchemy.url": url})
     app = config.make_wsgi_app()
-    engine = config.registry["seqcore.db_engine"]
+    engine = registry_service(config.registry, IDatabaseEngine)
     counter = threading.local()
 
     @event.listens_for(engine, "before_cursor_execute")
@@ -95,7 +97,7 @@ def prepare(url: str, projects: int) -> str:
 
     config = configure({"sqlalchemy.url": url})
     upgrade(config.get_settings(), config.registry.pm)
-    factory = config.registry["seqcore.db_session_factory"]
+    factory = registry_service(config.registry, ISessionFactory)
     with transaction.manager:
         db = session_for(factory, transaction.manager)
         user = User(username="bench", email="bench@example.org", password_hash="x",

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from seqcore.services import ISessionFactory, registry_service
+
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory would come first on sys.path and bench/graphql.py would
 # hide the graphql package: look modules up from the project root instead.
@@ -81,7 +83,7 @@ def seqcore_run(config, pair_id: int, owner_id: int, parameters: dict, poll: flo
     cpu = resource.getrusage(resource.RUSAGE_SELF)
     manager = transaction.TransactionManager(explicit=True)
     with manager:
-        db = session_for(config.registry["seqcore.db_session_factory"], manager)
+        db = session_for(registry_service(config.registry, ISessionFactory), manager)
         sub = create_submission(db, assembly, name="bench", inputs=[
             db.get(SequencingObject, pair_id)], parameters=typed, project_ids=[],
             update_samples=False, priority="HIGH", submitter_id=owner_id)
@@ -90,7 +92,7 @@ def seqcore_run(config, pair_id: int, owner_id: int, parameters: dict, poll: flo
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_SELF)
     worker_cpu = (after.ru_utime - cpu.ru_utime) + (after.ru_stime - cpu.ru_stime)
-    session = config.registry["seqcore.db_session_factory"]()
+    session = registry_service(config.registry, ISessionFactory)()
     sub = session.get(AnalysisSubmission, sid)
     assert sub.state == "COMPLETED", sub.error
     info = {"work_dir": Path(sub.work_dir), "worker_cpu_s": round(worker_cpu, 1)}
@@ -180,7 +182,7 @@ def main() -> None:
         results["pairs"] = pairs
 
         config = build(tmp)
-        factories = Factories(config.registry["seqcore.db_session_factory"],
+        factories = Factories(registry_service(config.registry, ISessionFactory),
                               config.get_settings())
         owner = factories.user()
         sample = factories.sample(factories.project(owner=owner))

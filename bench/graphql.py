@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 
+from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
+
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this file's directory comes first on sys.path, and this file's name would
 # shadow the graphql package itself.
@@ -72,7 +74,8 @@ def build(path: Path, samples: int, fields: int) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
     upgrade(config.get_settings(), config.registry.pm)
-    engine = config.registry["seqcore.db_engine"]
+    config.commit()
+    engine = registry_service(config.registry, IDatabaseEngine)
     with engine.begin() as conn:
         conn.execute(insert(User), [{"id": 1, "username": "bench", "email": "b@example.org",
                                      "password_hash": "x", "first_name": "Ben",
@@ -109,7 +112,7 @@ def credentials(url: str) -> tuple[dict[str, str], dict[str, str]]:
     config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
     manager = transaction.TransactionManager(explicit=True)
     with manager:
-        db = session_for(config.registry["seqcore.db_session_factory"], manager)
+        db = session_for(registry_service(config.registry, ISessionFactory), manager)
         user = db.get(User, 1)
         client = db.query(OAuthClient).filter_by(client_id="bench").one()
         bearer = issue_token(db, client, user, ["read"], lifetime=86400)

@@ -29,6 +29,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from seqcore.services import ISessionFactory, registry_service
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
@@ -79,7 +81,7 @@ def run_seqcore(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[
                                           seqcore_phylogenomics.plugin])
     config.commit()
     upgrade(config.get_settings(), config.registry.pm)
-    factories = Factories(config.registry["seqcore.db_session_factory"], config.get_settings())
+    factories = Factories(registry_service(config.registry, ISessionFactory), config.get_settings())
     owner = factories.user()
     project = factories.project(owner=owner)
     headers = factories.headers(owner)

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
+
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory would come first on sys.path, and bench/graphql.py would
 # hide the graphql package: look modules up from the project root instead.
@@ -62,7 +64,8 @@ def build(path: Path, sizes: list[int], fields: int) -> tuple[str, dict[int, int
     path.parent.mkdir(parents=True, exist_ok=True)
     config = configure({"sqlalchemy.url": url})
     upgrade(config.get_settings(), config.registry.pm)
-    engine = config.registry["seqcore.db_engine"]
+    config.commit()
+    engine = registry_service(config.registry, IDatabaseEngine)
     projects = {}
     next_id = 1
     with engine.begin() as conn:
@@ -105,7 +108,7 @@ def token(url: str) -> str:
 
     config = configure({"sqlalchemy.url": url})
     with transaction.manager:
-        db = session_for(config.registry["seqcore.db_session_factory"], transaction.manager)
+        db = session_for(registry_service(config.registry, ISessionFactory), transaction.manager)
         return issue_token(db, db.get(OAuthClient, 1), db.get(User, 1))
 
 

@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from seqcore.services import ISessionFactory, registry_service
+
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory would come first on sys.path and bench/graphql.py would
 # hide the graphql package: look modules up from the project root instead.
@@ -133,7 +135,7 @@ def main() -> None:
 
         config = build(tmp)
         app = TestApp(config.make_wsgi_app())
-        factories = Factories(config.registry["seqcore.db_session_factory"],
+        factories = Factories(registry_service(config.registry, ISessionFactory),
                               config.get_settings())
         owner = factories.user()
         project = factories.project(owner=owner)

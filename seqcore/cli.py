@@ -47,7 +47,7 @@ class Env:
 
             raw = (dict(get_appsettings(self.ini, name=app_section(self.ini)))
                    if os.path.exists(self.ini) else {})
-            self._settings = resolve_settings(raw)
+            self._settings = resolve_settings(raw, origin=f"ini file {self.ini}")
         return self._settings
 
     @property
@@ -170,8 +170,8 @@ def create_user(db: Session, settings: dict[str, Any], **fields: Any) -> Any:
     user = User(
         username=fields["username"], email=fields["email"],
         password_hash=hash_password(fields["password"],
-                                    int(settings["seqcore.password_hash.time_cost"]),
-                                    int(settings["seqcore.password_hash.memory_cost"])),
+                                    settings["seqcore.password_hash.time_cost"],
+                                    settings["seqcore.password_hash.memory_cost"]),
         first_name=fields["first_name"], last_name=fields["last_name"],
         phone_number=fields.get("phone_number"), system_role=fields["role"],
     )
@@ -315,7 +315,7 @@ def worker(env: Env, once: bool, interval: float) -> None:
 
     if os.path.exists(env.ini):
         setup_logging(env.ini)
-    config = configure(env.settings)
+    config = configure(env.settings, origin=f"ini file {env.ini}")
     config.commit()
     runner = WorkerLoop(config.registry)
     if once:
@@ -379,9 +379,7 @@ def serve(env: Env, host: str | None, port: int | None) -> None:
         for key, value in creds.items():
             click.echo(f"  {key}: {value}")
     app = get_app(env.ini, "main")
-    from seqcore.settings import as_bool
-
-    if as_bool(env.settings.get("seqcore.worker.embedded", False)):
+    if env.settings["seqcore.worker.embedded"]:
         from seqcore.worker import start_embedded
 
         start_embedded(app.registry)

@@ -12,42 +12,39 @@ from pyramid.config import Configurator
 
 from seqcore.plugins import build_plugin_manager
 from seqcore.resources.root import Root
-from seqcore.settings import resolve_settings
-
-
-def apply_plugin_settings(settings: dict[str, Any], pm: Any) -> None:
-    """Defaults (and ``SEQCORE_*`` environment overrides) for keys plugins declare."""
-    import os
-
-    from seqcore.settings import env_name
-
-    for declared in pm.hook.register_settings():
-        for setting in declared or ():
-            value = settings.get(setting.name, setting.default)
-            value = os.environ.get(env_name(setting.name), value)
-            settings[setting.name] = setting.type_(value) if value is not None else None
+from seqcore.settings import resolve_declared, resolve_settings
 
 
 def configure(settings: Mapping[str, Any] | None = None,
-              plugins: Iterable[object] | None = None) -> Configurator:
+              plugins: Iterable[object] | None = None,
+              origin: str = "the settings passed to configure") -> Configurator:
     """Assemble the application.
 
-    :param settings: ini settings; environment variables override (``seqcore.settings``).
+    :param settings: ini settings; ``SEQCORE_*`` environment variables override them
+        (:mod:`seqcore.settings`).
     :param plugins: plugin objects to load instead of the installed entry points (tests).
+    :param origin: where ``settings`` came from (``ini file production.ini``), named when a
+        value is refused.
     """
-    # 1. Settings first: everything below reads them.
-    resolved = resolve_settings(settings or {})
-    # 2. The plugin manager, so plugin settings get their defaults before anyone reads them.
-    pm = build_plugin_manager(resolved, plugins)
-    apply_plugin_settings(resolved, pm)
+    raw = dict(settings or {})
+    # 1. The core's settings first: loading plugins reads them.
+    core = resolve_settings(raw, origin=origin)
+    # 2. The plugin manager; then every declared setting (core and plugins) is parsed once,
+    #    from the same sources, before anything else reads it. A bad or missing value stops
+    #    here, naming the key, the value and where it came from.
+    pm = build_plugin_manager(core, plugins)
+    resolved = resolve_declared(raw, pm, origin=origin)
 
     config = Configurator(settings=resolved, root_factory=Root)
     config.registry.pm = pm
 
-    # 3. Core infrastructure, in dependency order: the database (and pyramid_tm) before
-    #    security (token lookups use request.db); links and resource directives before
-    #    anything registers links or children; the REST machinery before endpoints.
-    #    Malformed framing (paths, query strings, charsets, boundaries) is refused first.
+    # 3. Core infrastructure, in dependency order: the service registry first (storage, the
+    #    database, links, QC, analyses and executors register there against the interfaces
+    #    of seqcore.services); the database (and pyramid_tm) before security (token lookups
+    #    use request.db); links and resource directives before anything registers links or
+    #    children; the REST machinery before endpoints. Malformed framing (paths, query
+    #    strings, charsets, boundaries) is refused first.
+    config.include("pyramid_services")
     config.include("seqcore.wellformed")
     config.include("seqcore.db")
     config.include("seqcore.security")
@@ -74,5 +71,8 @@ def configure(settings: Mapping[str, Any] | None = None,
 
 
 def main(global_config: dict[str, Any] | None = None, **settings: Any):  # noqa: ANN201
-    """PasteDeploy entry point (``pserve development.ini``): build the WSGI application."""
-    return configure(settings).make_wsgi_app()
+    """PasteDeploy entry point (``pserve development.ini``): build the WSGI application; a bad
+    setting's error names the ini file it came from."""
+    ini = (global_config or {}).get("__file__")
+    origin = f"ini file {ini}" if ini else "the PasteDeploy settings"
+    return configure(settings, origin=origin).make_wsgi_app()

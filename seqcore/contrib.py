@@ -275,7 +275,9 @@ class Executor:
 
     ``factory(settings)`` returns an object with ``submit(job) -> str`` (the executor's id
     for the job), ``poll(remote_id, job) -> seqcore.analysis.executors.JobStatus`` and
-    ``cancel(remote_id)``; see :mod:`seqcore.analysis.executors`.
+    ``cancel(remote_id)``; see :mod:`seqcore.analysis.executors`. Each executor is the
+    :class:`seqcore.services.IExecutor` service named ``name``; every lookup builds a new
+    one with the application's (typed) settings.
     """
 
     name: str
@@ -284,12 +286,22 @@ class Executor:
 
 @dataclass(frozen=True)
 class Setting:
-    """A configuration key a plugin reads, documented and given a default."""
+    """A configuration key the core or a plugin reads, documented and given a default.
+
+    The value comes from the ``SEQCORE_*`` environment variable named after the key
+    (``seqcore.celery.queue`` → ``SEQCORE_CELERY_QUEUE``), else the ini file, else
+    ``default``. It is parsed once at start-up by ``type_`` (``str``, ``int``, ``float``,
+    :func:`seqcore.settings.as_bool`, or any function that raises ``ValueError`` for a bad
+    value), and code reads the typed value from ``registry.settings``. A value ``type_``
+    refuses, or an empty ``required`` one, stops the start-up naming the key, the value and
+    where it came from. ``doc`` is shown in ``docs/settings.md``.
+    """
 
     name: str
     default: Any
     doc: str
-    type_: Callable[[str], Any] = str
+    type_: Callable[[Any], Any] = str
+    required: bool = False
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from seqcore import hookimpl
 from seqcore.contrib import Setting
-from seqcore.settings import CORE_SETTINGS
 
 
 @hookimpl
@@ -17,7 +16,9 @@ def register_models() -> list[type]:
 
 @hookimpl
 def register_settings() -> list[Setting]:
-    return [Setting(s.name, s.default, s.doc, s.type_) for s in CORE_SETTINGS]
+    from seqcore.settings import core_declarations
+
+    return [declared.setting for declared in core_declarations()]
 
 
 @hookimpl

@@ -1,9 +1,10 @@
 """One authority for hypermedia links.
 
 Links are registered per context type (``config.add_link(LinkSpec(...))``, or a plugin's
-``register_links`` hook) and rendered by :func:`links_for`; views never format URLs. The
-discriminator ``("seqcore.link", context, rel)`` makes two registrations of one rel on one
-context type a start-up conflict that names both.
+``register_links`` hook) into the application's :class:`LinkService` (the
+:class:`~seqcore.services.ILinkService`) and rendered by :func:`links_for`; views never
+format URLs. The discriminator ``("seqcore.link", context, rel)`` makes two registrations of
+one rel on one context type a start-up conflict that names both.
 """
 
 from __future__ import annotations
@@ -13,10 +14,32 @@ from typing import Any
 
 from pyramid.config import Configurator
 from pyramid.request import Request
+from zope.interface import implementer
 
 from seqcore.contrib import LinkSpec
+from seqcore.services import ILinkService, registry_service
 
 Href = Callable[[Request, Any], "str | None"]
+
+
+@implementer(ILinkService)
+class LinkService:
+    """The registered links of one application, by the context type they were declared on."""
+
+    def __init__(self) -> None:
+        self._table: dict[type, list[LinkSpec]] = {}
+
+    def add(self, spec: LinkSpec) -> None:
+        self._table.setdefault(spec.context, []).append(spec)
+
+    def specs_for(self, context_type: type) -> list[LinkSpec]:
+        return self._table.get(context_type, [])
+
+
+def link_service(request: Request) -> LinkService:
+    """The application's link service: ``request.link_service``, looked up once per
+    request (rendering a page of entries asks for it once per entry)."""
+    return request.find_service(ILinkService, context=None)
 
 
 def resource_path(resource: Any) -> str:
@@ -74,9 +97,9 @@ def links_template(request: Request, sentinel: Any, sentinel_id: str
     ``None`` when some link depends on the resource's state (then call :func:`links_for`
     per resource).
     """
-    table: dict[type, list[LinkSpec]] = request.registry.get("seqcore.links", {})
+    service = request.link_service
     for cls in type(sentinel).__mro__:
-        for spec in table.get(cls, ()):
+        for spec in service.specs_for(cls):
             if spec.when is not None or not getattr(spec.href, "static", False):
                 return None
     template = links_for(request, sentinel)
@@ -90,13 +113,15 @@ def links_template(request: Request, sentinel: Any, sentinel_id: str
 
 def add_link(config: Configurator, spec: LinkSpec, info: str | None = None) -> None:
     def register() -> None:
-        table = config.registry.setdefault("seqcore.links", {})
-        table.setdefault(spec.context, []).append(spec)
+        registry_service(config.registry, ILinkService).add(spec)
 
     intr = config.introspectable("seqcore links", (spec.context, spec.rel),
                                  f"{spec.context.__name__} {spec.rel}", "seqcore link")
     intr["spec"] = spec
-    config.action(("seqcore.link", spec.context, spec.rel), register, introspectables=(intr,))
+    # order=1: after the services are registered (order 0), whichever object a deployment or
+    # test registered for ILinkService.
+    config.action(("seqcore.link", spec.context, spec.rel), register, introspectables=(intr,),
+                  order=1)
 
 
 def links_for(request: Request, resource: Any, self_href: str | None = None) -> list[dict]:
@@ -105,13 +130,13 @@ def links_for(request: Request, resource: Any, self_href: str | None = None) -> 
     Links registered on a base class appear on subclasses; a ``when`` guard or an ``href``
     returning ``None`` leaves the link out.
     """
-    table: dict[type, list[LinkSpec]] = request.registry.get("seqcore.links", {})
+    service = request.link_service
     links = []
     if getattr(resource, "has_self_link", True):
         links.append({"rel": "self", "href": self_href or url_for(request, resource)})
     seen = {"self"}
     for cls in reversed(type(resource).__mro__):
-        for spec in table.get(cls, ()):
+        for spec in service.specs_for(cls):
             if spec.rel in seen:
                 continue
             if spec.when is not None and not spec.when(request, resource):
@@ -125,4 +150,6 @@ def links_for(request: Request, resource: Any, self_href: str | None = None) -> 
 
 
 def includeme(config: Configurator) -> None:
+    config.register_service(LinkService(), ILinkService)
+    config.add_request_method(link_service, "link_service", reify=True)
     config.add_directive("add_link", add_link)

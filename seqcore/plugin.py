@@ -57,6 +57,7 @@ from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry
 from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
 from seqcore.models.user import SystemRole
+from seqcore.qc import FastQCCompatibleEngine
 from seqcore.resources.analyses import SubmissionResource
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.files import SequencingObjectResource
@@ -64,6 +65,14 @@ from seqcore.resources.projects import ProjectResource
 from seqcore.resources.samples import SampleResource
 from seqcore.rest.errors import ApiError
 from seqcore.security.permissions import Permission
+from seqcore.services import (
+    IAnalysisRegistry,
+    IExecutor,
+    ILinkService,
+    IQCEngine,
+    IStorage,
+    registry_service,
+)
 from seqcore.timestamps import epoch_ms
 
 if TYPE_CHECKING:
@@ -177,6 +186,18 @@ def launch_view(request: Request) -> dict[str, Any]:
     return launch_submission(request)
 
 
+def process_settings(owner: str, declared: Iterable[Setting],
+                     ini: str | None = None) -> dict[str, Any]:
+    """A plugin's settings for a process outside the web application (a worker), read as the
+    application reads them: the environment, then the ini file, then the declared default,
+    typed by the same declarations. A bad or missing value raises the same error as at the
+    application's start-up, naming the setting, the value and where it came from."""
+    from seqcore.settings import Declared, resolve
+
+    raw, origin = (ini_settings(ini), f"ini file {ini}") if ini else ({}, "the environment")
+    return resolve([Declared(setting, owner) for setting in declared], raw, origin=origin)
+
+
 def ini_settings(ini: str) -> dict[str, Any]:
     """The resolved application settings of a PasteDeploy ini file, for a process (a worker)
     that runs outside the web application."""
@@ -198,11 +219,17 @@ __all__ = [
     "Endpoint",
     "Executor",
     "Fast5Check",
+    "FastQCCompatibleEngine",
     "FastaCheck",
     "FastqCheck",
     "FileKind",
     "Forbidden",
     "GraphQLContext",
+    "IAnalysisRegistry",
+    "IExecutor",
+    "ILinkService",
+    "IQCEngine",
+    "IStorage",
     "InputObject",
     "Invalid",
     "JobSource",
@@ -251,10 +278,12 @@ __all__ = [
     "negotiate",
     "not_ready_message",
     "parse_id",
+    "process_settings",
     "read_json",
     "read_result",
     "readiness",
     "receive_file",
+    "registry_service",
     "run_job",
     "submission_entry",
     "url_for",

@@ -178,6 +178,22 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
     ("Configuration", "", [
         ("ini_settings", "The resolved settings of an ini file, for a worker process "
                          "outside the web application."),
+        ("process_settings", "A plugin's declared settings for a process outside the web "
+                             "application (environment, ini file, default), typed and "
+                             "checked as at start-up."),
+    ]),
+    ("Services", "Found by interface: `request.find_service(IStorage)` in a request, "
+                 "`registry_service(registry, IStorage)` outside one. Tests swap them with "
+                 "the kit's `swap_service`.", [
+        ("IStorage", "Stored files: `path(relative)`, `store_file`, removal after commit."),
+        ("IQCEngine", "The read-quality engine uploads are checked with (`run(path)`)."),
+        ("FastQCCompatibleEngine", "The core's QC engine, for a plugin that wraps or "
+                                   "replaces it."),
+        ("ILinkService", "The registered links (`specs_for(context_type)`)."),
+        ("IAnalysisRegistry", "The registered analysis types and output rels."),
+        ("IExecutor", "An executor, registered by name (the `Executor` declaration's)."),
+        ("registry_service", "A service found on the registry, for code that runs outside "
+                             "a request (workers, commands)."),
     ]),
 ]
 

@@ -42,7 +42,8 @@ from seqcore.models.sequencing import (
     SequencingRun,
     UploadStatus,
 )
-from seqcore.qc import FastQCCompatibleEngine, QCError
+from seqcore.qc import QCError
+from seqcore.services import IQCEngine, ISessionFactory, IStorage, registry_service
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +60,8 @@ class Worker:
     def __init__(self, registry: Registry, name: str | None = None) -> None:
         self.registry = registry
         self.settings = registry.settings
-        self.session_factory = registry["seqcore.db_session_factory"]
-        self.storage = registry["seqcore.storage"]
+        self.session_factory = registry_service(registry, ISessionFactory)
+        self.storage = registry_service(registry, IStorage)
         self.name = name or worker_name()
         self.lease = timedelta(seconds=int(self.settings["seqcore.processing.lease_seconds"]))
         self.max_attempts = int(self.settings["seqcore.processing.max_attempts"])
@@ -215,7 +216,7 @@ class Worker:
                 "seqcore.processing.decompress"] and _is_gzip(full)):
             full = self._decompress(file_id, full, name)
         if kind is not None and kind.qc:
-            engine = self.registry["seqcore.qc_engine"]
+            engine = registry_service(self.registry, IQCEngine)
             report = engine.run(full)
             with self.session() as (db, _):
                 existing = db.scalar(select(QCRecord).where(QCRecord.file_id == file_id))
@@ -278,6 +279,4 @@ def _sha256(path: Path) -> str:
 
 
 def includeme(config: Configurator) -> None:
-    engine = FastQCCompatibleEngine()
-    engine.label = "seqcore QC engine (FastQC-compatible)"  # type: ignore[attr-defined]
-    config.registry["seqcore.qc_engine"] = engine
+    config.include("seqcore.qc.registration")

@@ -1,102 +1,150 @@
-"""Typed settings: the ini file first, then ``SEQCORE_*`` environment variables.
+"""Typed settings: one declaration per key, resolved once when the application starts.
 
-Secrets belong in the environment in production (``SEQCORE_SQLALCHEMY_URL`` overrides
-``sqlalchemy.url``); every key has a documented default here so that the embedded
-development setup needs nothing but ``development.ini``.
+Every key the core or a plugin reads is a :class:`seqcore.contrib.Setting` (name, default,
+documentation, parser, required flag): the core's are :data:`CORE_SETTINGS` here (the web
+pages' and GraphQL's included), a plugin's come from its ``register_settings`` hook.
+:func:`resolve_declared` reads each from, in order of precedence, its ``SEQCORE_*``
+environment variable (``sqlalchemy.url`` → ``SEQCORE_SQLALCHEMY_URL``), the ini file and its
+default, parses it, and puts the typed value into the application's settings
+(``registry.settings``), where code reads it without converting again.
+
+A value its parser refuses, or a required key left empty, stops the start-up with a
+:class:`SettingError` that names the key, the value and where the value came from.
+Secrets belong in the environment in production; every key has a default that suits the
+embedded development setup, so ``development.ini`` needs little.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pyramid.exceptions import ConfigurationError
+
+from seqcore.contrib import Setting
+
+TRUE = frozenset({"1", "true", "yes", "on"})
+FALSE = frozenset({"0", "false", "no", "off", ""})
+
 
 def as_bool(value: Any) -> bool:
-    """Read ini-style booleans (``true``, ``yes``, ``on``, ``1``)."""
+    """Read ini-style booleans (``true``/``false``, ``yes``/``no``, ``on``/``off``,
+    ``1``/``0``); anything else is a mistake worth stopping for."""
     if isinstance(value, bool):
         return value
-    return str(value).strip().lower() in {"1", "true", "yes", "on"}
+    text = str(value).strip().lower()
+    if text in TRUE:
+        return True
+    if text in FALSE:
+        return False
+    raise ValueError("not a boolean (use true or false)")
+
+
+as_bool.type_name = "boolean"  # type: ignore[attr-defined]
+
+
+CORE_SETTINGS: tuple[Setting, ...] = (
+    Setting("sqlalchemy.url", "sqlite:///var/seqcore.sqlite",
+            "Database URL. SQLite (the default) or PostgreSQL (postgresql+psycopg://...).",
+            required=True),
+    Setting("seqcore.storage.path", "var/storage",
+            "Directory where uploaded and generated files are stored.", required=True),
+    Setting("seqcore.plugins.disabled", "",
+            "Plugin names (entry-point names) never to load, separated by spaces."),
+    Setting("seqcore.plugins.modules", "",
+            "Dotted names of plugin modules to load besides installed distributions."),
+    Setting("seqcore.plugins.enabled", "",
+            "If set, only these entry-point plugins load (an allow-list)."),
+    Setting("seqcore.max_body_bytes", 1_048_576,
+            "Largest JSON request body accepted; larger bodies get 413.", int),
+    Setting("seqcore.max_form_bytes", 65_536,
+            "Largest form body (sign-in page, token endpoint, consent form, every web "
+            "form); larger is 413, refused before the body is read.", int),
+    Setting("seqcore.upload.max_bytes", 21_474_836_480,
+            "Largest upload body (all files of one request); larger is 413.", int),
+    Setting("seqcore.upload.verify_gzip", True,
+            "Decompress gzip uploads as they arrive, refusing truncated or corrupt ones "
+            "(up to seqcore.upload.verify_gzip_max_bytes); off: only the first records "
+            "are checked on arrival.", as_bool),
+    Setting("seqcore.upload.verify_gzip_max_bytes", 268_435_456,
+            "Uploads (request bodies) larger than this have only their first records "
+            "checked on arrival: inflating every byte runs at a tenth of disk speed. "
+            "The processing worker reads every byte of them and marks a corrupt file "
+            "ERROR. 0: no limit.", int),
+    Setting("seqcore.processing.decompress", False,
+            "Have the worker decompress gzip FASTQ into a new revision (keeping the "
+            "compressed original); off: files stay as uploaded.", as_bool),
+    Setting("seqcore.processing.lease_seconds", 120,
+            "How long a worker's claim on an object lasts without a heartbeat; after "
+            "that another worker takes it over.", int),
+    Setting("seqcore.processing.max_attempts", 3,
+            "Times processing of an object may be interrupted before it is marked ERROR.",
+            int),
+    Setting("seqcore.analysis.executor", "local",
+            "The executor analyses run on: 'local' (processes on the worker's machine) "
+            "or an installed executor plugin's name ('celery')."),
+    Setting("seqcore.analysis.max_running", 2,
+            "How many analyses may be between PREPARING and COMPLETED at once.", int),
+    Setting("seqcore.analysis.threads", 2,
+            "Threads a pipeline may use (keep max_running x threads within the cores).", int),
+    Setting("seqcore.analysis.work_path", "var/work",
+            "Directory of the analyses' work directories (shared with remote executors)."),
+    Setting("seqcore.analysis.cleanup_days", "",
+            "Remove work directories of finished analyses older than this many days "
+            "(fractions allowed); empty: keep them."),
+    Setting("seqcore.worker.embedded", False,
+            "Run a processing worker thread inside the web server (development).", as_bool),
+    Setting("seqcore.oauth.access_token_seconds", 43200,
+            "Default access-token lifetime for clients registered without one.", int),
+    Setting("seqcore.oauth.refresh_token_seconds", 2592000,
+            "Default refresh-token lifetime for clients registered without one.", int),
+    Setting("seqcore.sign_in.max_failures", 5,
+            "Failed password checks per account (its username and e-mail address count "
+            "as one), and 4x that per client address, within the window before every "
+            "password door (sign-in page, OAuth password grant, consent form) refuses.", int),
+    Setting("seqcore.sign_in.window_seconds", 900,
+            "The failed sign-in window, in seconds.", int),
+    Setting("seqcore.trusted_proxies", "",
+            "Addresses or networks (CIDR) of reverse proxies, separated by spaces or "
+            "commas. Only a request from one of them may name the client address "
+            "(X-Forwarded-For), scheme (X-Forwarded-Proto) and host (X-Forwarded-Host); "
+            "from anyone else those headers are ignored."),
+    Setting("seqcore.password_hash.time_cost", 3,
+            "argon2 time cost for password hashes (lower only in tests).", int),
+    Setting("seqcore.password_hash.memory_cost", 65536,
+            "argon2 memory cost in KiB for password hashes (lower only in tests).", int),
+    # The web pages, sessions and the GraphQL endpoint.
+    Setting("seqcore.session.secret", "", "Signs session cookies. Required in production; "
+            "SQLite deployments generate one next to the database file."),
+    Setting("seqcore.session.secure", False, "Send the session cookie over HTTPS only.",
+            as_bool),
+    Setting("seqcore.session.max_age", 28800, "Seconds a session lasts without activity.",
+            int),
+    Setting("seqcore.graphql.app", "seqcore", "The app segment of GraphQL global ids "
+            "(gid://<app>/<Type>/<id>)."),
+    Setting("seqcore.graphql.max_depth", 15, "Deepest GraphQL selection accepted.", int),
+    Setting("seqcore.graphql.max_complexity", 550, "Highest GraphQL query complexity "
+            "accepted.", int),
+    Setting("seqcore.graphql.max_response_bytes", 4 * 1024 * 1024, "Largest GraphQL answer "
+            "sent; a larger one is a GraphQL error instead.", int),
+    Setting("seqcore.graphiql.assets", "", "Directory holding the installed npm packages "
+            "(node_modules) GraphiQL is served from; default: the source tree's "
+            "node_modules."),
+)
+
+
+class SettingError(ConfigurationError):
+    """A setting's value is unusable; the message says which, what and from where."""
 
 
 @dataclass(frozen=True)
-class CoreSetting:
-    name: str
-    default: Any
-    type_: Callable[[Any], Any]
-    doc: str
+class Declared:
+    """A setting and who declared it (``seqcore`` or a plugin's name)."""
 
-
-CORE_SETTINGS: tuple[CoreSetting, ...] = (
-    CoreSetting("sqlalchemy.url", "sqlite:///var/seqcore.sqlite", str,
-                "Database URL. SQLite (the default) or PostgreSQL (postgresql+psycopg://...)."),
-    CoreSetting("seqcore.storage.path", "var/storage", str,
-                "Directory where uploaded and generated files are stored."),
-    CoreSetting("seqcore.plugins.disabled", "", str,
-                "Plugin names (entry-point names) never to load, separated by spaces."),
-    CoreSetting("seqcore.plugins.modules", "", str,
-                "Dotted names of plugin modules to load besides installed distributions."),
-    CoreSetting("seqcore.plugins.enabled", "", str,
-                "If set, only these entry-point plugins load (an allow-list)."),
-    CoreSetting("seqcore.max_body_bytes", 1_048_576, int,
-                "Largest JSON request body accepted; larger bodies get 413."),
-    CoreSetting("seqcore.max_form_bytes", 65_536, int,
-                "Largest form body (sign-in page, token endpoint, consent form, every web "
-                "form); larger is 413, refused before the body is read."),
-    CoreSetting("seqcore.upload.max_bytes", 21_474_836_480, int,
-                "Largest upload body (all files of one request); larger is 413."),
-    CoreSetting("seqcore.upload.verify_gzip", True, as_bool,
-                "Decompress gzip uploads as they arrive, refusing truncated or corrupt ones "
-                "(up to seqcore.upload.verify_gzip_max_bytes); off: only the first records "
-                "are checked on arrival."),
-    CoreSetting("seqcore.upload.verify_gzip_max_bytes", 268_435_456, int,
-                "Uploads (request bodies) larger than this have only their first records "
-                "checked on arrival: inflating every byte runs at a tenth of disk speed. "
-                "The processing worker reads every byte of them and marks a corrupt file "
-                "ERROR. 0: no limit."),
-    CoreSetting("seqcore.processing.decompress", False, as_bool,
-                "Have the worker decompress gzip FASTQ into a new revision (keeping the "
-                "compressed original); off: files stay as uploaded."),
-    CoreSetting("seqcore.processing.lease_seconds", 120, int,
-                "How long a worker's claim on an object lasts without a heartbeat; after "
-                "that another worker takes it over."),
-    CoreSetting("seqcore.processing.max_attempts", 3, int,
-                "Times processing of an object may be interrupted before it is marked ERROR."),
-    CoreSetting("seqcore.analysis.executor", "local", str,
-                "The executor analyses run on: 'local' (processes on the worker's machine) "
-                "or an installed executor plugin's name ('celery')."),
-    CoreSetting("seqcore.analysis.max_running", 2, int,
-                "How many analyses may be between PREPARING and COMPLETED at once."),
-    CoreSetting("seqcore.analysis.threads", 2, int,
-                "Threads a pipeline may use (keep max_running x threads within the cores)."),
-    CoreSetting("seqcore.analysis.work_path", "var/work", str,
-                "Directory of the analyses' work directories (shared with remote executors)."),
-    CoreSetting("seqcore.analysis.cleanup_days", "", str,
-                "Remove work directories of finished analyses older than this many days "
-                "(fractions allowed); empty: keep them."),
-    CoreSetting("seqcore.worker.embedded", False, as_bool,
-                "Run a processing worker thread inside the web server (development)."),
-    CoreSetting("seqcore.oauth.access_token_seconds", 43200, int,
-                "Default access-token lifetime for clients registered without one."),
-    CoreSetting("seqcore.oauth.refresh_token_seconds", 2592000, int,
-                "Default refresh-token lifetime for clients registered without one."),
-    CoreSetting("seqcore.sign_in.max_failures", 5, int,
-                "Failed password checks per account (its username and e-mail address count "
-                "as one), and 4x that per client address, within the window before every "
-                "password door (sign-in page, OAuth password grant, consent form) refuses."),
-    CoreSetting("seqcore.sign_in.window_seconds", 900, int,
-                "The failed sign-in window, in seconds."),
-    CoreSetting("seqcore.trusted_proxies", "", str,
-                "Addresses or networks (CIDR) of reverse proxies, separated by spaces or "
-                "commas. Only a request from one of them may name the client address "
-                "(X-Forwarded-For), scheme (X-Forwarded-Proto) and host (X-Forwarded-Host); "
-                "from anyone else those headers are ignored."),
-    CoreSetting("seqcore.password_hash.time_cost", 3, int,
-                "argon2 time cost for password hashes (lower only in tests)."),
-    CoreSetting("seqcore.password_hash.memory_cost", 65536, int,
-                "argon2 memory cost in KiB for password hashes (lower only in tests)."),
-)
+    setting: Setting
+    owner: str
 
 
 def env_name(key: str) -> str:
@@ -106,14 +154,92 @@ def env_name(key: str) -> str:
     return "SEQCORE_" + key.replace(".", "_").upper()
 
 
-def resolve_settings(
-    settings: Mapping[str, Any], environ: Mapping[str, str] | None = None
-) -> dict[str, Any]:
-    """Merge defaults, ini values and environment overrides, converting core keys."""
+def type_name(setting: Setting) -> str:
+    """How the reference names a setting's type: ``int``, ``boolean``, ``string``..."""
+    parser = setting.type_
+    if parser is str:
+        return "string"
+    return getattr(parser, "type_name", getattr(parser, "__name__", repr(parser)))
+
+
+def resolve_one(declared: Declared, settings: Mapping[str, Any], environ: Mapping[str, str],
+                origin: str) -> Any:
+    """The typed value of one setting: environment, then ``settings``, then the default."""
+    setting = declared.setting
+    variable = env_name(setting.name)
+    if variable in environ:
+        value, source = environ[variable], f"environment variable {variable}"
+    elif setting.name in settings:
+        value, source = settings[setting.name], origin
+    else:
+        value, source = setting.default, f"the default declared by {declared.owner}"
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if setting.required:
+            raise SettingError(
+                f"setting {setting.name!r} is required but {source} leaves it empty: set it "
+                f"in the ini file or in environment variable {variable}")
+        if value is None:
+            return None
+    try:
+        return setting.type_(value)
+    except (TypeError, ValueError) as err:
+        raise SettingError(
+            f"setting {setting.name!r}: bad value {value!r} from {source} "
+            f"(expected {type_name(setting)}: {err})") from err
+
+
+def resolve(declarations: Iterable[Declared], settings: Mapping[str, Any],
+            environ: Mapping[str, str] | None = None,
+            origin: str = "the application settings") -> dict[str, Any]:
+    """``settings`` with every declared key replaced by its typed value.
+
+    Keys nobody declared (``pyramid.*``, ``tm.*``, an engine passed in by tests) pass
+    through unchanged. ``origin`` names where ``settings`` came from (``ini file
+    production.ini``) for the error messages.
+    """
     environ = os.environ if environ is None else environ
     merged: dict[str, Any] = dict(settings)
-    for setting in CORE_SETTINGS:
-        value = merged.get(setting.name, setting.default)
-        value = environ.get(env_name(setting.name), value)
-        merged[setting.name] = setting.type_(value)
+    for declared in declarations:
+        merged[declared.setting.name] = resolve_one(declared, settings, environ, origin)
     return merged
+
+
+def core_declarations() -> list[Declared]:
+    """The core's settings (its web settings included), as the core plugin declares them."""
+    return [Declared(setting, "seqcore") for setting in CORE_SETTINGS]
+
+
+def resolve_settings(settings: Mapping[str, Any], environ: Mapping[str, str] | None = None,
+                     origin: str = "the application settings") -> dict[str, Any]:
+    """The core's settings resolved (what the plugin manager and the CLI need before any
+    plugin is loaded); :func:`resolve_declared` adds the plugins' once they are."""
+    return resolve(core_declarations(), settings, environ, origin)
+
+
+def declarations(pm: Any) -> list[Declared]:
+    """Every setting the loaded plugins (the core's own included) declare, with its owner.
+
+    Two declarations of one name stop the start-up naming both owners: two defaults for one
+    key would make its value depend on the order plugins load in.
+    """
+    found: dict[str, Declared] = {}
+    for impl in pm.hook.register_settings.get_hookimpls():
+        owner = "seqcore" if impl.plugin_name.startswith("seqcore.") else (
+            f"plugin {impl.plugin_name}")
+        for setting in impl.function() or ():
+            if not isinstance(setting, Setting):
+                raise ConfigurationError(f"{owner}: register_settings returned {setting!r}, "
+                                         "not a seqcore.contrib.Setting")
+            if setting.name in found:
+                raise ConfigurationError(
+                    f"setting {setting.name!r} is declared twice: by "
+                    f"{found[setting.name].owner} and by {owner}")
+            found[setting.name] = Declared(setting, owner)
+    return list(found.values())
+
+
+def resolve_declared(settings: Mapping[str, Any], pm: Any,
+                     environ: Mapping[str, str] | None = None,
+                     origin: str = "the application settings") -> dict[str, Any]:
+    """Every declared setting of the core and the loaded plugins, typed (see module)."""
+    return resolve(declarations(pm), settings, environ, origin)

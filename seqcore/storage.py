@@ -22,8 +22,10 @@ from typing import Any, BinaryIO
 import transaction
 from pyramid.config import Configurator
 from pyramid.request import Request
+from zope.interface import implementer
 
 from seqcore.directwrite import DirectFile, write_all
+from seqcore.services import IStorage
 
 # Blocks at least this large are written and hashed by the writer's companion threads, at
 # most this many waiting for each (uploads arrive in blocks of up to 1 MiB).
@@ -257,6 +259,7 @@ class StorageWriter:
         return relative
 
 
+@implementer(IStorage)
 class Storage:
     """The local-directory storage backend (the embedded default)."""
 
@@ -371,10 +374,11 @@ class TransactionFiles:
 
 
 def get_storage(request: Request) -> Storage:
-    return request.registry["seqcore.storage"]
+    """``request.storage``: the :class:`~seqcore.services.IStorage` service."""
+    return request.find_service(IStorage, context=None)
 
 
 def includeme(config: Configurator) -> None:
     settings = config.get_settings()
-    config.registry["seqcore.storage"] = Storage(settings["seqcore.storage.path"])
+    config.register_service(Storage(settings["seqcore.storage.path"]), IStorage)
     config.add_request_method(get_storage, "storage", reify=True)

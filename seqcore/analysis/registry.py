@@ -11,6 +11,7 @@ from pyramid.registry import Registry
 
 from seqcore.analysis.pipeline import load_pipeline
 from seqcore.contrib import AnalysisType, Executor, OutputRel
+from seqcore.services import IAnalysisRegistry, IExecutor, registry_service
 
 
 class AnalysisRegistry:
@@ -37,7 +38,7 @@ class AnalysisRegistry:
 
 
 def analysis_registry(registry: Registry) -> AnalysisRegistry:
-    return registry["seqcore.analysis"]
+    return registry_service(registry, IAnalysisRegistry)
 
 
 def add_analysis_type(config: Configurator, analysis_type: AnalysisType) -> None:
@@ -80,17 +81,22 @@ def add_executor(config: Configurator, executor: Executor) -> None:
         analysis_registry(config.registry).executors[executor.name] = executor
 
     config.action(("seqcore.executor", executor.name), register)
+    # Each lookup builds a new executor: it keeps state about the jobs it started.
+    config.register_service_factory(
+        lambda context, request: executor.factory(config.registry.settings), IExecutor,
+        name=executor.name)
 
 
 def make_executor(registry: Registry, name: str | None = None) -> Any:
     """An executor instance by name (the ``seqcore.analysis.executor`` setting by default)."""
     settings: Mapping[str, Any] = registry.settings
-    reg = analysis_registry(registry)
     name = name or settings["seqcore.analysis.executor"]
-    if name not in reg.executors:
+    try:
+        return registry_service(registry, IExecutor, name=name)
+    except LookupError:
+        installed = analysis_registry(registry).executors
         raise ConfigurationError(f"no executor named {name!r}; installed: "
-                                 f"{', '.join(sorted(reg.executors))}")
-    return reg.executors[name].factory(settings)
+                                 f"{', '.join(sorted(installed))}") from None
 
 
 def verify_declarations(registry: Registry) -> None:
@@ -146,7 +152,7 @@ def _verify_launch_declarations(analysis_type: AnalysisType, where: str) -> None
 
 
 def includeme(config: Configurator) -> None:
-    config.registry["seqcore.analysis"] = AnalysisRegistry()
+    config.register_service(AnalysisRegistry(), IAnalysisRegistry)
     # After every declaration's own action (types 0, output rels 1).
     config.action(("seqcore.verify_declarations",),
                   lambda: verify_declarations(config.registry), order=100)

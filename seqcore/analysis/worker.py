@@ -42,6 +42,7 @@ from seqcore.models.analysis import (
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.processing import worker_name
+from seqcore.services import ISessionFactory, IStorage, registry_service
 from seqcore.timestamps import epoch_ms
 
 log = logging.getLogger(__name__)
@@ -59,8 +60,8 @@ class AnalysisWorker:
     def __init__(self, registry: Registry, name: str | None = None) -> None:
         self.registry = registry
         self.settings = registry.settings
-        self.session_factory = registry["seqcore.db_session_factory"]
-        self.storage = registry["seqcore.storage"]
+        self.session_factory = registry_service(registry, ISessionFactory)
+        self.storage = registry_service(registry, IStorage)
         self.analyses = analysis_registry(registry)
         self.name = name or worker_name()
         self.lease = timedelta(seconds=int(self.settings["seqcore.processing.lease_seconds"]))

@@ -12,6 +12,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from seqcore.services import IDatabaseEngine, ISessionFactory
+
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
     # WAL lets the worker write while the web process reads; foreign keys are off by
@@ -47,17 +49,17 @@ def session_for(
 
 
 def _request_db(request: Request) -> Session:
-    factory = request.registry["seqcore.db_session_factory"]
-    return session_for(factory, request.tm)
+    return session_for(request.find_service(ISessionFactory, context=None), request.tm)
 
 
 def includeme(config: Configurator) -> None:
     """Engine from ``sqlalchemy.url`` (or an engine passed in as ``seqcore.engine`` by
-    tests), pyramid_tm with an explicit manager, and ``request.db``."""
+    tests) and its session factory as services, pyramid_tm with an explicit manager, and
+    ``request.db``."""
     settings = config.get_settings()
     engine = settings.get("seqcore.engine") or get_engine(settings["sqlalchemy.url"])
-    config.registry["seqcore.db_engine"] = engine
-    config.registry["seqcore.db_session_factory"] = get_session_factory(engine)
+    config.register_service(engine, IDatabaseEngine)
+    config.register_service(get_session_factory(engine), ISessionFactory)
     settings["tm.manager_hook"] = "pyramid_tm.explicit_manager"
     config.include("pyramid_tm")
     config.add_request_method(_request_db, "db", reify=True)

@@ -36,7 +36,6 @@ from seqcore.graphql.loaders import Loaders
 from seqcore.graphql.schema import NODE_TYPES, SCHEMA
 from seqcore.jsontext import JSONInputError, check_value, declared_charset, decode_json, loads
 from seqcore.security.policy import GRAPHQL_PATH, credentials
-from seqcore.web.settings import setting
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +195,8 @@ def graphql_view(request: Request) -> Response:
             and operation.operation.value != "query"):
         return error_response("Mutations must be sent with POST.", 405, "method_not_allowed",
                               Allow="GET, POST")
-    rules = [*specified_rules, limit_rule(setting(settings, "seqcore.graphql.max_depth"),
-                                          setting(settings, "seqcore.graphql.max_complexity"),
+    rules = [*specified_rules, limit_rule(settings["seqcore.graphql.max_depth"],
+                                          settings["seqcore.graphql.max_complexity"],
                                           variables)]
     problems = validate(schema, document, rules)
     if problems:
@@ -205,7 +204,7 @@ def graphql_view(request: Request) -> Response:
 
     context = Context(request=request, identity=caller.identity,
                       loaders=Loaders(request.db, caller.identity),
-                      app=setting(settings, "seqcore.graphql.app"),
+                      app=settings["seqcore.graphql.app"],
                       node_types=request.registry[NODE_TYPES], method=caller.method)
 
     async def run() -> Any:
@@ -223,7 +222,7 @@ def graphql_view(request: Request) -> Response:
     body["data"] = result.data
     if mutation and request.tm.isDoomed():
         body = _not_saved(body.get("errors", []), "A part of this request failed unexpectedly.")
-    limit = setting(settings, "seqcore.graphql.max_response_bytes")
+    limit = settings["seqcore.graphql.max_response_bytes"]
     encoded = bounded_json(body, limit)
     if encoded is None:
         message = (f"The answer is larger than {limit} bytes "

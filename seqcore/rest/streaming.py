@@ -17,6 +17,8 @@ from pyramid.response import Response
 from sqlalchemy import Select
 from sqlalchemy.engine import Connection
 
+from seqcore.services import IDatabaseEngine
+
 BATCH = 200
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
@@ -41,7 +43,7 @@ def stream_collection(
     whether more rows followed). ``render`` may yield entries already encoded as JSON text,
     for collections large enough that splicing pre-encoded parts beats encoding dicts.
     """
-    engine = request.registry["seqcore.db_engine"]
+    engine = request.find_service(IDatabaseEngine, context=None)
     extra_json = "".join(f", {_encode(k)}: {_encode(v)}" for k, v in (extra or {}).items())
 
     def body() -> Iterator[bytes]:

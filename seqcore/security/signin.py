@@ -74,8 +74,8 @@ def _dummy_hash(time_cost: int, memory_cost: int) -> str:
 
 def _limits(request: Request) -> tuple[int, timedelta]:
     settings = request.registry.settings
-    return (int(settings["seqcore.sign_in.max_failures"]),
-            timedelta(seconds=int(settings["seqcore.sign_in.window_seconds"])))
+    return (settings["seqcore.sign_in.max_failures"],
+            timedelta(seconds=settings["seqcore.sign_in.window_seconds"]))
 
 
 def client_address(request: Request) -> str:
@@ -121,8 +121,8 @@ def authenticate(request: Request, login: str, password: str) -> SignIn:
         return SignIn(Outcome.LOCKED)
     if user is None:
         settings = request.registry.settings
-        verify_password(_dummy_hash(int(settings["seqcore.password_hash.time_cost"]),
-                                    int(settings["seqcore.password_hash.memory_cost"])),
+        verify_password(_dummy_hash(settings["seqcore.password_hash.time_cost"],
+                                    settings["seqcore.password_hash.memory_cost"]),
                         password or "")
         ok = False
     else:

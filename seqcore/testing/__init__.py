@@ -11,7 +11,8 @@ Plugin authors get the same fixtures the core's own tests use:
 * ``sql_counter``: counts SQL statements, for asserting a request's cost does not grow;
 * ``graphql``: posts GraphQL documents with a personal access token (``as_user(user)``);
 * ``upload_reads`` / ``run_analysis``: upload reads through the API and run an analysis on
-  them to completion (:mod:`seqcore.testing.analyses`).
+  them to completion (:mod:`seqcore.testing.analyses`);
+* ``swap_service``: replaces a service (``IQCEngine``, ``IStorage``...) for one test.
 
 Contracts to subclass: :mod:`seqcore.testing.contracts` (``FileKindContract``,
 ``AnalysisPluginContract``).
@@ -38,6 +39,7 @@ from seqcore.testing.fixtures import (
     testapp,
     upload_reads,
 )
+from seqcore.testing.services import replace_service, swap_service
 
 __all__ = [
     "app",
@@ -48,10 +50,12 @@ __all__ = [
     "engine",
     "factories",
     "graphql",
+    "replace_service",
     "run_analysis",
     "seqcore_plugins",
     "seqcore_settings",
     "sql_counter",
+    "swap_service",
     "testapp",
     "upload_reads",
 ]

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
 from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
 from seqcore.testing.database import empty_all_tables, make_engine, test_database_url
 from seqcore.testing.factories import Factories
@@ -65,7 +66,7 @@ def app(app_config: Any) -> Any:
 def engine(app: Any, app_config: Any) -> Iterator[Engine]:
     """The test database's engine; every table, and the storage directory, are emptied after
     the test."""
-    engine = app_config.registry["seqcore.db_engine"]
+    engine = registry_service(app_config.registry, IDatabaseEngine)
     yield engine
     empty_all_tables(engine)
     storage = Path(app_config.get_settings()["seqcore.storage.path"])
@@ -102,14 +103,14 @@ def testapp(app: Any, engine: Engine) -> Any:
 @pytest.fixture
 def factories(app_config: Any, engine: Engine) -> Factories:
     kinds = app_config.registry.get("seqcore.file_kinds", {}).values()
-    return Factories(app_config.registry["seqcore.db_session_factory"],
+    return Factories(registry_service(app_config.registry, ISessionFactory),
                      app_config.get_settings(), {kind.name: kind for kind in kinds})
 
 
 @pytest.fixture
 def db(app_config: Any, engine: Engine) -> Iterator[Any]:
     """A plain session for reading what requests wrote."""
-    session = app_config.registry["seqcore.db_session_factory"]()
+    session = registry_service(app_config.registry, ISessionFactory)()
     yield session
     session.close()
 

@@ -15,7 +15,6 @@ from pyramid.response import FileResponse, Response
 
 from seqcore.security.policy import session_identity
 from seqcore.web.render import page
-from seqcore.web.settings import setting
 from seqcore.web.views import sign_in_redirect
 
 ASSETS = {
@@ -29,7 +28,7 @@ SOURCE_NODE_MODULES = Path(__file__).resolve().parents[2] / "node_modules"
 
 
 def node_modules(request: Request) -> Path:
-    configured = setting(request.registry.settings, "seqcore.graphiql.assets")
+    configured = request.registry.settings["seqcore.graphiql.assets"]
     return Path(configured) if configured else SOURCE_NODE_MODULES
 
 

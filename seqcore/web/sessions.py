@@ -18,14 +18,12 @@ from pyramid.exceptions import ConfigurationError
 from pyramid.session import JSONSerializer, SignedCookieSessionFactory
 from sqlalchemy.engine import make_url
 
-from seqcore.web.settings import setting
-
 COOKIE = "seqcore_session"
 SECRET_FILE = "seqcore-session-secret"
 
 
 def session_secret(settings: dict[str, Any]) -> str:
-    secret = setting(settings, "seqcore.session.secret")
+    secret = settings["seqcore.session.secret"]
     if secret:
         return secret
     url = make_url(str(settings["sqlalchemy.url"]))
@@ -55,8 +53,8 @@ def includeme(config: Configurator) -> None:
     settings = config.get_settings()
     factory = SignedCookieSessionFactory(
         session_secret(settings), cookie_name=COOKIE, httponly=True, samesite="Lax",
-        secure=setting(settings, "seqcore.session.secure"),
-        timeout=setting(settings, "seqcore.session.max_age"), reissue_time=60,
+        secure=settings["seqcore.session.secure"],
+        timeout=settings["seqcore.session.max_age"], reissue_time=60,
         serializer=JSONSerializer(), salt="seqcore.session.",
     )
     config.set_session_factory(factory)

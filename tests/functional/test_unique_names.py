@@ -16,6 +16,7 @@ from seqcore.db import get_engine, session_for
 from seqcore.db.migrations import upgrade
 from seqcore.models.user import User
 from seqcore.plugins import build_plugin_manager
+from seqcore.services import ISessionFactory, registry_service
 from seqcore.testing import database
 
 BODY = {"password": "Password1!", "firstName": "Test", "lastName": "Person",
@@ -68,7 +69,7 @@ def test_the_database_itself_refuses_a_case_duplicate(factories, app_config):
     factories.user(username="frank", email="frank@example.org")
     manager = transaction.TransactionManager(explicit=True)
     with pytest.raises(IntegrityError), manager:
-        db = session_for(app_config.registry["seqcore.db_session_factory"], manager)
+        db = session_for(registry_service(app_config.registry, ISessionFactory), manager)
         db.add(User(username="FRANK", email="frank.other@example.org", password_hash="x",
                     first_name="Fr", last_name="Ank"))
         db.flush()

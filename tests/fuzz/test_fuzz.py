@@ -25,6 +25,7 @@ from sqlalchemy import func, select
 from seqcore.models.project import ProjectRole
 from seqcore.models.sequencing import SequencingObject
 from seqcore.models.user import SystemRole
+from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
 from seqcore.testing import database
 from seqcore.testing.consistency import check_consistency
 from seqcore.testing.factories import Factories
@@ -70,8 +71,8 @@ class FuzzServer:
         config = configure(self.settings)
         config.make_wsgi_app()
         self.registry = config.registry
-        self.session_factory = self.registry["seqcore.db_session_factory"]
-        self.engine = self.registry["seqcore.db_engine"]
+        self.session_factory = registry_service(self.registry, ISessionFactory)
+        self.engine = registry_service(self.registry, IDatabaseEngine)
         self.factories = Factories(self.session_factory, self.registry.settings)
         self.pools = Pools()
         self.accounts: list[Account] = []

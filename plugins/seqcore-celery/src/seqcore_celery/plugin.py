@@ -19,7 +19,7 @@ class CeleryExecutor:
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.queue = settings["seqcore.celery.queue"]
         self.app = make_app(settings["seqcore.celery.broker_url"],
-                            settings.get("seqcore.celery.result_backend") or None)
+                            settings["seqcore.celery.result_backend"] or None)
 
     def submit(self, work_dir: Path) -> str:
         result = self.app.send_task(TASK, args=[str(work_dir)], queue=self.queue)
@@ -48,9 +48,11 @@ def register_executors() -> list[Executor]:
 def register_settings() -> list[Setting]:
     return [
         Setting("seqcore.celery.broker_url", "redis://127.0.0.1:6379/0",
-                "Celery broker: redis://host:6379/0 or amqp://user:password@host:5672//."),
+                "Celery broker: redis://host:6379/0 or amqp://user:password@host:5672//.",
+                required=True),
         Setting("seqcore.celery.result_backend", "",
                 "Optional Celery result backend (results come back through the job "
                 "directory either way)."),
-        Setting("seqcore.celery.queue", "seqcore", "The queue analyses are sent to."),
+        Setting("seqcore.celery.queue", "seqcore", "The queue analyses are sent to.",
+                required=True),
     ]

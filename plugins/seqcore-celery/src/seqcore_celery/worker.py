@@ -7,23 +7,22 @@ The broker comes from ``SEQCORE_CELERY_BROKER_URL`` (or the ini named by
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from seqcore_celery.app import make_app
 
 
-def _settings() -> dict[str, str]:
-    ini = os.environ.get("SEQCORE_CONFIG")
-    if ini and os.path.exists(ini):
-        from seqcore.plugin import ini_settings
+def _settings() -> dict[str, Any]:
+    """The plugin's settings, read as the application reads them (environment, then the
+    ini file, then the declared default) and parsed by the same declarations."""
+    from seqcore.plugin import process_settings
+    from seqcore_celery.plugin import register_settings
 
-        return ini_settings(ini)
-    return {}
+    ini = os.environ.get("SEQCORE_CONFIG")
+    return process_settings("plugin celery", register_settings(),
+                            ini if ini and os.path.exists(ini) else None)
 
 
 _config = _settings()
-app = make_app(
-    os.environ.get("SEQCORE_CELERY_BROKER_URL",
-                   _config.get("seqcore.celery.broker_url", "redis://127.0.0.1:6379/0")),
-    os.environ.get("SEQCORE_CELERY_RESULT_BACKEND",
-                   _config.get("seqcore.celery.result_backend")) or None,
-)
+app = make_app(_config["seqcore.celery.broker_url"],
+               _config["seqcore.celery.result_backend"] or None)

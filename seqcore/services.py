@@ -1,0 +1,102 @@
+"""The services of an application, each behind an interface.
+
+Storage, the QC engine, the link service, the analysis registry, the executors and the
+database are registered with ``pyramid_services`` against the interfaces below, so code finds
+them by what they do, not by a registry key, and a test or a deployment swaps one by
+registering another object for the same interface (``seqcore.testing.services``).
+
+In a request, ask the request: ``request.find_service(IStorage)``. The workers, the CLI and
+start-up code have no request; they use :func:`registry_service`. Every service registered
+by the core is built without a request, so both ways find the same object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyramid.registry import Registry
+from pyramid_services import IServiceRegistry
+from zope.interface import Attribute, Interface
+
+
+class IStorage(Interface):
+    """Where uploaded and generated files live (:class:`seqcore.storage.Storage`)."""
+
+    root = Attribute("The storage directory (a pathlib.Path).")
+
+    def path(relative: str) -> Any:
+        """The absolute path of a stored file."""
+
+    def store_file(source: Any, name: str, manager: Any) -> Any:
+        """Move ``source`` into storage, joined to ``manager``'s transaction."""
+
+    def remove_after_commit(relatives: list[str], manager: Any) -> None:
+        """Delete files once the transaction that forgot them commits."""
+
+
+class IQCEngine(Interface):
+    """Computes a FastQC-compatible report of a FASTQ file (:mod:`seqcore.qc`)."""
+
+    label = Attribute("The engine's name, recorded with every report.")
+
+    def run(path: Any) -> Any:
+        """A :class:`seqcore.qc.QCReport` of the file at ``path``."""
+
+
+class ILinkService(Interface):
+    """The one authority for hypermedia links (:class:`seqcore.links.LinkService`)."""
+
+    def add(spec: Any) -> None:
+        """Register a :class:`seqcore.contrib.LinkSpec` (done by config actions)."""
+
+    def specs_for(context_type: type) -> list[Any]:
+        """The specs registered on exactly ``context_type``."""
+
+
+class IAnalysisRegistry(Interface):
+    """The analysis types, output rels and executors of the application
+    (:class:`seqcore.analysis.registry.AnalysisRegistry`)."""
+
+    def type(name: str) -> Any:
+        """The analysis type called ``name`` (or an alias of it), or ``None``."""
+
+
+class IExecutor(Interface):
+    """Runs analysis jobs (see :mod:`seqcore.analysis.executors`); one named service per
+    registered :class:`seqcore.contrib.Executor`, built anew on every lookup because an
+    executor keeps state about the jobs it started."""
+
+    name = Attribute("The executor's name (``local``, ``celery``).")
+
+    def submit(work_dir: Any) -> str:
+        """Start the job in ``work_dir``; returns the executor's id for it."""
+
+    def poll(remote_id: str, work_dir: Any) -> Any:
+        """A :class:`seqcore.analysis.executors.JobStatus`."""
+
+    def cancel(remote_id: str) -> None:
+        """Stop the job."""
+
+
+class IDatabaseEngine(Interface):
+    """The SQLAlchemy engine of the application's database."""
+
+
+class ISessionFactory(Interface):
+    """Makes SQLAlchemy sessions on the application's database (``sessionmaker``)."""
+
+
+def registry_service(registry: Registry, iface: type[Interface], name: str = "") -> Any:
+    """The service registered for ``iface`` (and ``name``), found without a request.
+
+    Works once the configuration is committed (``config.commit()`` or
+    ``make_wsgi_app()``); raises :class:`LookupError` when nothing is registered.
+    """
+    services = registry.queryUtility(IServiceRegistry)
+    factory = services.find_factory(iface, name=name) if services is not None else None
+    if factory is None:
+        raise LookupError(f"no service registered for {iface.__name__}"
+                          + (f" named {name!r}" if name else "")
+                          + ("" if services is not None else
+                             " (the configuration is not committed yet)"))
+    return factory.factory(None, None)
