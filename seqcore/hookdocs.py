@@ -12,14 +12,15 @@ from seqcore import hookspecs
 
 INTRO = """# Plugin hooks
 
-A seqcore plugin is a module (or object) with functions decorated `@seqcore.hookimpl`, named
-after the hooks below, found through the `seqcore` entry-point group. Call conventions:
+A seqcore plugin is a module (or object) with functions decorated `@hookimpl` (`from
+seqcore.plugin import hookimpl`), named after the hooks below, found through the `seqcore`
+entry-point group. Call conventions:
 
 - hooks are called with keyword arguments only; an implementation may accept any subset of
   a hook's arguments;
 - `register_*` hooks run once while the application is configured and return declarations
-  from `seqcore.contrib`; two plugins claiming the same rel, path or name fail at start-up
-  with both plugin names in the error;
+  from `seqcore.plugin` (`docs/plugin_api.md`); two plugins claiming the same rel, path or
+  name fail at start-up with both plugin names in the error;
 - `select_*`/`resolve_*` hooks stop at the first non-`None` answer;
 - notifications (past-tense and -ing names) must not raise.
 

@@ -63,9 +63,16 @@ def addhooks(plugin_manager: pluggy.PluginManager) -> None:
 
 @hookspec
 def register_settings() -> Iterable[Setting] | None:
-    """Declare the configuration keys the plugin reads, with defaults and documentation.
+    """Declare the configuration keys the plugin reads: each ``Setting`` has a name, a
+    default, its documentation, a parser (``type_``: ``int``, ``as_bool``, any callable that
+    raises ``ValueError`` on a bad value) and a ``required`` flag.
 
-    Defaults are applied before any other registration hook runs.
+    Every declared key is resolved once, before any other registration hook runs: its
+    ``SEQCORE_*`` environment variable, else the ini file, else the default, parsed by
+    ``type_``; code reads the typed value from ``registry.settings``. A bad or missing
+    required value stops the start-up naming the key, the value and where it came from. A key
+    two plugins declare fails with both names. ``docs/settings.md`` lists every setting
+    (``python -m seqcore.settingdocs``).
 
     .. versionadded:: 26.11
     """
