@@ -16,6 +16,7 @@ from seqcore.links import child_href
 from seqcore.resources.analyses import SubmissionResource
 from seqcore.resources.files import SequencingObjects
 from seqcore.resources.samples import SampleResource
+from seqcore.services import ILinkService, registry_service
 
 # The submission links the core registers itself; the kinds' input links follow them, ahead
 # of the links plugins hang on submissions, whatever order the plugins load in.
@@ -37,14 +38,12 @@ def _add_input_link(config: Configurator, kind: FileKind) -> None:
                     child_href("sequenceFiles", kind.path_segment))
 
     def register() -> None:
-        specs = config.registry.setdefault("seqcore.links", {}).setdefault(
-            SubmissionResource, [])
-        inputs = {k.input_rel for k in registered_kinds(config.registry).values()}
-        anchor = max((i for i, s in enumerate(specs)
-                      if s.rel in CORE_SUBMISSION_RELS or s.rel in inputs), default=-1)
-        specs.insert(anchor + 1, spec)
+        inputs = [k.input_rel for k in registered_kinds(config.registry).values()]
+        registry_service(config.registry, ILinkService).add(
+            spec, after=(*CORE_SUBMISSION_RELS, *inputs))
 
-    config.action(("seqcore.link", SubmissionResource, kind.input_rel), register)
+    # order=1, as every link: after the link service is registered.
+    config.action(("seqcore.link", SubmissionResource, kind.input_rel), register, order=1)
 
 
 def _resolve_default_inputs(registry: Registry) -> None:

@@ -9,7 +9,7 @@ one rel on one context type a start-up conflict that names both.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pyramid.config import Configurator
@@ -29,8 +29,16 @@ class LinkService:
     def __init__(self) -> None:
         self._table: dict[type, list[LinkSpec]] = {}
 
-    def add(self, spec: LinkSpec) -> None:
-        self._table.setdefault(spec.context, []).append(spec)
+    def add(self, spec: LinkSpec, after: Iterable[str] = ()) -> None:
+        """Append ``spec`` to its context type's links; with ``after``, place it right after
+        the last link already there whose rel is one of those (links answer in this order)."""
+        specs = self._table.setdefault(spec.context, [])
+        anchors = set(after)
+        if not anchors:
+            specs.append(spec)
+            return
+        anchor = max((i for i, s in enumerate(specs) if s.rel in anchors), default=-1)
+        specs.insert(anchor + 1, spec)
 
     def specs_for(self, context_type: type) -> list[LinkSpec]:
         return self._table.get(context_type, [])

@@ -46,8 +46,9 @@ class IQCEngine(Interface):
 class ILinkService(Interface):
     """The one authority for hypermedia links (:class:`seqcore.links.LinkService`)."""
 
-    def add(spec: Any) -> None:
-        """Register a :class:`seqcore.contrib.LinkSpec` (done by config actions)."""
+    def add(spec: Any, after: Any = ()) -> None:
+        """Register a :class:`seqcore.contrib.LinkSpec` (done by config actions); with
+        ``after`` (rels), right after the last of those already registered."""
 
     def specs_for(context_type: type) -> list[Any]:
         """The specs registered on exactly ``context_type``."""

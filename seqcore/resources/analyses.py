@@ -171,6 +171,7 @@ def _add_type_links(config: Any) -> None:
     are registered. Each link is a conflict-checked action like any ``add_link``."""
     from seqcore.contrib import LinkSpec
     from seqcore.links import api_href
+    from seqcore.services import ILinkService, registry_service
 
     for analysis_type in analysis_registry(config.registry).types.values():
         for name in (analysis_type.name, *analysis_type.aliases):
@@ -178,8 +179,7 @@ def _add_type_links(config: Any) -> None:
                             api_href("analysisSubmissions", "analysisType", name))
 
             def register(spec: LinkSpec = spec) -> None:
-                table = config.registry.setdefault("seqcore.links", {})
-                table.setdefault(spec.context, []).append(spec)
+                registry_service(config.registry, ILinkService).add(spec)
 
             config.action(("seqcore.link", spec.context, spec.rel), register, order=1)
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import pytest
 
 from seqcore.contrib import FileKind
+from seqcore.services import IDatabaseEngine, registry_service
 from seqcore.testing.analyses import upload_parts
 from seqcore.testing.uploads import multipart
 
@@ -143,7 +144,7 @@ class FileKindContract:
         assert db.query(SequencingObject).count() == 0
         assert db.query(SequenceFile).count() == 0
         assert stored_files(root) == []
-        report = check_consistency(app_config.registry["seqcore.db_engine"], root)
+        report = check_consistency(registry_service(app_config.registry, IDatabaseEngine), root)
         assert not report, report.problems
 
     def test_only_sample_writers_upload(self, testapp: Any, factories: Any) -> None:

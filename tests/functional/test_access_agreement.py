@@ -38,6 +38,7 @@ from seqcore.models.user import SystemRole, User
 from seqcore.oauth.tokens import issue_token
 from seqcore.resources.root import Root
 from seqcore.security.permissions import Permission
+from seqcore.services import ISessionFactory, registry_service
 from seqcore.testing.database import empty_all_tables
 
 MEMBERSHIP = st.sampled_from([None, ProjectRole.USER, ProjectRole.OWNER])
@@ -132,7 +133,7 @@ def test_acls_and_sql_conditions_agree(registry: Any, engine: Any, world: dict[s
                                        ) -> None:
     empty_all_tables(engine)
     kind = next(iter(registry["seqcore.file_kinds"].values()))
-    db = registry["seqcore.db_session_factory"]()
+    db = registry_service(registry, ISessionFactory)()
     try:
         rows = build(db, world, kind.name)
         client = OAuthClient(client_id="agreement", secret_hash=digest("x"),

@@ -13,6 +13,7 @@ from seqcore.config import configure
 from seqcore.contrib import AnalysisType, LinkSpec
 from seqcore.links import child_href
 from seqcore.resources.analyses import SubmissionResource
+from seqcore.services import ISessionFactory, registry_service
 from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
 from seqcore.testing.factories import Factories
 from tests.plugins import longreads, readcount
@@ -25,7 +26,7 @@ def build(seqcore_settings, database_url, engine):
                             "seqcore.engine": engine}, plugins=plugins)
         testapp = TestApp(config.make_wsgi_app(), extra_environ={"HTTP_HOST": "localhost"})
         kinds = {k.name: k for k in config.registry.get("seqcore.file_kinds", {}).values()}
-        factories = Factories(config.registry["seqcore.db_session_factory"],
+        factories = Factories(registry_service(config.registry, ISessionFactory),
                               config.get_settings(), kinds)
         return config, testapp, factories
 

@@ -17,6 +17,7 @@ from webtest import TestApp
 
 from seqcore.analysis.registry import analysis_registry
 from seqcore.config import configure
+from seqcore.services import ISessionFactory, registry_service
 from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
 from seqcore.testing.contracts import AnalysisPluginContract
 from seqcore.testing.database import URL_VARIABLE
@@ -26,8 +27,7 @@ from tests.plugins import longreads
 DOC = Path(__file__).resolve().parents[2] / "docs" / "testing_plugins.md"
 
 PLUGIN = '''
-from seqcore import hookimpl
-from seqcore.contrib import AnalysisType, OutputRel, Parameter
+from seqcore.plugin import AnalysisType, OutputRel, Parameter, hookimpl
 
 
 @hookimpl
@@ -125,7 +125,7 @@ def kit(seqcore_settings, database_url, engine):
         app = config.make_wsgi_app()
         testapp = TestApp(app, extra_environ={"HTTP_HOST": "localhost"})
         kinds = {k.name: k for k in config.registry.get("seqcore.file_kinds", {}).values()}
-        factories = Factories(config.registry["seqcore.db_session_factory"],
+        factories = Factories(registry_service(config.registry, ISessionFactory),
                               config.get_settings(), kinds)
         return {"app": app, "testapp": testapp, "factories": factories,
                 "upload_reads": ReadsUploader(testapp, config.registry),

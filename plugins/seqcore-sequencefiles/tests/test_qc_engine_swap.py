@@ -3,7 +3,7 @@ plugin) swaps the engine through the test kit, without touching the core."""
 
 from sqlalchemy import select
 
-from seqcore.plugin import FastQCCompatibleEngine, IQCEngine, QCRecord
+from seqcore.plugin import FastQCCompatibleEngine, IQCEngine, QCRecord, registry_service
 from seqcore.testing.uploads import fastq, multipart
 from seqcore.testing.workers import Worker
 
@@ -42,7 +42,5 @@ def test_the_worker_uses_the_swapped_engine(testapp, app_config, factories, db, 
 
 
 def test_the_swap_ends_with_the_test(app_config):
-    from seqcore.services import registry_service
-
     engine = registry_service(app_config.registry, IQCEngine)
     assert isinstance(engine, FastQCCompatibleEngine)
