@@ -108,7 +108,7 @@ def test_a_setting_declared_twice_names_both_owners(start):
 
 
 def test_the_ini_file_is_named_when_pastedeploy_starts_the_app(tmp_path, database_url):
-    from seqcore import main
+    from seqcore.config import main
 
     ini = tmp_path / "site.ini"
     with pytest.raises(SettingError, match=f"ini file {ini}"):
