@@ -38,6 +38,20 @@ class RunResource(Context):
         """From :data:`seqcore.access.RUN`: the account that created the run updates it."""
         return RUN.acl(self.db, self.run)
 
+    def child(self, key: str) -> Any:
+        if key == "sequenceFiles":
+            return RunObjects(self.request, key, self)
+        raise KeyError(key)
+
+
+class RunObjects(Context):
+    """``/api/sequencingrun/{id}/sequenceFiles``: POST attaches an existing sequencing object
+    to the run (the run's rules apply)."""
+
+    @property
+    def run(self) -> SequencingRun:
+        return self.__parent__.run
+
 
 class RunTypeResource(Context):
     """``/api/sequencingrun/{type}``: POST creates a run of that sequencer type."""

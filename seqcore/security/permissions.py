@@ -20,6 +20,8 @@ class Permission(enum.StrEnum):
     """Create accounts: administrators; managers may create ROLE_USER accounts."""
     USER_UPDATE = "user:update"
     """Change an account: administrators and the account itself (not its role)."""
+    USER_DELETE = "user:delete"
+    """Delete an account that owns nothing: administrators."""
     USER_PROJECTS = "user:projects"
     """List the projects an account can read: the account itself and administrators."""
     PROJECT_CREATE = "project:create"
@@ -47,6 +49,8 @@ class Permission(enum.StrEnum):
     RUN_UPDATE = "run:update"
     """Change a run's status and run sheet: administrators, and the sequencer account that
     created it."""
+    RUN_DELETE = "run:delete"
+    """Delete a run with its sequencing objects and the samples left empty: administrators."""
     SUBMISSION_READ = "submission:read"
     """Read an analysis submission and its outputs: its submitter, members of projects it is
     shared with, administrators."""

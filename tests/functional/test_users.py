@@ -159,7 +159,8 @@ def test_user_projects(testapp, factories, admin):
     mine = factories.project(owner=alice, name="Alice project")
     factories.project(owner=admin, name="Admin project")
     res = testapp.get("/api/users/alice/projects", headers=factories.headers(alice))
-    assert [p["identifier"] for p in res.json["resource"]["resources"]] == [str(mine.id)]
+    assert [p["identifier"] for p in res.json["projectResources"]["resources"]] == [
+        str(mine.id)]
     # Administrators may look; other users may not (and are not told it exists).
     testapp.get("/api/users/alice/projects", headers=factories.headers(admin))
     testapp.get("/api/users/alice/projects", headers=factories.headers(factories.user()),

@@ -11,13 +11,15 @@ from sqlalchemy import select
 
 from seqcore.contrib import Endpoint, View
 from seqcore.db import utcnow
+from seqcore.errors import NotFound
 from seqcore.links import url_for
-from seqcore.models.sequencing import SequencingRun, UploadStatus
-from seqcore.resources.runs import RunResource, RunTypeResource
+from seqcore.models.sequencing import SequencingObject, SequencingRun, UploadStatus
+from seqcore.resources.runs import RunObjects, RunResource, RunTypeResource
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
 from seqcore.rest.values import epoch_ms
+from seqcore.runs import attach_object, delete_run, object_id_from
 from seqcore.schemas import RunSchema
 from seqcore.security.permissions import Permission
 
@@ -151,6 +153,46 @@ def update_run(request: Request) -> dict:
                        ("collection", url_for(request, context.__parent__))])
 
 
+def remove_run(request: Request) -> dict:
+    """Delete the run, its sequencing objects with their files, and the samples it leaves
+    empty (409, nothing changed, while an analysis used one of its objects)."""
+    context: RunResource = request.context
+    delete_run(request.db, request.registry.pm, request.storage, request.tm, context.run,
+               request)
+    return links_only([("collection", url_for(request, context.__parent__))])
+
+
+def readable_object(request: Request, object_id: int) -> SequencingObject:
+    """The sequencing object, if the caller may read its sample; else it does not exist for
+    the caller (404)."""
+    obj = request.db.get(SequencingObject, object_id)
+    if obj is not None:
+        try:
+            sample_ctx = request.root["api"]["samples"][str(obj.sample_id)]
+        except KeyError:
+            sample_ctx = None
+        if sample_ctx is not None and request.has_permission(Permission.SAMPLE_READ,
+                                                             sample_ctx):
+            return obj
+    raise NotFound(f"The sequencing object {object_id} was not found.")
+
+
+def add_run_object(request: Request) -> dict:
+    """Attach an existing sequencing object to the run, as IRIDA's
+    ``{"sequenceFileId": <object id>}``: an object attached to another run moves to this
+    one. 201 with ``Location: .../sequenceFiles/{oid}``; the body is the run, linked there."""
+    context: RunObjects = request.context
+    obj = readable_object(request, object_id_from(read_json(request)))
+    run = context.run
+    attach_object(request.db, run, obj)
+    run_ctx = context.__parent__
+    location = url_for(request, context, str(obj.id))
+    request.response.status = 201
+    request.response.location = location
+    return {"resource": entry(request, run_ctx, run_fields(run), self_href=location,
+                              identifier=run.id)}
+
+
 ENDPOINTS = [
     Endpoint("api.runs", "/api/sequencingrun", {
         "GET": View(list_runs, Permission.RUN_READ),
@@ -159,7 +201,13 @@ ENDPOINTS = [
     Endpoint("api.run", "/api/sequencingrun/{rid:\\d+}", {
         "GET": View(get_run, Permission.RUN_READ),
         "PATCH": View(update_run, Permission.RUN_UPDATE),
-    }, description="One run; PATCH sets uploadStatus and run-sheet fields."),
+        "DELETE": View(remove_run, Permission.RUN_DELETE),
+    }, description="One run; PATCH sets uploadStatus and run-sheet fields; DELETE "
+                   "(administrators) removes it with its objects and the samples left empty."),
+    Endpoint("api.run.sequencefiles", "/api/sequencingrun/{rid:\\d+}/sequenceFiles", {
+        "POST": View(add_run_object, Permission.RUN_UPDATE),
+    }, description="Attach an existing sequencing object to the run "
+                   "({\"sequenceFileId\": <object id>})."),
     Endpoint("api.run.typed", "/api/sequencingrun/{type:[A-Za-z][A-Za-z0-9_\\-]*}", {
         "POST": View(create_run, Permission.RUN_CREATE),
     }, description="Create a run whose sequencer type is the path segment ('miseqrun' and "

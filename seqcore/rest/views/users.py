@@ -8,7 +8,7 @@ from pyramid.request import Request
 from sqlalchemy import select
 
 from seqcore.access import readable_projects
-from seqcore.accounts import DUPLICATE, duplicate_field
+from seqcore.accounts import DUPLICATE, delete_account, duplicate_field
 from seqcore.contrib import Endpoint, View
 from seqcore.db import utcnow
 from seqcore.links import url_for
@@ -154,14 +154,24 @@ def update_user(request: Request) -> dict:
                        ("collection", url_for(request, request.context.__parent__))])
 
 
+def remove_user(request: Request) -> dict:
+    """Delete an account that owns nothing (409 naming what it owns otherwise, with
+    disabling as the alternative); its tokens and sessions go with it."""
+    delete_account(request.db, request.context.user)
+    return links_only([("collection", url_for(request, request.context.__parent__))])
+
+
 def user_projects(request: Request) -> dict:
-    """The projects the account can read (the caller must be that account or an admin)."""
+    """The projects the account can read (the caller must be that account or an admin).
+
+    IRIDA wraps this one list under ``projectResources`` instead of ``resource``, and its
+    clients read it there; the entries and links are those of every other collection."""
     user: User = request.context.__parent__.user
     projects_root = request.root["api"]["projects"]
     query = readable_projects(user.id, user.role)
     entries = (project_entry(request, projects_root.resource_for(p))
                for p in request.db.scalars(query))
-    return collection(request, request.context, entries)
+    return {"projectResources": collection(request, request.context, entries)["resource"]}
 
 
 ENDPOINTS = [
@@ -172,7 +182,9 @@ ENDPOINTS = [
     Endpoint("api.user", "/api/users/{key}", {
         "GET": View(get_user, Permission.USER_READ),
         "PATCH": View(update_user, Permission.USER_UPDATE),
-    }, description="One account, by numeric id, username, or 'current'."),
+        "DELETE": View(remove_user, Permission.USER_DELETE),
+    }, description="One account, by numeric id, username, or 'current'; DELETE "
+                   "(administrators) removes an account that owns nothing."),
     Endpoint("api.user.projects", "/api/users/{key}/projects", {
         "GET": View(user_projects, Permission.USER_PROJECTS),
     }, description="The projects an account can read."),

@@ -1,0 +1,97 @@
+"""Sequencing runs: deleting a run with the data it brought in, and attaching existing
+sequencing objects to a run.
+
+A run is the record of one sequencer's upload. Deleting it removes what that upload made:
+its sequencing objects with their stored files, and the samples that held nothing else. It
+never removes what something else still refers to, so the whole delete is refused (nothing
+changed) while an analysis submission names one of the run's objects as an input
+(:mod:`seqcore.analysis.dependents`). Rows go in the caller's transaction; the stored bytes
+go only after it commits, so a delete that fails halfway loses no file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from seqcore.analysis.dependents import refuse_if_used
+from seqcore.errors import Invalid
+from seqcore.identifiers import parse_id
+from seqcore.models.sequencing import (
+    SequenceFile,
+    SequencingObject,
+    SequencingObjectFile,
+    SequencingRun,
+)
+from seqcore.samples import delete_samples
+
+SEQUENCE_FILE_ID = "sequenceFileId"
+ID_MESSAGE = "You must give the id of a sequencing object as sequenceFileId."
+
+
+def run_object_ids(db: Session, run_id: int) -> list[int]:
+    """The ids of the sequencing objects that came with the run."""
+    return list(db.scalars(select(SequencingObject.id)
+                           .where(SequencingObject.run_id == run_id)
+                           .order_by(SequencingObject.id)))
+
+
+def samples_left_empty(db: Session, object_ids: list[int]) -> list[int]:
+    """The samples holding these objects that hold no other sequencing object."""
+    if not object_ids:
+        return []
+    touched = (select(SequencingObject.sample_id)
+               .where(SequencingObject.id.in_(object_ids)).distinct())
+    others = (select(SequencingObject.sample_id)
+              .where(SequencingObject.sample_id.in_(touched),
+                     SequencingObject.id.not_in(object_ids)))
+    return sorted(db.scalars(touched.where(SequencingObject.sample_id.not_in(others))))
+
+
+def delete_run(db: Session, pm: Any, storage: Any, tm: Any, run: SequencingRun,
+               request: Any = None) -> None:
+    """Delete ``run``, its sequencing objects and their files, and the samples left empty.
+
+    Raises :class:`~seqcore.analysis.dependents.InputsInUse` before changing anything when
+    an analysis submission used one of the run's objects. Stored files are removed from
+    ``storage`` once ``tm``'s transaction commits (never if it aborts).
+    """
+    object_ids = run_object_ids(db, run.id)
+    refuse_if_used(db, f"Sequencing run {run.id} holds sequence data that",
+                   object_ids=object_ids)
+    empty = samples_left_empty(db, object_ids)
+    rows = db.execute(
+        select(SequenceFile.id, SequenceFile.path, SequenceFile.original_path)
+        .join(SequencingObjectFile, SequencingObjectFile.file_id == SequenceFile.id)
+        .where(SequencingObjectFile.object_id.in_(object_ids))).all() if object_ids else []
+    if object_ids:
+        db.execute(delete(SequencingObject).where(SequencingObject.id.in_(object_ids)))
+    if rows:
+        db.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.id for r in rows])))
+        storage.remove_after_commit([p for r in rows for p in (r.path, r.original_path) if p],
+                                    tm)
+    delete_samples(db, pm, empty, request)
+    db.execute(delete(SequencingRun).where(SequencingRun.id == run.id))
+    db.expire_all()
+
+
+def object_id_from(body: Any) -> int:
+    """The sequencing object id of a body ``{"sequenceFileId": <id>}`` (a number or a
+    string of digits, as IRIDA clients send it), or :class:`~seqcore.errors.Invalid`."""
+    value = body.get(SEQUENCE_FILE_ID) if isinstance(body, dict) else None
+    number = parse_id(value.strip() if isinstance(value, str) else value)
+    if number is None:
+        raise Invalid.field(SEQUENCE_FILE_ID, ID_MESSAGE)
+    return number
+
+
+def attach_object(db: Session, run: SequencingRun, obj: SequencingObject) -> bool:
+    """Make ``obj`` part of ``run``, moving it from the run it came with, if any (an object
+    belongs to at most one run). Returns whether anything changed."""
+    if obj.run_id == run.id:
+        return False
+    obj.run_id = run.id
+    db.flush()
+    return True
