@@ -13,7 +13,7 @@ its access and keeps that record.
 
 from __future__ import annotations
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.errors import Conflict
@@ -86,6 +86,10 @@ def delete_account(db: Session, user: User) -> None:
     enabled administrator or owns data (:func:`owned_data`).
     """
     if user.system_role == SystemRole.ADMIN.value and user.enabled:
+        # Hold every administrator's row before counting them, so two administrators
+        # deleting each other at once cannot both succeed and leave none.
+        db.execute(update(User).where(User.system_role == SystemRole.ADMIN.value)
+                   .values(id=User.id).execution_options(synchronize_session=False))
         admins = db.scalar(select(func.count()).select_from(User).where(
             User.system_role == SystemRole.ADMIN.value, User.enabled.is_(True)))
         if admins <= 1:

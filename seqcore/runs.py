@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.analysis.dependents import refuse_if_used
@@ -26,6 +26,7 @@ from seqcore.models.sequencing import (
     SequencingRun,
 )
 from seqcore.samples import delete_samples
+from seqcore.uploads import lock_sample
 
 SEQUENCE_FILE_ID = "sequenceFileId"
 ID_MESSAGE = "You must give the id of a sequencing object as sequenceFileId."
@@ -58,6 +59,14 @@ def delete_run(db: Session, pm: Any, storage: Any, tm: Any, run: SequencingRun,
     an analysis submission used one of the run's objects. Stored files are removed from
     ``storage`` once ``tm``'s transaction commits (never if it aborts).
     """
+    # Hold the run, then the samples it brought data into (in id order, as uploads lock one
+    # sample each), and read again under the locks: an upload into one of them waits, so a
+    # sample judged empty cannot gain an object that would go with it.
+    db.execute(update(SequencingRun).where(SequencingRun.id == run.id)
+               .values(id=SequencingRun.id).execution_options(synchronize_session=False))
+    for sample_id in sorted(set(db.scalars(select(SequencingObject.sample_id).where(
+            SequencingObject.run_id == run.id)))):
+        lock_sample(db, sample_id)
     object_ids = run_object_ids(db, run.id)
     refuse_if_used(db, f"Sequencing run {run.id} holds sequence data that",
                    object_ids=object_ids)

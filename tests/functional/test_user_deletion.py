@@ -10,6 +10,7 @@ from seqcore.models.access_token import PersonalAccessToken, WebSession
 from seqcore.models.oauth import OAuthToken
 from seqcore.models.project import ProjectMember
 from seqcore.models.user import SystemRole, User
+from seqcore.security.credentials import start_web_session
 
 
 @pytest.fixture
@@ -27,8 +28,11 @@ def test_admin_deletes_an_account_that_owns_nothing(testapp, factories, db, admi
     project = factories.project(owner=owner, members=[(bob, "PROJECT_USER")])
     bob_headers = factories.headers(bob)
     personal = factories.access_token(bob)
+    start_web_session(db, bob.id)  # as signing in to the web pages does
+    db.commit()
     testapp.get("/api/users/current", headers=bob_headers)  # the token works
-    assert count(db, OAuthToken, bob.id) == 1 and count(db, PersonalAccessToken, bob.id) == 1
+    assert [count(db, model, bob.id) for model in (OAuthToken, PersonalAccessToken,
+                                                   WebSession)] == [1, 1, 1]
 
     res = testapp.delete(f"/api/users/{bob.id}", headers=factories.headers(admin))
     assert res.json == {"resource": {"links": [
