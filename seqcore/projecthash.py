@@ -82,6 +82,7 @@ def installed_attachments(pm: pluggy.PluginManager) -> tuple[Table, ...]:
 def project_hash(db: Session, project: Project, attachments: Sequence[Table] = ()) -> int:
     """The hash of ``project`` (see the module's docstring); ``attachments`` are the plugin
     tables to include (:func:`installed_attachments`)."""
+    db.flush()  # the queries below read through the connection: pending changes first
     digest = hashlib.sha256()
     _feed(digest, "project", [[getattr(project, name) for name in PROJECT_FIELDS]])
     for part, query in _parts(project.id, attachments):
