@@ -26,7 +26,7 @@ from seqcore.resources.files import (
     SequencingObjectResource,
     SequencingObjects,
 )
-from seqcore.resources.projects import ProjectMemberEntry, ProjectResource
+from seqcore.resources.projects import ProjectAnalyses, ProjectMemberEntry, ProjectResource
 from seqcore.resources.root import ApiRoot
 from seqcore.resources.runs import RunsCollection
 from seqcore.resources.samples import ProjectSampleResource, ProjectSamples, SampleResource
@@ -101,6 +101,8 @@ def core_links() -> list[LinkSpec]:
         LinkSpec(ProjectResource, "project/users", child_href("users")),
         LinkSpec(ProjectResource, "project/samples", child_href("samples")),
         LinkSpec(ProjectResource, "project/analyses", child_href("analyses")),
+        LinkSpec(ProjectResource, "project/hash", child_href("hash")),
+        LinkSpec(ProjectAnalyses, "project", _parent_href),
         LinkSpec(ProjectSamples, "project/samples/metadata", child_href("metadata")),
         LinkSpec(SampleResource, "sample/metadata", child_href("metadata")),
         LinkSpec(SampleResource, "sample/sequenceFiles", child_href("sequenceFiles")),

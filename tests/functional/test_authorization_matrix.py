@@ -89,6 +89,8 @@ RULES = {
     ("api.project", "DELETE"): ("/api/projects/{pid}", None,
                                 {**expect(200, 404, **WRITERS), "member": 403,
                                  "sequencer": 403}),
+    ("api.project.hash", "GET"): ("/api/projects/{pid}/hash", None,
+                                  expect(200, 404, **READERS)),
     ("api.project.users", "GET"): ("/api/projects/{pid}/users", None,
                                    expect(200, 404, **READERS)),
     ("api.project.users", "POST"): ("/api/projects/{pid}/users", {"userId": "outsider"},
@@ -112,6 +114,9 @@ RULES = {
                                         "sequencer": 403}),
     ("api.project.sample_by_name", "GET"): (
         "/api/projects/{pid}/samples/bySampleName?sampleName=matrix-sample", None,
+        expect(302, 404, **READERS)),
+    ("api.project.sample_by_sequencer_id", "GET"): (
+        "/api/projects/{pid}/samples/bySequencerId/matrix-sample", None,
         expect(302, 404, **READERS)),
     ("api.project.samples.metadata", "GET"): ("/api/projects/{pid}/samples/metadata", None,
                                               expect(200, 404, **READERS)),

@@ -31,7 +31,7 @@ def test_create_project_makes_caller_owner(testapp, factories, owner, db):
     assert body["modifiedDate"] is None
     assert body["createdDate"] % 1000 == 0
     assert {link["rel"] for link in body["links"]} == {
-        "self", "project/users", "project/samples", "project/analyses"}
+        "self", "project/users", "project/samples", "project/analyses", "project/hash"}
     assert testapp.get(res.headers["Location"], headers=headers).json["resource"] == body
     member = db.query(ProjectMember).one()
     assert (member.user_id, member.role) == (owner.id, "PROJECT_OWNER")
@@ -239,3 +239,14 @@ def test_samples_and_analyses_links_resolve(testapp, factories, owner, project):
     for rel in ("project/samples", "project/analyses", "project/users"):
         res = testapp.get(links[rel].replace("http://localhost", ""), headers=headers)
         assert "resources" in res.json["resource"]
+
+
+def test_project_analyses_link_back_to_the_project(testapp, factories, owner, project):
+    """The spec's (and IRIDA's) ``project`` link on the collection of shared analyses."""
+    headers = factories.headers(owner)
+    body = testapp.get(f"/api/projects/{project.id}/analyses", headers=headers).json
+    assert body["resource"]["links"] == [
+        {"rel": "self", "href": f"http://localhost/api/projects/{project.id}/analyses"},
+        {"rel": "project", "href": f"http://localhost/api/projects/{project.id}"},
+    ]
+    assert body["resource"]["resources"] == []

@@ -46,10 +46,19 @@ def test_create_sample(testapp, project, headers):
     assert body["collectionDate"] == "2026-03-01"
     assert body["latitude"] == "45.42"
     assert body["strain"] is None
-    assert testapp.get(res.headers["Location"], headers=headers).json["resource"] == body
+    # The answer is the sample as its project lists it (issue 18): the same body as a GET
+    # through the project; the canonical sample (Location) has the same fields and links
+    # but the two project links.
+    through_project = f"/api/projects/{project.id}/samples/{body['identifier']}"
+    assert testapp.get(through_project, headers=headers).json["resource"] == body
+    canonical = testapp.get(res.headers["Location"], headers=headers).json["resource"]
+    assert canonical == {**body, "links": body["links"][:-2]}
     assert [link["rel"] for link in body["links"]] == [
         "self", "sample/metadata", "sample/sequenceFiles", "sample/sequenceFiles/unpaired",
-        "sample/sequenceFiles/pairs"]
+        "sample/sequenceFiles/pairs", "sample/project", "project/sample"]
+    assert body["links"][-2:] == [
+        {"rel": "sample/project", "href": f"http://localhost/api/projects/{project.id}"},
+        {"rel": "project/sample", "href": f"http://localhost{through_project}"}]
 
 
 VALID_NAME = {"sampleName": "good-name"}
@@ -376,3 +385,72 @@ def test_admin_does_everything(testapp, factories, project):
     sample_id = res.json["resource"]["identifier"]
     testapp.patch_json(f"/api/samples/{sample_id}", {"strain": "x12"}, headers=admin)
     testapp.delete(f"/api/projects/{project.id}/samples/{sample_id}", headers=admin)
+
+
+# -- issue 18: answers as IRIDA gives them -----------------------------------------------------
+
+
+def test_created_sample_answers_as_its_project_lists_it(testapp, factories, project, headers):
+    """The POST answer is the GET through the project, project links included, for the
+    uploader's sequencer account as for an owner."""
+    sequencer = factories.headers(factories.user(role=SystemRole.SEQUENCER))
+    for n, who in enumerate((headers, sequencer)):
+        res = post_sample(testapp, project, who, sampleName=f"made-by-{n}")
+        body = res.json["resource"]
+        sid = body["identifier"]
+        assert testapp.get(f"/api/projects/{project.id}/samples/{sid}",
+                           headers=who).json["resource"] == body
+        links = {link["rel"]: link["href"] for link in body["links"]}
+        assert links["sample/project"] == f"http://localhost/api/projects/{project.id}"
+        assert links["project/sample"] == (f"http://localhost/api/projects/{project.id}"
+                                           f"/samples/{sid}")
+        # The entry of the project's collection carries the same links.
+        listed = {e["identifier"]: e for e in testapp.get(
+            f"/api/projects/{project.id}/samples", headers=who).json["resource"]["resources"]}
+        assert listed[sid]["links"] == body["links"]
+
+
+def test_copy_entries_have_the_spec_shape(testapp, factories, owner, project, headers):
+    """Each entry of a copy answer: the join (subject project, object sample) and the links
+    of a sample in the project's collection, ``sample/sequenceFiles`` included."""
+    source = factories.sample(project, name="copied")
+    target = factories.project(owner=owner, name="Copy target")
+    res = share(testapp, target, [source.id], headers)
+    (entry,) = res.json["resource"]["resources"]
+    sid, tid = source.id, target.id
+    assert entry["links"] == [
+        {"rel": "self", "href": f"http://localhost/api/samples/{sid}"},
+        {"rel": "project/sample", "href": f"http://localhost/api/projects/{tid}/samples/{sid}"},
+        {"rel": "sample/sequenceFiles",
+         "href": f"http://localhost/api/samples/{sid}/sequenceFiles"},
+        {"rel": "sample/project", "href": f"http://localhost/api/projects/{tid}"},
+    ]
+    assert set(entry) == {"label", "resource", "identifier", "links"}
+    assert (entry["label"], entry["identifier"]) == ("Copy target", str(sid))
+    assert set(entry["resource"]) == {"subject", "object", "timestamp", "createdDate", "owner",
+                                      "label", "identifier"}
+    assert entry["resource"]["object"] == testapp.get(
+        f"/api/samples/{sid}", headers=headers).json["resource"]
+    assert entry["resource"]["subject"] == testapp.get(
+        f"/api/projects/{tid}", headers=headers).json["resource"]
+    # Every link leads somewhere.
+    for link in entry["links"]:
+        testapp.get(link["href"].replace("http://localhost", ""), headers=headers)
+
+
+def test_by_sequencer_id_is_the_deprecated_alias_of_by_sample_name(testapp, factories, project,
+                                                                     headers):
+    sample = factories.sample(project, name="LM-77")
+    base = f"/api/projects/{project.id}/samples"
+    by_name = testapp.get(f"{base}/bySampleName?sampleName=LM-77", headers=headers, status=302)
+    alias = testapp.get(f"{base}/bySequencerId/LM-77", headers=headers, status=302)
+    assert alias.headers["Location"] == by_name.headers["Location"] == (
+        f"http://localhost/api/samples/{sample.id}")
+    assert alias.follow(headers=headers).json == by_name.follow(headers=headers).json
+    missing = testapp.get(f"{base}/bySequencerId/LM-78", headers=headers, status=404)
+    assert missing.json == testapp.get(f"{base}/bySampleName?sampleName=LM-78",
+                                       headers=headers, status=404).json
+    # As private as the project.
+    stranger = factories.headers(factories.user())
+    testapp.get(f"{base}/bySequencerId/LM-77", headers=stranger, status=404)
+    testapp.get(f"{base}/bySequencerId/LM-77", status=401)

@@ -10,6 +10,7 @@ from seqcore.access import readable_projects
 from seqcore.contrib import Endpoint, View
 from seqcore.links import url_for
 from seqcore.models.project import Project
+from seqcore.projecthash import installed_attachments, project_hash
 from seqcore.projects import new_project
 from seqcore.projects import update_project as change_project
 from seqcore.rest.body import lenient_create, load
@@ -81,6 +82,18 @@ def delete_project(request: Request) -> dict:
     return links_only([("collection", url_for(request, request.context.__parent__))])
 
 
+def get_project_hash(request: Request) -> dict:
+    """The project's hash (:mod:`seqcore.projecthash`), as IRIDA answers it: its
+    synchronisation client compares it with the last one it saw and skips the project when
+    they are equal."""
+    context = request.context
+    value = project_hash(request.db, context.project, installed_attachments(request.registry.pm))
+    return {"resource": {"projectHash": value, "links": [
+        {"rel": "self", "href": url_for(request, context, "hash")},
+        {"rel": "project", "href": url_for(request, context)},
+    ]}}
+
+
 # -- analyses shared with the project ---------------------------------------------------------
 
 
@@ -100,6 +113,11 @@ ENDPOINTS = [
         "PATCH": View(update_project, Permission.PROJECT_WRITE),
         "DELETE": View(delete_project, Permission.PROJECT_WRITE),
     }, description="One project."),
+    Endpoint("api.project.hash", "/api/projects/{pid:\\d+}/hash", {
+        "GET": View(get_project_hash, Permission.PROJECT_READ),
+    }, traverse="/api/projects/{pid}",
+       description="The project's hash: changes whenever its samples, their metadata or "
+                   "their files change (IRIDA's synchronisation skips unchanged projects)."),
     Endpoint("api.project.analyses", "/api/projects/{pid:\\d+}/analyses", {
         "GET": View(_project_analyses, Permission.PROJECT_READ),
     }, description="Analysis submissions shared with the project."),

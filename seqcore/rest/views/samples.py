@@ -172,10 +172,16 @@ def create_sample(request: Request) -> Any:
         request.db.flush()
     except IntegrityError:  # a concurrent create took the name first
         raise duplicate_name(data["sampleName"], project_id) from None
-    canonical = request.root["api"]["samples"][str(sample.id)]
+    # Answered as the project's sample (with ``sample/project`` and ``project/sample``), the
+    # same body as a GET of /api/projects/{pid}/samples/{sid}; Location is the canonical
+    # sample, as IRIDA's.
+    from seqcore.resources.samples import ProjectSampleResource
+
+    (join,) = sample.projects
+    created = ProjectSampleResource(request, str(sample.id), request.context, sample, join)
     request.response.status = 201
-    request.response.location = url_for(request, canonical)
-    return {"resource": sample_entry(request, canonical)}
+    request.response.location = url_for(request, created.canonical)
+    return {"resource": sample_entry(request, created)}
 
 
 def _id_list(request: Request) -> list[int]:
@@ -264,6 +270,8 @@ def join_entry(request: Request, project_ctx: Any, sample: Sample, join: Project
             {"rel": "self", "href": url_for(request, canonical)},
             {"rel": "project/sample", "href": url_for(request, project_ctx, "samples",
                                                       sample.id)},
+            {"rel": "sample/sequenceFiles", "href": url_for(request, canonical,
+                                                            "sequenceFiles")},
             {"rel": "sample/project", "href": url_for(request, project_ctx)},
         ],
     }
@@ -273,6 +281,17 @@ def sample_by_name(request: Request) -> Any:
     name = request.GET.get("sampleName")
     if not name:
         raise validation_error({"sampleName": ["You must provide a sampleName."]})
+    return _redirect_to_named(request, name)
+
+
+def sample_by_sequencer_id(request: Request) -> Any:
+    """IRIDA's deprecated ``bySequencerId/{name}``: the name in the path, the same answer
+    as ``bySampleName``."""
+    return _redirect_to_named(request, request.matchdict["name"])
+
+
+def _redirect_to_named(request: Request, name: str) -> HTTPFound:
+    """302 to the sample called ``name`` in the project (the context is ``bySampleName``)."""
     project_ctx = request.context.__parent__.__parent__
     sample_id = request.db.scalar(select(ProjectSample.sample_id).where(
         ProjectSample.project_id == project_ctx.project.id, ProjectSample.sample_name == name))
@@ -331,6 +350,12 @@ ENDPOINTS = [
     Endpoint("api.project.sample_by_name", "/api/projects/{pid:\\d+}/samples/bySampleName", {
         "GET": View(sample_by_name, Permission.PROJECT_READ, renderer=None),
     }, description="302 to the sample with ?sampleName=, or 404."),
+    Endpoint("api.project.sample_by_sequencer_id",
+             "/api/projects/{pid:\\d+}/samples/bySequencerId/{name}", {
+                 "GET": View(sample_by_sequencer_id, Permission.PROJECT_READ, renderer=None),
+             }, traverse="/api/projects/{pid}/samples/bySampleName",
+             description="Deprecated alias of bySampleName (IRIDA's): 302 to the sample "
+                         "named in the path, or 404."),
     Endpoint("api.sample", "/api/samples/{sid:\\d+}", {
         "GET": View(get_sample, Permission.SAMPLE_READ),
         "PATCH": View(update_sample, Permission.SAMPLE_WRITE),
