@@ -153,10 +153,11 @@ def server_metadata(request: Request) -> Response:
 
 
 def metadata_method_not_allowed(request: Request) -> Response:
-    return Response(json.dumps({"error": "invalid_request",
-                                "error_description": "The metadata is read with GET."}),
-                    status=405, headers={"Allow": "GET, HEAD"},
-                    content_type="application/json", charset="utf-8")
+    response = Response(json.dumps({"error": "invalid_request",
+                                    "error_description": "The metadata is read with GET."}),
+                        status=405, content_type="application/json", charset="utf-8")
+    response.allow = ("GET", "HEAD")
+    return response
 
 
 CONSENT_PAGE = """<!doctype html>
