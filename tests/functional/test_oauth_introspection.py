@@ -101,6 +101,19 @@ def test_refresh_token_without_expiry_has_no_exp(testapp, engine, factories, ali
     assert "exp" not in body
 
 
+def test_refresh_token_of_a_client_without_the_refresh_grant_is_inactive(testapp, engine, pair):
+    """The token endpoint would refuse it (unauthorized_client), so it is not live."""
+    with engine.begin() as conn:
+        conn.execute(update(OAuthClient).where(OAuthClient.client_id == "uploader")
+                     .values(grant_types="password"))
+    assert introspect(testapp, pair["refresh_token"]).json == {"active": False}
+    res = testapp.post(TOKEN, {"grant_type": "refresh_token", "client_id": "uploader",
+                               "client_secret": "s3cret",
+                               "refresh_token": pair["refresh_token"]}, status=400)
+    assert res.json["error"] == "unauthorized_client"
+    assert introspect(testapp, pair["access_token"]).json["active"] is True
+
+
 def test_unknown_token_is_inactive(testapp, clients):
     res = introspect(testapp, "not-a-token")
     assert res.json == {"active": False}
