@@ -250,3 +250,14 @@ def test_introspection_writes_nothing(testapp, db, pair, engine):
     introspect(testapp, pair["access_token"], client=("uploader", "bad"), status=401)
     testapp.post(INTROSPECT, {"client_id": "uploader", "client_secret": "s3cret"}, status=400)
     assert snapshot(db) == before
+
+
+def test_a_large_form_is_413_and_a_bad_charset_400(build_app, testapp, pair):
+    """The framing checks of every /api/oauth endpoint hold here too, before oauthlib."""
+    small = build_app(**{"seqcore.max_form_bytes": 1024})
+    form = {"token": pair["access_token"], "client_id": "uploader", "client_secret": "s3cret"}
+    assert small.post(INTROSPECT, form).json["active"] is True
+    small.post(INTROSPECT, {**form, "pad": "x" * 2048}, status=413)
+    res = testapp.post(INTROSPECT, f"token={pair['access_token']}", headers={
+        "Content-Type": "application/x-www-form-urlencoded; charset=bogus"}, status=400)
+    assert "bogus" in res.json["message"]
