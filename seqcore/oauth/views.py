@@ -89,14 +89,20 @@ def _endpoint_answer(call: Callable[..., tuple[dict[str, str], str, int]],
         return dict(err.headers), err.json, err.status_code
 
 
+def _json_answer(headers: dict[str, str], body: str, status: int) -> Response:
+    """An oauthlib endpoint's answer as a JSON response, with the headers it asked for."""
+    response = Response(body=body, status=status, content_type="application/json",
+                        charset="utf-8")
+    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
+    return response
+
+
 def token(request: Request) -> Response:
     headers, body, status = _endpoint_answer(oauth_server(request).create_token_response,
                                              request)
     if status == 200:
         body = _wire_token_body(body)
-    response = Response(body=body, status=status, content_type="application/json",
-                        charset="utf-8")
-    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
+    response = _json_answer(headers, body, status)
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -104,24 +110,18 @@ def token(request: Request) -> Response:
 def revoke(request: Request) -> Response:
     headers, body, status = _endpoint_answer(
         oauth_server(request).create_revocation_response, request)
-    response = Response(body=body or "{}", status=status, content_type="application/json",
-                        charset="utf-8")
-    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
-    return response
+    return _json_answer(headers, body or "{}", status)
 
 
 def introspect(request: Request) -> Response:
     """RFC 7662: whether a token is live, and for whom, to an authenticated client.
 
     oauthlib parses the request and authenticates the client (HTTP Basic or form fields,
-    as at the token endpoint); :meth:`Validator.introspect_token` decides what the client
-    may learn. Nothing is written."""
-    headers, body, status = _endpoint_answer(
-        oauth_server(request).create_introspect_response, request, "introspection endpoint")
-    response = Response(body=body, status=status, content_type="application/json",
-                        charset="utf-8")
-    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
-    return response
+    as at the token endpoint) and sends ``Cache-Control: no-store``;
+    :meth:`Validator.introspect_token` decides what the client may learn. Nothing is
+    written."""
+    return _json_answer(*_endpoint_answer(
+        oauth_server(request).create_introspect_response, request, "introspection endpoint"))
 
 
 # Client authentication every endpoint under /api/oauth accepts (Validator.authenticate_client).
