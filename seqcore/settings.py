@@ -100,6 +100,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "Default access-token lifetime for clients registered without one.", int),
     Setting("seqcore.oauth.refresh_token_seconds", 2592000,
             "Default refresh-token lifetime for clients registered without one.", int),
+    Setting("seqcore.oauth.resource_servers", "",
+            "Client ids of resource servers, separated by spaces or commas: they may "
+            "introspect (/api/oauth/introspect) tokens issued to any client; every other "
+            "client only its own."),
     Setting("seqcore.sign_in.max_failures", 5,
             "Failed password checks per account (its username and e-mail address count "
             "as one), and 4x that per client address, within the window before every "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hmac
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import unquote
 
@@ -25,6 +25,10 @@ CODE_SECONDS = 600
 # Grants the token endpoint serves. client_credentials is not among them: a token must act
 # for a person, whose permissions are the only ones seqcore knows (docs/security.md).
 GRANT_TYPES = frozenset({"password", "authorization_code", "refresh_token"})
+# The scopes a client may be registered for: GET and HEAD need read, other verbs write.
+SCOPES = ("read", "write")
+# Token kinds introspection knows, in the order they are looked up without a hint.
+TOKEN_KINDS = ("access_token", "refresh_token")
 
 
 class SignInLocked(InvalidGrantError):
@@ -51,6 +55,24 @@ def revoke_family(db: Session, family: str | None) -> None:
         if ids:
             db.execute(update(OAuthToken).where(OAuthToken.id.in_(ids)).values(revoked=True)
                        .execution_options(synchronize_session=False))
+
+
+def resource_servers(settings: dict[str, Any]) -> frozenset[str]:
+    """Client ids named by ``seqcore.oauth.resource_servers``: the clients that may
+    introspect tokens issued to any client."""
+    value = settings.get("seqcore.oauth.resource_servers") or ""
+    return frozenset(value.replace(",", " ").split())
+
+
+def epoch_seconds(moment: datetime) -> int:
+    """Seconds since 1970 (UTC), as RFC 7662's ``exp`` and ``iat`` carry them."""
+    return int(moment.timestamp())
+
+
+def issuer(request: Request) -> str:
+    """The authorization server's identifier (RFC 8414): the application's URL, with the
+    scheme and host a trusted proxy forwarded (``seqcore.security.proxies``)."""
+    return request.application_url
 
 
 def basic_credentials(header: str | None) -> tuple[str, str] | None:
@@ -308,3 +330,61 @@ class Validator(RequestValidator):
             if row.client_id == request.client.id:
                 row.revoked = True
         self.db.flush()
+
+    # -- introspection (RFC 7662) ------------------------------------------------------------
+
+    def _live_token(self, kind: str, token: str) -> OAuthToken | None:
+        """The token row if ``token`` is a live token of this kind: issued, neither expired
+        nor revoked nor (for a refresh token) spent, its client and account still active.
+        The same conditions as presenting it to the API or to the token endpoint."""
+        hashed = digest(token)
+        column = OAuthToken.access_hash if kind == "access_token" else OAuthToken.refresh_hash
+        row = self.db.scalar(select(OAuthToken).where(column == hashed))
+        if row is None or row.revoked or row.client.revoked or not row.user.enabled:
+            return None
+        now = utcnow()
+        if kind == "access_token":
+            return row if row.expires > now else None
+        if row.refresh_spent is not None or "refresh_token" not in row.client.grant_type_list:
+            return None
+        if row.refresh_expires is not None and row.refresh_expires <= now:
+            return None
+        return row
+
+    def introspect_token(self, token: str, token_type_hint: str | None,
+                         request: OAuthRequest, *a: Any, **k: Any) -> dict[str, Any] | None:
+        """The claims of a live token, or ``None`` (``{"active": false}``).
+
+        The hinted kind is looked up first and the other after it (RFC 7662 section 2.1).
+        A client sees only the tokens issued to it, unless it is one of the resource servers
+        (``seqcore.oauth.resource_servers``); any other token answers as unknown, so a client
+        cannot use the endpoint to learn which strings are tokens (section 4). Reads only.
+        """
+        kinds = list(TOKEN_KINDS)
+        if token_type_hint in kinds:
+            kinds.remove(token_type_hint)
+            kinds.insert(0, token_type_hint)
+        for kind in kinds:
+            row = self._live_token(kind, token)
+            if row is not None:
+                break
+        else:
+            return None
+        caller: OAuthClient = request.client
+        if (row.client_id != caller.id
+                and caller.client_id not in resource_servers(self.request.registry.settings)):
+            return None
+        claims: dict[str, Any] = {
+            "scope": row.scopes,
+            "client_id": row.client.client_id,
+            "username": row.user.username,
+            "sub": str(row.user.id),
+            "iss": issuer(self.request),
+            "iat": epoch_seconds(row.created),
+        }
+        if kind == "access_token":
+            claims["token_type"] = "bearer"
+            claims["exp"] = epoch_seconds(row.expires)
+        elif row.refresh_expires is not None:  # else registered without refresh expiry
+            claims["exp"] = epoch_seconds(row.refresh_expires)
+        return claims

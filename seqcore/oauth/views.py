@@ -1,4 +1,6 @@
-"""``/api/oauth/token``, ``/api/oauth/revoke`` and the authorization-code consent page."""
+"""``/api/oauth/token``, ``/api/oauth/revoke``, ``/api/oauth/introspect``, the
+authorization-code consent page and the server's metadata
+(``/.well-known/oauth-authorization-server``)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from seqcore.contrib import Endpoint, View
-from seqcore.oauth.validator import GRANT_TYPES, Validator
+from seqcore.oauth.validator import GRANT_TYPES, SCOPES, Validator, issuer
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -45,23 +47,23 @@ class NotAForm(HTTPException):
     The endpoints under ``/api/oauth`` are a transport of their own beside REST: they speak
     OAuth's wire format and share nothing of REST's error bodies."""
 
-    def __init__(self) -> None:
+    def __init__(self, endpoint: str = "token endpoint") -> None:
         super().__init__()
         self.status = 415
         self.content_type = "application/json"
         self.charset = "utf-8"
         self.body = json.dumps({
             "error": "invalid_request",
-            "error_description": f"The token endpoint takes {FORM_TYPE} bodies.",
+            "error_description": f"The {endpoint} takes {FORM_TYPE} bodies.",
         }).encode("utf-8")
 
     def prepare(self, environ: dict) -> None:  # keep the JSON body, not a generated page
         return
 
 
-def _form_body(request: Request) -> str:
+def _form_body(request: Request, endpoint: str = "token endpoint") -> str:
     if (request.content_type or "").lower() != FORM_TYPE:
-        raise NotAForm()
+        raise NotAForm(endpoint)
     return request.body.decode("utf-8", errors="replace")
 
 
@@ -76,14 +78,23 @@ def _wire_token_body(body: str) -> str:
 
 
 def _endpoint_answer(call: Callable[..., tuple[dict[str, str], str, int]],
-                     request: Request) -> tuple[dict[str, str], str, int]:
+                     request: Request, endpoint: str = "token endpoint",
+                     ) -> tuple[dict[str, str], str, int]:
     """Call an oauthlib endpoint; an error it raises instead of returning (credentials in
     the query string, say) is answered in RFC 6749's shape, a 4xx, like the ones it returns."""
     try:
-        return call(request.url, http_method="POST", body=_form_body(request),
+        return call(request.url, http_method="POST", body=_form_body(request, endpoint),
                     headers=dict(request.headers))
     except OAuth2Error as err:
         return dict(err.headers), err.json, err.status_code
+
+
+def _json_answer(headers: dict[str, str], body: str, status: int) -> Response:
+    """An oauthlib endpoint's answer as a JSON response, with the headers it asked for."""
+    response = Response(body=body, status=status, content_type="application/json",
+                        charset="utf-8")
+    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
+    return response
 
 
 def token(request: Request) -> Response:
@@ -91,9 +102,7 @@ def token(request: Request) -> Response:
                                              request)
     if status == 200:
         body = _wire_token_body(body)
-    response = Response(body=body, status=status, content_type="application/json",
-                        charset="utf-8")
-    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
+    response = _json_answer(headers, body, status)
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -101,9 +110,53 @@ def token(request: Request) -> Response:
 def revoke(request: Request) -> Response:
     headers, body, status = _endpoint_answer(
         oauth_server(request).create_revocation_response, request)
-    response = Response(body=body or "{}", status=status, content_type="application/json",
-                        charset="utf-8")
-    response.headers.update({k: v for k, v in headers.items() if k != "Content-Type"})
+    return _json_answer(headers, body or "{}", status)
+
+
+def introspect(request: Request) -> Response:
+    """RFC 7662: whether a token is live, and for whom, to an authenticated client.
+
+    oauthlib parses the request and authenticates the client (HTTP Basic or form fields,
+    as at the token endpoint) and sends ``Cache-Control: no-store``;
+    :meth:`Validator.introspect_token` decides what the client may learn. Nothing is
+    written."""
+    return _json_answer(*_endpoint_answer(
+        oauth_server(request).create_introspect_response, request, "introspection endpoint"))
+
+
+# Client authentication every endpoint under /api/oauth accepts (Validator.authenticate_client).
+CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post"]
+METADATA_PATH = "/.well-known/oauth-authorization-server"
+
+
+def server_metadata(request: Request) -> Response:
+    """RFC 8414: where the endpoints are and what they accept, for clients to discover.
+
+    Every URL is built from the application URL (with the scheme and host a trusted proxy
+    forwarded) and the registered routes; the lists are the ones the endpoints enforce.
+    PKCE is not offered, so ``code_challenge_methods_supported`` is absent."""
+    document = {
+        "issuer": issuer(request),
+        "authorization_endpoint": request.route_url("oauth.authorize"),
+        "token_endpoint": request.route_url("oauth.token"),
+        "revocation_endpoint": request.route_url("oauth.revoke"),
+        "introspection_endpoint": request.route_url("oauth.introspect"),
+        "grant_types_supported": sorted(GRANT_TYPES),
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "scopes_supported": list(SCOPES),
+        "token_endpoint_auth_methods_supported": CLIENT_AUTH_METHODS,
+        "revocation_endpoint_auth_methods_supported": CLIENT_AUTH_METHODS,
+        "introspection_endpoint_auth_methods_supported": CLIENT_AUTH_METHODS,
+    }
+    return Response(json.dumps(document), content_type="application/json", charset="utf-8")
+
+
+def metadata_method_not_allowed(request: Request) -> Response:
+    response = Response(json.dumps({"error": "invalid_request",
+                                    "error_description": "The metadata is read with GET."}),
+                        status=405, content_type="application/json", charset="utf-8")
+    response.allow = ("GET", "HEAD")
     return response
 
 
@@ -206,6 +259,9 @@ ENDPOINTS = [
         "GET": View(authorize_get, renderer=None),
         "POST": View(authorize_post, renderer=None),
     }, traverse="/api", description="Authorization-code flow: the consent page."),
+    Endpoint("oauth.introspect", "/api/oauth/introspect",
+             {"POST": View(introspect, renderer=None)}, traverse="/api",
+             description="OAuth2 token introspection (RFC 7662), for resource servers."),
 ]
 
 
@@ -217,3 +273,8 @@ def includeme(config: Configurator) -> None:
     config.add_exception_view(not_a_form_view, context=NotAForm)
     for endpoint in ENDPOINTS:
         config.add_endpoint(endpoint)
+    # Outside /api: no bearer token is asked for (RFC 8414 metadata is public).
+    config.add_route("oauth.metadata", METADATA_PATH)
+    config.add_view(server_metadata, route_name="oauth.metadata",
+                    request_method=("GET", "HEAD"))
+    config.add_view(metadata_method_not_allowed, route_name="oauth.metadata")

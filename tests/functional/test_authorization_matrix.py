@@ -15,7 +15,7 @@ from seqcore.models.project import ProjectRole
 from seqcore.models.user import SystemRole
 
 # Endpoints that authenticate by other means (OAuth2 itself).
-PUBLIC = {"oauth.token", "oauth.revoke", "oauth.authorize"}
+PUBLIC = {"oauth.token", "oauth.revoke", "oauth.authorize", "oauth.introspect"}
 
 CALLERS = ("admin", "owner", "member", "outsider", "manager", "technician", "sequencer")
 
