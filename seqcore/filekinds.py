@@ -12,9 +12,9 @@ from pyramid.exceptions import ConfigurationError
 from pyramid.registry import Registry
 
 from seqcore.contrib import ChildSpec, FileKind, LinkSpec
-from seqcore.links import child_href
+from seqcore.links import child_href, static, url_for
 from seqcore.resources.analyses import SubmissionResource
-from seqcore.resources.files import SequencingObjects
+from seqcore.resources.files import SampleSequenceFiles, SequencingObjects
 from seqcore.resources.samples import SampleResource
 from seqcore.services import ILinkService, registry_service
 
@@ -76,6 +76,12 @@ def add_file_kind(config: Configurator, kind: FileKind) -> None:
 
     config.add_resource_child(ChildSpec(SampleResource, kind.path_segment, factory))
     config.add_link(LinkSpec(SampleResource, kind.collection_rel, child_href(kind.path_segment)))
+    if kind.collection_rel.startswith("sample/sequenceFiles/"):
+        # As in IRIDA, the sample's sequenceFiles collection links the kinds' collections
+        # named under it: the legacy uploader (0.7.1) finds where to post a pair there.
+        config.add_link(LinkSpec(SampleSequenceFiles, kind.collection_rel, static(
+            lambda request, resource: url_for(request, resource.__parent__,
+                                              kind.path_segment))))
     if kind.input_rel:
         _add_input_link(config, kind)
     if kind.default_upload:

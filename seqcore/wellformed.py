@@ -9,6 +9,14 @@ touched ``request.path_info`` or ``request.GET``: routing, a view, a form; a bod
 raised ``ValueError`` in the form parser. This tween, the outermost of seqcore's, checks the
 head once for every request (REST, GraphQL, OAuth, web pages, a plugin's endpoints) without
 reading the body, and answers 400 in the shape the path's clients read.
+
+It also gives the path its one canonical spelling before anything routes it
+(:func:`canonical_path`): runs of slashes collapsed (the IRIDA uploader sends
+``/api//version``) and, under ``/api``, one trailing slash dropped (the legacy uploader starts
+at ``/api/``; IRIDA answers every collection with and without one). Doing it here, once,
+means every route (the core's, OAuth's, GraphQL's, a plugin's endpoints) answers both
+spellings the same way, with the same status, body and links, and no route declares its
+slashed twin; links are built from the canonical path, so they never end in a slash.
 """
 
 from __future__ import annotations
@@ -32,11 +40,25 @@ BOUNDARY_MESSAGE = ("The multipart boundary is missing or invalid (1 to 200 prin
 # (RFC 2046 asks for 70 characters of a smaller set, but common clients send characters
 # such as '$').
 _BOUNDARY = re.compile(r"[ -~]{0,199}[!-~]")
+_SLASHES = re.compile(r"/{2,}")
+
+
+def canonical_path(path: str) -> str:
+    """``path`` as the routes are declared: ``//`` (and longer runs) collapsed to ``/``, then
+    under ``/api`` a trailing ``/`` removed, so ``/api/`` is ``/api`` and ``/api/projects/``
+    (or ``/api/projects//``) is ``/api/projects``. Other paths (web pages) keep a trailing
+    slash: the ruling covers the REST API only."""
+    if "//" in path:
+        path = _SLASHES.sub("/", path)
+    if path.endswith("/") and path.startswith("/api/"):
+        path = path[:-1]
+    return path
 
 
 def bad_request_response(raw_path: str, message: str) -> Response:
     """400 in the shape the path's clients read: GraphQL's ``errors``, the REST API's
     ``{"message": ...}``, or plain text for web pages."""
+    raw_path = canonical_path(raw_path)
     if raw_path == "/api/graphql":
         body = {"errors": [{"message": message, "extensions": {"code": "bad_request"}}]}
     elif raw_path == "/api" or raw_path.startswith("/api/"):
@@ -73,6 +95,9 @@ def wellformed_tween_factory(handler: Callable, registry: Registry) -> Callable:
         reason = problem(request)
         if reason is not None:
             return bad_request_response(request.environ.get("PATH_INFO", ""), reason)
+        path = canonical_path(request.path_info)
+        if path != request.path_info:
+            request.path_info = path
         return handler(request)
 
     return tween
@@ -81,8 +106,9 @@ def wellformed_tween_factory(handler: Callable, registry: Registry) -> Callable:
 def includeme(config: Configurator) -> None:
     from pyramid.tweens import INGRESS
 
-    # Outermost of seqcore's: every other tween reads the path or the body's type.
+    # Outermost of seqcore's: every other tween reads the path or the body's type, and sees
+    # the canonical path.
     config.add_tween("seqcore.wellformed.wellformed_tween_factory", under=INGRESS,
                      over=("seqcore.security.proxies.forwarded_tween_factory",
                            "seqcore.security.formlimit.form_limit_tween_factory",
-                           "seqcore.security.tweens.collapse_slashes_tween_factory"))
+                           "seqcore.security.tweens.api_auth_tween_factory"))

@@ -7,7 +7,6 @@ not, so the check lives here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from pyramid.config import Configurator
@@ -26,21 +25,6 @@ PUBLIC_API_PREFIXES = ("/api/oauth/",)
 # for missing or bad credentials (Basic personal access token or session).
 PUBLIC_API_PATHS = frozenset({"/api/graphql"})
 READ_METHODS = {"GET", "HEAD"}
-
-_SLASHES = re.compile(r"/{2,}")
-
-
-def collapse_slashes_tween_factory(handler: Callable, registry: Registry) -> Callable:
-    """``/api//projects/5`` is routed as ``/api/projects/5`` (the IRIDA uploader sends
-    ``/api//version``)."""
-
-    def tween(request: Request) -> Response:
-        if "//" in request.path_info:
-            request.path_info = _SLASHES.sub("/", request.path_info)
-        return handler(request)
-
-    return tween
-
 
 def _public(request: Request) -> bool:
     path = request.path_info
@@ -104,11 +88,10 @@ def api_auth_tween_factory(handler: Callable, registry: Registry) -> Callable:
 
 
 def includeme(config: Configurator) -> None:
-    from pyramid.tweens import EXCVIEW, INGRESS
+    from pyramid.tweens import EXCVIEW
 
-    config.add_tween(
-        "seqcore.security.tweens.collapse_slashes_tween_factory", under=INGRESS
-    )
+    # Paths reach this tween canonical (``//`` collapsed, the /api trailing slash dropped):
+    # seqcore.wellformed rewrites them first.
     # Inside pyramid_tm (the token lookup uses request.db) and outside the exception view,
     # so nothing below can turn a missing token into a 404.
     config.add_tween(

@@ -10,16 +10,14 @@ import json
 import os
 import random
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from seqcore.testing.server import live_server
+from tests.e2e.client_venvs import client_program
 
-ROOT = Path(__file__).resolve().parents[2]
-UPLOADER_VENV = ROOT / "var" / "test-venvs" / "iridauploader-0.9.6"
 PASSWORD = "Uploader-pass1!"
 ADMIN_PASSWORD = "Admin-pass1!"
 
@@ -28,12 +26,7 @@ pytestmark = pytest.mark.slow
 
 def uploader_binary() -> Path:
     """The uploader in a virtualenv of its own (made once; its pins differ from ours)."""
-    binary = UPLOADER_VENV / "bin" / "irida-uploader"
-    if not binary.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(UPLOADER_VENV)], check=True)
-        subprocess.run([str(UPLOADER_VENV / "bin" / "pip"), "install", "-q",
-                        "iridauploader==0.9.6"], check=True)
-    return binary
+    return client_program("iridauploader==0.9.6", "irida-uploader")
 
 
 def reads(seed: int, count: int = 40, length: int = 100) -> bytes:
