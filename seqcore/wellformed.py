@@ -34,6 +34,7 @@ from pyramid.response import Response
 from seqcore.jsontext import JSONInputError, codec_for, declared_charset
 
 URL_MESSAGE = "The URL is not valid UTF-8: percent-encode the UTF-8 bytes of each character."
+DOT_SEGMENT_MESSAGE = "The path has a '.' or '..' segment; send the resolved path."
 BOUNDARY_MESSAGE = ("The multipart boundary is missing or invalid (1 to 200 printable ASCII "
                     "characters, not ending in a space).")
 # Printable ASCII, not ending in a space, at most 200 characters: what form parsers accept
@@ -72,10 +73,14 @@ def bad_request_response(raw_path: str, message: str) -> Response:
 def problem(request: Request) -> str | None:
     """What is malformed about the request's head, or ``None``."""
     try:
-        request.path_info  # noqa: B018 - decoding is the check
+        path = request.path_info
         request.GET  # noqa: B018 - decodes (and keeps) every parameter
     except UnicodeDecodeError:
         return URL_MESSAGE
+    if any(segment in (".", "..") for segment in path.split("/")):
+        # Traversal would resolve them (``/api/analysisTypes/..`` is the API root) and hand
+        # a view a context of another kind; clients remove dot segments before sending.
+        return DOT_SEGMENT_MESSAGE
     content_type = request.headers.get("Content-Type")
     try:
         codec_for(declared_charset(content_type))
