@@ -85,6 +85,9 @@ def delete_account(db: Session, user: User) -> None:
     Raises :class:`~seqcore.errors.Conflict`, changing nothing, when the account is the last
     enabled administrator or owns data (:func:`owned_data`).
     """
+    # Hold the account's row first: a project, run or submission the account creates while
+    # this runs then waits, and fails on the deleted row instead of losing its owner.
+    db.execute(select(User.id).where(User.id == user.id).with_for_update())
     if user.system_role == SystemRole.ADMIN.value and user.enabled:
         # Hold every administrator's row before counting them, so two administrators
         # deleting each other at once cannot both succeed and leave none.
