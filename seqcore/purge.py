@@ -6,8 +6,9 @@ has decompressed an upload, at its ``original_path``). Many tables point at stor
 a sequencing object's files, an analysis output, an assembly, a plugin's reference genome.
 An operation that deletes one of those rows hands the file ids to :func:`purge_files`, which
 asks every foreign key to ``sequence_file`` (the core's and the plugins' alike, read from the
-mapped tables) whether another row still refers to a file, and keeps those that are. A
-storage path two rows share is kept while one of them stays.
+mapped tables) whether another row still refers to a file, and keeps those that are; rows
+that only describe a file (its QC report) go with it. A storage path two rows share is kept
+while one of them stays.
 """
 
 from __future__ import annotations
@@ -15,18 +16,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import delete, inspect, or_, select
 from sqlalchemy.orm import Session
 
 from seqcore.db import Base
 from seqcore.models.sequencing import SequenceFile
 
+# Tables whose rows describe a stored file rather than hold it (a file's QC report): they go
+# with the file (``ON DELETE CASCADE``) and never keep it. A plugin marks such a table with
+# ``__table_args__ = {"info": {DESCRIBES_STORED_FILE: True}}``.
+DESCRIBES_STORED_FILE = "seqcore.describes_stored_file"
+_DESCRIBING = ("qc_record",)
 
-def _referrers() -> list[tuple[Any, Any]]:
-    """(table, column) of every foreign key pointing at ``sequence_file.id``."""
+
+def _referrers(db: Session) -> list[tuple[Any, Any]]:
+    """(table, column) of every foreign key that holds a ``sequence_file`` row, among the
+    tables this database has (a plugin imported but not installed has none)."""
     target = SequenceFile.__table__
+    present = set(inspect(db.connection()).get_table_names())
     return [(table, element.parent)
             for table in Base.metadata.sorted_tables
+            if table.name in present and table.name not in _DESCRIBING
+            and not table.info.get(DESCRIBES_STORED_FILE)
             for fk in table.foreign_key_constraints if fk.referred_table is target
             for element in fk.elements]
 
@@ -37,7 +48,7 @@ def still_referenced(db: Session, file_ids: Iterable[int]) -> set[int]:
     found: set[int] = set()
     if not ids:
         return found
-    for table, column in _referrers():
+    for table, column in _referrers(db):
         found.update(db.execute(select(column).select_from(table)
                                 .where(column.in_(ids))).scalars())
     return found

@@ -174,7 +174,7 @@ class Refusing:
 
 def test_a_plugin_failing_halfway_changes_nothing(world, build_app, seqcore_plugins, db,
                                                   engine, app_config):
-    _, project, sample, _, submission_id, headers = world
+    _, _, _, _, submission_id, headers = world
     app = build_app([*seqcore_plugins, Refusing])
     before = snapshot(db, app_config)
     dirs = work_dirs(app_config, submission_id)
