@@ -6,7 +6,7 @@ worker holds it: a submission in a running state (preparing, running, collecting
 back) is refused with :class:`~seqcore.errors.Conflict` until it is ``COMPLETED`` or
 ``ERROR`` (a ``NEW`` one, not yet taken, may go). The state is checked again by the delete
 statement itself, so a worker taking the submission meanwhile makes the delete a conflict
-rather than pull the rows from under it.
+rather than pull the rows from under it; so does a worker cleaning its work directory.
 
 Plugins hear of it first (``submissions_deleting``) and remove or detach their own rows. What
 the submission wrote back to samples stays: metadata keeps its value and loses only the
@@ -31,6 +31,7 @@ from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
     AnalysisSubmission,
+    CleanedState,
     SubmissionInput,
     SubmissionProject,
 )
@@ -46,10 +47,14 @@ DELETABLE = (AnalysisState.NEW.value, AnalysisState.COMPLETED.value,
 
 
 def refuse_running(submission: AnalysisSubmission) -> None:
-    """:class:`Conflict` while a worker holds the submission."""
+    """:class:`Conflict` while a worker holds the submission (running it, or cleaning its
+    work directory)."""
     if submission.state not in DELETABLE:
         raise Conflict(f"Analysis submission {submission.id} is {submission.state}; it can be "
                        "deleted once it is COMPLETED or ERROR.")
+    if submission.cleaned_state == CleanedState.CLEANING.value:
+        raise Conflict(f"The work directory of analysis submission {submission.id} is being "
+                       "cleaned; it can be deleted in a moment.")
 
 
 def work_directories(work_root: Path | None, submission: AnalysisSubmission) -> list[Path]:
@@ -102,7 +107,8 @@ def delete_submission(db: Session, pm: Any, submission: AnalysisSubmission, stor
         db.execute(delete(model).where(model.submission_id == submission_id)
                    .execution_options(synchronize_session=False))
     gone = db.execute(delete(AnalysisSubmission).where(
-        AnalysisSubmission.id == submission_id, AnalysisSubmission.state.in_(DELETABLE))
+        AnalysisSubmission.id == submission_id, AnalysisSubmission.state.in_(DELETABLE),
+        AnalysisSubmission.cleaned_state != CleanedState.CLEANING.value)
         .execution_options(synchronize_session=False))
     if gone.rowcount != 1:  # a worker took it since it was read
         raise Conflict(f"Analysis submission {submission_id} has just been taken by a worker; "

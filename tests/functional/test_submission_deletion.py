@@ -115,6 +115,17 @@ def test_a_submission_a_worker_holds_is_a_conflict(testapp, factories, world, db
     assert state(db, app_config, world) == before
 
 
+def test_a_submission_whose_work_directory_is_being_cleaned_waits(testapp, factories, world,
+                                                                  db, app_config):
+    db.execute(text("UPDATE analysis_submission SET cleaned_state = 'CLEANING'"))
+    db.commit()
+    before = state(db, app_config, world)
+    res = testapp.delete(url(world), headers=factories.headers(world["submitter"]),
+                         status=409)
+    assert "being cleaned" in res.json["message"]
+    assert state(db, app_config, world) == before
+
+
 @pytest.mark.parametrize("deletable", ["NEW", "ERROR"])
 def test_new_and_failed_submissions_can_go(testapp, factories, world, db, app_config,
                                            deletable):
