@@ -279,8 +279,9 @@ def samples_deleting(sample_ids: list[int], request: Request | None) -> None:
     """Notification: these samples are about to be deleted, with everything attached.
 
     Runs inside the deleting transaction, before the rows go. A plugin that keeps files for
-    a sample collects their paths here and removes them after commit (for example with
-    ``transaction.get().addAfterCommitHook``), so a rolled-back delete loses no file.
+    a sample deletes its rows here and hands their stored files to
+    ``seqcore.plugin.purge_files``, which removes the bytes after commit and keeps any file
+    another row still refers to, so a rolled-back delete loses no file.
 
     :param sample_ids: the ids of the samples being deleted.
     :param request: the current request, or ``None`` outside one.
