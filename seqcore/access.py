@@ -286,7 +286,8 @@ SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
 ), SAMPLES)
 
 SUBMISSION = Rules("submission", AnalysisSubmission, Permission.SUBMISSION_READ, (
-    Grant(Holder(AnalysisSubmission.submitter_id), (Permission.SUBMISSION_READ,)),
+    Grant(Holder(AnalysisSubmission.submitter_id),
+          (Permission.SUBMISSION_READ, Permission.SUBMISSION_DELETE)),
     Grant(Related(submission_readers), (Permission.SUBMISSION_READ,)),
     # Sequencer accounts read every project, hence what is shared with one.
     Grant(Role(SEQUENCER, when=shared_with_a_project), (Permission.SUBMISSION_READ,)),

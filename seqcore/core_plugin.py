@@ -37,20 +37,19 @@ def register_metadata_types() -> list:
 
 @hookimpl
 def samples_deleting(sample_ids: list[int], request: object) -> None:
-    """Sequence files go with their samples: rows now, stored files once committed."""
+    """Sequence files go with their samples: rows now, stored files once committed (a file
+    another row still refers to stays)."""
     from sqlalchemy import delete, select
 
-    from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
+    from seqcore.models.sequencing import SequencingObject, SequencingObjectFile
+    from seqcore.purge import purge_files
 
     db = request.db
-    rows = db.execute(
-        select(SequenceFile.id, SequenceFile.path, SequenceFile.original_path)
-        .join(SequencingObjectFile, SequencingObjectFile.file_id == SequenceFile.id)
+    file_ids = list(db.scalars(
+        select(SequencingObjectFile.file_id)
         .join(SequencingObject, SequencingObject.id == SequencingObjectFile.object_id)
-        .where(SequencingObject.sample_id.in_(sample_ids))).all()
-    if not rows:
+        .where(SequencingObject.sample_id.in_(sample_ids))))
+    if not file_ids:
         return
     db.execute(delete(SequencingObject).where(SequencingObject.sample_id.in_(sample_ids)))
-    db.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.id for r in rows])))
-    paths = [p for r in rows for p in (r.path, r.original_path) if p]
-    request.storage.remove_after_commit(paths, request.tm)
+    purge_files(db, request.storage, request.tm, file_ids)

@@ -279,10 +279,29 @@ def samples_deleting(sample_ids: list[int], request: Request | None) -> None:
     """Notification: these samples are about to be deleted, with everything attached.
 
     Runs inside the deleting transaction, before the rows go. A plugin that keeps files for
-    a sample collects their paths here and removes them after commit (for example with
-    ``transaction.get().addAfterCommitHook``), so a rolled-back delete loses no file.
+    a sample deletes its rows here and hands their stored files to
+    ``seqcore.plugin.purge_files``, which removes the bytes after commit and keeps any file
+    another row still refers to, so a rolled-back delete loses no file.
 
     :param sample_ids: the ids of the samples being deleted.
+    :param request: the current request, or ``None`` outside one.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def submissions_deleting(submission_ids: list[int], request: Request | None) -> None:
+    """Notification: these analysis submissions are about to be deleted, with their inputs'
+    and projects' links, their outputs (rows and stored files) and their work directories.
+
+    Runs inside the deleting transaction, before the rows go. A plugin that keeps rows naming
+    a submission removes them here (or, for data that outlives the submission, such as an
+    assembly written back to a sample, clears the reference), so nothing dangles and nothing
+    blocks the delete; stored files it removes go with ``request.storage.remove_after_commit``
+    so a rolled-back delete loses no file. Raising aborts the whole delete.
+
+    :param submission_ids: the ids of the submissions being deleted.
     :param request: the current request, or ``None`` outside one.
 
     .. versionadded:: 26.11
@@ -298,6 +317,30 @@ def projects_deleting(project_ids: list[int], request: Request | None) -> None:
 
     :param project_ids: the ids of the projects being deleted.
     :param request: the current request, or ``None`` outside one.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def describe_sequencing_object(request: Request, context: Any, kind: FileKind,
+                               fields: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """Add fields to a sequencing object's REST answer, for objects of a kind another plugin
+    declared: return the fields to add (they replace the kind's value of the same key), or
+    ``None``.
+
+    A kind names a field it shows but cannot fill itself with ``None`` in its ``describe``
+    (a pair's ``assembledGenome``); the plugin that knows the value fills it when the key is
+    in ``fields``, so neither plugin imports the other. Called for every object answer (the
+    object, the kind's collection, a submission's inputs); two plugins should not fill the
+    same key (the one called last wins).
+
+    :param request: the current request.
+    :param context: the object's traversal context (``context.obj`` is the
+        :class:`~seqcore.models.sequencing.SequencingObject`, ``context.sample_ctx`` its
+        sample's context).
+    :param kind: the object's registered :class:`~seqcore.contrib.FileKind`.
+    :param fields: the answer's fields so far (read only).
 
     .. versionadded:: 26.11
     """

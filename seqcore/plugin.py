@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seqcore import hookimpl
+from seqcore.analysis.dependents import submissions_using
 from seqcore.analysis.executors import JobStatus
 from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.launching import Actor, Launch, LaunchChecked, LaunchRequest
@@ -57,6 +58,7 @@ from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry
 from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
 from seqcore.models.user import SystemRole
+from seqcore.purge import purge_files
 from seqcore.qc import FastQCCompatibleEngine
 from seqcore.resources.analyses import SubmissionResource
 from seqcore.resources.base import Context, int_key
@@ -279,6 +281,7 @@ __all__ = [
     "not_ready_message",
     "parse_id",
     "process_settings",
+    "purge_files",
     "read_json",
     "read_result",
     "readiness",
@@ -286,6 +289,7 @@ __all__ = [
     "registry_service",
     "run_job",
     "submission_entry",
+    "submissions_using",
     "url_for",
     "utcnow",
     "validation_error",

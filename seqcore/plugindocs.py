@@ -108,6 +108,9 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                       "job: the submission, the database session, the storage, the settings."),
         ("latest_submission_href", "A `LinkSpec` href to the latest submission of a type "
                                    "that used the context's sequencing object."),
+        ("submissions_using", "`(id, name)` of the submissions whose inputs include these "
+                              "sequencing objects (or the objects of these samples): what "
+                              "was made from a sample's data."),
         ("PipelineContext", "What a pipeline function receives: inputs, typed parameters, "
                             "work directory, threads, settings, `log`, `progress`, "
                             "`output_path`."),
@@ -172,6 +175,10 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("AnalysisSubmission", "An analysis submission (state, type, inputs, outputs)."),
         ("MetadataEntry", "One sample-metadata value with its provenance."),
         ("QCRecord", "A file's QC report."),
+        ("purge_files", "After deleting rows that held stored files: delete the "
+                        "`SequenceFile` rows nothing refers to any more, their bytes once "
+                        "the transaction commits; files another row still uses stay. For a "
+                        "plugin's `*_deleting` hooks and its own deletes."),
         ("ProjectRole", "A member's role in a project (owner or user)."),
         ("SystemRole", "An account's system role (user, manager, technician, sequencer, admin)."),
     ]),

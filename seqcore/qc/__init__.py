@@ -6,6 +6,7 @@ implement. The web layer registers the engine; nothing here depends on Pyramid.
 """
 
 from .engine import FastQCCompatibleEngine, QCEngine
+from .fastqc_rules import FASTQC_VERSION
 from .report import QCError, QCReport
 
-__all__ = ["FastQCCompatibleEngine", "QCEngine", "QCError", "QCReport"]
+__all__ = ["FASTQC_VERSION", "FastQCCompatibleEngine", "QCEngine", "QCError", "QCReport"]

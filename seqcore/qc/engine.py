@@ -32,6 +32,7 @@ from .counting import QUAL_HIGH, QUAL_LOW, ChunkError, IrregularChunk, Tally, co
 from .fastqc_rules import (
     COLORSPACE,
     CONVENTIONAL,
+    FASTQC_VERSION,
     OVERREPRESENTED_MIN_PERCENT,
     OVERREPRESENTED_TRACKING_LIMIT,
     encoding_for,
@@ -109,7 +110,10 @@ class FastQCCompatibleEngine:
     counted in-process so they do not pay for process start-up. ``processes=1`` never
     starts workers; ``parallel_threshold=0`` makes every file use them (tests compare
     both paths). ``chunk_size`` is the size of the record chunks handed to numpy.
+    ``fastqc_version`` names the FastQC release whose numbers the reports equal.
     """
+
+    fastqc_version = FASTQC_VERSION
 
     def __init__(
         self,

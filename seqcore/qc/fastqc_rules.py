@@ -13,6 +13,10 @@ from importlib import resources
 
 from .report import QCError
 
+# The FastQC release whose rules these are and whose numbers the engine reproduces: the
+# tests compare against it (the Debian ``fastqc`` package, ``fastqc --version``).
+FASTQC_VERSION = "0.11.9"
+
 SANGER = "Sanger / Illumina 1.9"
 ILLUMINA_1_3 = "Illumina 1.3"
 ILLUMINA_1_5 = "Illumina 1.5"

@@ -54,5 +54,7 @@ class Permission(enum.StrEnum):
     SUBMISSION_READ = "submission:read"
     """Read an analysis submission and its outputs: its submitter, members of projects it is
     shared with, administrators."""
+    SUBMISSION_DELETE = "submission:delete"
+    """Delete an analysis submission with its outputs: its submitter and administrators."""
     ANALYSIS_LAUNCH = "analysis:launch"
     """Launch analyses (on samples the caller can read): any account."""

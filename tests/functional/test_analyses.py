@@ -175,7 +175,8 @@ def test_submissions_are_immutable(testapp, world):
     url = links(launch(testapp, world["headers"],
                        sequencingObjects=[world["pair"].id]).json["resource"])["self"]
     testapp.patch_json(url, {"name": "renamed"}, headers=world["headers"], status=405)
-    testapp.delete(url, headers=world["headers"], status=405)
+    # DELETE is no edit: it removes the submission (tests/functional/test_submission_deletion.py).
+    testapp.put_json(url, {"name": "renamed"}, headers=world["headers"], status=405)
 
 
 def test_pipeline_error_gives_error_with_reason(testapp, app_config, world):

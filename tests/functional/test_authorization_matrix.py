@@ -141,6 +141,10 @@ RULES = {
                                        expect(201, 400, **READERS)),
     ("api.submission", "GET"): ("/api/analysisSubmissions/{subid}", None,
                                 expect(200, 404, **READERS)),
+    # The submitter (the owner here) and administrators delete; its readers get 403.
+    ("api.submission", "DELETE"): ("/api/analysisSubmissions/{subid}", None,
+                                   {**expect(200, 404, **WRITERS), "member": 403,
+                                    "sequencer": 403}),
     ("api.submission.analysis", "GET"): ("/api/analysisSubmissions/{subid}/analysis", None,
                                          expect(200, 404, **READERS)),
     ("api.submission.output", "GET"): ("/api/analysisSubmissions/{subid}/analysis/file/{outid}",

@@ -444,3 +444,29 @@ def test_graphql_launches_check_the_reference(graphql, testapp, world, db):
     assert payload["errors"] == [] and payload["submission"]["state"] == "NEW"
     row = db.query(SubmissionReference).one()
     assert row.reference == f"referenceFile:{ref_id}" and row.path.endswith("ref.fasta")
+
+
+def test_deleting_a_submission_removes_its_reference_row_not_the_file(testapp, world, db,
+                                                                      engine, app_config):
+    from seqcore.testing.consistency import check_consistency
+
+    ref_id = upload_reference(testapp, world["project"], world["headers"]).json["resource"][
+        "identifier"]
+    body = _launch(testapp, world["member_headers"],
+                   parameters={"reference": f"referenceFile:{ref_id}"},
+                   samples=[s.id for s in world["samples"]]).json["resource"]
+    submission_id = int(body["identifier"])
+    # Shared with no project, the submission is hidden from the project's owner (404);
+    # its submitter deletes it.
+    testapp.delete(f"/api/analysisSubmissions/{submission_id}",
+                   headers=world["headers"], status=404)
+    testapp.delete(f"/api/analysisSubmissions/{submission_id}",
+                   headers=world["member_headers"])
+    db.expire_all()
+    assert db.get(SubmissionReference, submission_id) is None
+    assert db.get(AnalysisSubmission, submission_id) is None
+    assert db.query(ReferenceFile).count() == 1
+    testapp.get(f"/api/projects/{world['project'].id}/referenceFiles/{ref_id}",
+                headers=world["headers"])
+    report = check_consistency(engine, app_config.get_settings()["seqcore.storage.path"])
+    assert not report, report.problems

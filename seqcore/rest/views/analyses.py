@@ -9,6 +9,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import select
 
+from seqcore.analysis.deletion import delete_submission as remove_submission
 from seqcore.analysis.launching import LaunchRequest
 from seqcore.analysis.parameters import schema
 from seqcore.analysis.readiness import readiness
@@ -36,7 +37,7 @@ from seqcore.resources.analyses import (
 )
 from seqcore.resources.files import SequencingObjects
 from seqcore.rest.body import read_json
-from seqcore.rest.envelope import collection, entry
+from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.files import download, negotiate, object_entry
@@ -155,6 +156,17 @@ def launch_submission(request: Request) -> dict:
 
 def get_submission(request: Request) -> dict:
     return {"resource": submission_entry(request, request.context)}
+
+
+def delete_submission(request: Request) -> dict:
+    """The submission, its outputs and work directory go (409 while a worker holds it)."""
+    from pathlib import Path
+
+    context: SubmissionResource = request.context
+    work_root = request.registry.settings.get("seqcore.analysis.work_path")
+    remove_submission(request.db, request.registry.pm, context.submission, request.storage,
+                      request.tm, Path(work_root) if work_root else None, request)
+    return links_only([("collection", url_for(request, context.__parent__))])
 
 
 def _output_rels(request: Request, submission: AnalysisSubmission) -> dict[str, list[str]]:
@@ -361,7 +373,9 @@ ENDPOINTS = [
     }, description="The caller's submissions of one type; POST launches one."),
     Endpoint("api.submission", f"/api/analysisSubmissions/{SID}", {
         "GET": View(get_submission, Permission.SUBMISSION_READ),
-    }, description="One submission (immutable)."),
+        "DELETE": View(delete_submission, Permission.SUBMISSION_DELETE),
+    }, description="One submission (immutable); DELETE removes it with its outputs and work "
+                   "directory (the submitter and administrators)."),
     Endpoint("api.submission.analysis", f"/api/analysisSubmissions/{SID}/analysis", {
         "GET": View(get_analysis, Permission.SUBMISSION_READ),
     }, description="The outputs of a completed submission (404 before)."),

@@ -15,6 +15,8 @@ from seqcore.models.sequencing import (
     SequenceFile,
     SequencingObject,
 )
+from seqcore.purge import purge_files
+from seqcore.qc.registration import fastqc_version_of
 from seqcore.resources.files import (
     SampleSequenceFiles,
     SequenceFileResource,
@@ -30,6 +32,7 @@ from seqcore.rest.errors import ApiError
 from seqcore.rest.uploads import receive, receive_file  # noqa: F401
 from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
+from seqcore.services import IQCEngine
 
 # -- representations --------------------------------------------------------------------------
 
@@ -75,6 +78,10 @@ def object_entry(request: Request, context: SequencingObjectResource) -> dict[st
         fields["processingError"] = obj.processing_error
     if kind.describe is not None:
         fields.update(kind.describe(request, context))
+    # Fields other plugins fill in (a pair's assembledGenome, from the assemblies plugin).
+    for extra in request.registry.pm.hook.describe_sequencing_object(
+            request=request, context=context, kind=kind, fields=dict(fields)):
+        fields.update(extra)
     return entry(request, context, fields, identifier=obj.id)
 
 
@@ -163,15 +170,10 @@ def delete_object(request: Request) -> dict:
     context: SequencingObjectResource = request.context
     refuse_if_used(request.db, f"The sequencing object {context.obj.id}",
                    object_ids=[context.obj.id])
-    paths = [p for f in context.obj.files for p in (f.path, f.original_path) if p]
     file_ids = [f.id for f in context.obj.files]
     request.db.delete(context.obj)
     request.db.flush()
-    for sequence_file in request.db.scalars(select(SequenceFile).where(
-            SequenceFile.id.in_(file_ids))):
-        request.db.delete(sequence_file)
-    request.db.flush()
-    request.storage.remove_after_commit(paths, request.tm)
+    purge_files(request.db, request.storage, request.tm, file_ids)
     return links_only([("sample", url_for(request, context.sample_ctx)),
                        ("sample/sequenceFiles",
                         url_for(request, context.sample_ctx, "sequenceFiles"))])
@@ -209,7 +211,9 @@ def download(request: Request, context: Any, media_type: str) -> Response:
     return response
 
 
-def qc_fields(record: Any) -> dict[str, Any]:
+def qc_fields(record: Any, fastqc_version: str | None = None) -> dict[str, Any]:
+    """IRIDA's FastQC record; ``fastqcVersion`` is the FastQC version whose numbers the
+    report reproduces (:func:`seqcore.qc.registration.fastqc_version_of`)."""
     report = dict(record.report)
     overrepresented = [
         {**item, "createdDate": epoch_ms(record.created), "label": item.get("sequence"),
@@ -223,6 +227,7 @@ def qc_fields(record: Any) -> dict[str, Any]:
         "additionalProperties": {},
         "analysisType": {"type": "FASTQC"},
         "fastQCReport": None,
+        "fastqcVersion": fastqc_version,
         **report,
         "overrepresentedSequences": overrepresented,
         "label": "internal-fastqc",
@@ -231,7 +236,8 @@ def qc_fields(record: Any) -> dict[str, Any]:
 
 def get_qc(request: Request) -> dict:
     context = request.context
-    return {"resource": entry(request, context, qc_fields(context.record),
+    version = fastqc_version_of(request.find_service(IQCEngine), context.record)
+    return {"resource": entry(request, context, qc_fields(context.record, version),
                               identifier=context.record.id)}
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pyramid.request import Request
 from pyramid.response import Response
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 
 from seqcore.plugin import (
     ChildSpec,
@@ -27,7 +28,9 @@ from seqcore.plugin import (
     hookimpl,
     int_key,
     negotiate,
+    purge_files,
     receive_file,
+    submissions_using,
     url_for,
     verify_gzip,
 )
@@ -167,13 +170,46 @@ def register_rest_endpoints() -> list[Endpoint]:
 
 @hookimpl
 def samples_deleting(sample_ids: list[int], request: Any) -> None:
-    """Assemblies go with their samples: rows now, stored files once committed."""
-    rows = request.db.execute(
-        select(Assembly.id, SequenceFile.id.label("file_id"), SequenceFile.path)
-        .join(SequenceFile, SequenceFile.id == Assembly.file_id)
-        .where(Assembly.sample_id.in_(sample_ids))).all()
-    if not rows:
+    """Assemblies go with their samples: rows now, stored files once committed (a file
+    another row still uses stays)."""
+    file_ids = list(request.db.scalars(
+        select(Assembly.file_id).where(Assembly.sample_id.in_(sample_ids))))
+    if not file_ids:
         return
     request.db.execute(delete(Assembly).where(Assembly.sample_id.in_(sample_ids)))
-    request.db.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.file_id for r in rows])))
-    request.storage.remove_after_commit([r.path for r in rows], request.tm)
+    purge_files(request.db, request.storage, request.tm, file_ids)
+
+
+@hookimpl
+def submissions_deleting(submission_ids: list[int], request: Any) -> None:
+    """An assembly an analysis wrote back to its sample is the sample's data now: it stays,
+    with its file, and no longer names the deleted submission (no ``assembly/analysis``)."""
+    request.db.execute(update(Assembly).where(Assembly.submission_id.in_(submission_ids))
+                       .values(submission_id=None).execution_options(
+                           synchronize_session=False))
+
+
+def made_from(request: Request, obj: Any) -> Assembly | None:
+    """The latest assembly of the object's sample made by a submission that used it."""
+    submissions = [sid for sid, _ in submissions_using(request.db, object_ids=[obj.id])]
+    if not submissions:
+        return None
+    return request.db.scalar(
+        select(Assembly).where(Assembly.submission_id.in_(submissions),
+                               Assembly.sample_id == obj.sample_id)
+        .order_by(Assembly.id.desc()).limit(1))
+
+
+@hookimpl
+def describe_sequencing_object(request: Request, context: Any, fields: Mapping[str, Any]
+                               ) -> dict[str, Any] | None:
+    """Fill ``assembledGenome`` for the kinds that show it (pairs): the assembly made from
+    the object, as ``GET /api/samples/{sid}/assemblies/{aid}`` answers it, or ``None``."""
+    if "assembledGenome" not in fields:
+        return None
+    assembly = made_from(request, context.obj)
+    if assembly is None:
+        return None
+    assemblies = SampleAssemblies(request, "assemblies", context.sample_ctx)
+    return {"assembledGenome": assembly_entry(
+        request, AssemblyResource(request, str(assembly.id), assemblies, assembly))}

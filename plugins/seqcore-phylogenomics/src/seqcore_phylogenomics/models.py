@@ -32,8 +32,8 @@ class SubmissionReference(Base):
 
     __tablename__ = "phylogenomics_submission_reference"
 
-    # No foreign key: the branch builds on the core's sequencing tables (c0003) only, and
-    # submissions are never deleted.
+    # No foreign key: the branch builds on the core's sequencing tables (c0003) only; the
+    # plugin's submissions_deleting hook removes the row with its submission.
     submission_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     reference: Mapped[str] = mapped_column(String(64))
     path: Mapped[str] = mapped_column(String(1024))

@@ -317,6 +317,14 @@ def projects_deleting(project_ids: list[int], request: Any) -> None:
     request.storage.remove_after_commit([r.path for r in rows], request.tm)
 
 
+@hookimpl
+def submissions_deleting(submission_ids: list[int], request: Any) -> None:
+    """A deleted submission's resolved reference goes with it (the reference file itself
+    stays the project's)."""
+    request.db.execute(delete(SubmissionReference).where(
+        SubmissionReference.submission_id.in_(submission_ids)))
+
+
 def _project_href(request: Request, context: ProjectReferenceFiles) -> str:
     return url_for(request, context.__parent__)
 

@@ -104,11 +104,15 @@ def describe_unpaired(request: Any, context: SequencingObjectResource) -> dict[s
 
 
 def describe_pair(request: Any, context: PairResource) -> dict[str, Any]:
+    """A pair's fields. ``assembledGenome`` is the assembly made from the pair: ``None``
+    here, filled through the ``describe_sequencing_object`` hook by the plugin that keeps
+    assemblies (this one knows none)."""
     forward, reverse = context.oriented()
     return {
         "files": files_of(request, context),
         "forwardSequenceFile": file_entry(request, context.file_resource(forward)),
         "reverseSequenceFile": file_entry(request, context.file_resource(reverse)),
+        "assembledGenome": None,
     }
 
 

@@ -1,0 +1,82 @@
+"""Purging stored files once what held them is deleted: the rows in the deleting transaction,
+the bytes only after it commits, and never a file something else still refers to.
+
+A stored file is a ``sequence_file`` row and the bytes at its ``path`` (and, once the worker
+has decompressed an upload, at its ``original_path``). Many tables point at stored files:
+a sequencing object's files, an analysis output, an assembly, a plugin's reference genome.
+An operation that deletes one of those rows hands the file ids to :func:`purge_files`, which
+asks every foreign key to ``sequence_file`` (the core's and the plugins' alike, read from the
+mapped tables) whether another row still refers to a file, and keeps those that are; rows
+that only describe a file (its QC report) go with it. A storage path two rows share is kept
+while one of them stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import delete, inspect, or_, select
+from sqlalchemy.orm import Session
+
+from seqcore.db import Base
+from seqcore.models.sequencing import SequenceFile
+
+# Tables whose rows describe a stored file rather than hold it (a file's QC report): they go
+# with the file (``ON DELETE CASCADE``) and never keep it. A plugin marks such a table with
+# ``__table_args__ = {"info": {DESCRIBES_STORED_FILE: True}}``.
+DESCRIBES_STORED_FILE = "seqcore.describes_stored_file"
+_DESCRIBING = ("qc_record",)
+
+
+def _referrers(db: Session) -> list[tuple[Any, Any]]:
+    """(table, column) of every foreign key that holds a ``sequence_file`` row, among the
+    tables this database has (a plugin imported but not installed has none)."""
+    target = SequenceFile.__table__
+    present = set(inspect(db.connection()).get_table_names())
+    return [(table, element.parent)
+            for table in Base.metadata.sorted_tables
+            if table.name in present and table.name not in _DESCRIBING
+            and not table.info.get(DESCRIBES_STORED_FILE)
+            for fk in table.foreign_key_constraints if fk.referred_table is target
+            for element in fk.elements]
+
+
+def still_referenced(db: Session, file_ids: Iterable[int]) -> set[int]:
+    """The files among ``file_ids`` that some row (of any table) still refers to."""
+    ids = list(file_ids)
+    found: set[int] = set()
+    if not ids:
+        return found
+    for table, column in _referrers(db):
+        found.update(db.execute(select(column).select_from(table)
+                                .where(column.in_(ids))).scalars())
+    return found
+
+
+def purge_files(db: Session, storage: Any, manager: Any, file_ids: Iterable[int]) -> list[int]:
+    """Delete the ``sequence_file`` rows of ``file_ids`` that nothing refers to any more, and
+    have their bytes removed once ``manager``'s transaction commits; returns the ids deleted.
+
+    Call it after deleting (and flushing) the rows that held the files: the files those rows
+    shared with rows that stay are kept, as are paths another stored file still uses. Nothing
+    is removed from storage if the transaction aborts.
+    """
+    db.flush()
+    candidates = set(file_ids)
+    gone = sorted(candidates - still_referenced(db, candidates))
+    if not gone:
+        return []
+    rows = db.execute(select(SequenceFile.id, SequenceFile.path, SequenceFile.original_path)
+                      .where(SequenceFile.id.in_(gone))).all()
+    paths = {p for row in rows for p in (row.path, row.original_path) if p}
+    kept = set()
+    if paths:
+        others = db.execute(select(SequenceFile.path, SequenceFile.original_path).where(
+            SequenceFile.id.not_in(gone),
+            or_(SequenceFile.path.in_(paths), SequenceFile.original_path.in_(paths)))).all()
+        kept = {p for row in others for p in row if p}
+    db.execute(delete(SequenceFile).where(SequenceFile.id.in_(gone))
+               .execution_options(synchronize_session=False))
+    storage.remove_after_commit(sorted(paths - kept), manager)
+    return gone
