@@ -20,11 +20,11 @@ from seqcore.analysis.dependents import refuse_if_used
 from seqcore.errors import Invalid
 from seqcore.identifiers import parse_id
 from seqcore.models.sequencing import (
-    SequenceFile,
     SequencingObject,
     SequencingObjectFile,
     SequencingRun,
 )
+from seqcore.purge import purge_files
 from seqcore.samples import delete_samples
 from seqcore.uploads import lock_sample
 
@@ -71,16 +71,12 @@ def delete_run(db: Session, pm: Any, storage: Any, tm: Any, run: SequencingRun,
     refuse_if_used(db, f"Sequencing run {run.id} holds sequence data that",
                    object_ids=object_ids)
     empty = samples_left_empty(db, object_ids)
-    rows = db.execute(
-        select(SequenceFile.id, SequenceFile.path, SequenceFile.original_path)
-        .join(SequencingObjectFile, SequencingObjectFile.file_id == SequenceFile.id)
-        .where(SequencingObjectFile.object_id.in_(object_ids))).all() if object_ids else []
+    file_ids = list(db.scalars(select(SequencingObjectFile.file_id).where(
+        SequencingObjectFile.object_id.in_(object_ids)))) if object_ids else []
     if object_ids:
         db.execute(delete(SequencingObject).where(SequencingObject.id.in_(object_ids)))
-    if rows:
-        db.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.id for r in rows])))
-        storage.remove_after_commit([p for r in rows for p in (r.path, r.original_path) if p],
-                                    tm)
+    # The files go unless another row still holds them; their bytes only after commit.
+    purge_files(db, storage, tm, file_ids)
     delete_samples(db, pm, empty, request)
     db.execute(delete(SequencingRun).where(SequencingRun.id == run.id))
     db.expire_all()
