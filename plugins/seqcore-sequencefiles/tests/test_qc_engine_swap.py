@@ -24,20 +24,10 @@ class RecordingEngine:
 
 def test_the_worker_uses_the_swapped_engine(testapp, app_config, factories, db, swap_service):
     engine = swap_service(IQCEngine, RecordingEngine())
-    owner = factories.user(username="owner")
-    sample = factories.sample(factories.project(owner=owner), name="isolate-1")
-    headers = factories.headers(owner)
-    body, content_type = multipart([("file", "a.fastq", fastq(reads=50, length=40, seed=3),
-                                     None)])
-    res = testapp.post(f"/api/samples/{sample.id}/unpaired", body,
-                       headers={**headers, "Content-Type": content_type})
-    file_url = res.headers["Location"].replace("http://localhost", "")
-
-    assert Worker(app_config.registry).run_until_idle() == 1
+    qc = _qc_of_a_new_upload(testapp, app_config, factories)
 
     assert len(engine.paths) == 1
     assert db.scalars(select(QCRecord.engine)).all() == ["recording test engine"]
-    qc = testapp.get(file_url + "/qc", headers=headers).json["resource"]
     assert (qc["totalSequences"], qc["minLength"]) == (50, 40)
 
 
