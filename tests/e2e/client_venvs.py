@@ -5,9 +5,11 @@ same."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,3 +31,18 @@ def client_program(requirement: str, program: str, *pins: str) -> Path:
                    check=True)
     marker.write_text(wanted)
     return binary
+
+
+def run_iridauploader(binary: Path, run_dir: Path, settings: Mapping[str, object],
+                      *args: str) -> subprocess.CompletedProcess:
+    """``irida-uploader -c CONFIG -d RUN_DIR ARGS``, as a user runs it: a mode-600 config
+    file with ``settings`` under ``[Settings]``, and config and cache directories of the
+    run's own (the uploader writes there)."""
+    config = run_dir.parent / f"{run_dir.name}.conf"
+    config.write_text("[Settings]\n" + "".join(f"{key} = {value}\n"
+                                                 for key, value in settings.items()))
+    config.chmod(0o600)
+    env = {**os.environ, "XDG_CONFIG_HOME": str(run_dir.parent / "xdg-config"),
+           "XDG_CACHE_HOME": str(run_dir.parent / "xdg-cache")}
+    return subprocess.run([str(binary), "-c", str(config), "-d", str(run_dir), *args],
+                          capture_output=True, text=True, env=env, timeout=300)

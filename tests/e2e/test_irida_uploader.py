@@ -9,14 +9,13 @@ import hashlib
 import json
 import os
 import random
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
 from seqcore.testing.server import live_server
-from tests.e2e.client_venvs import client_program
+from tests.e2e.client_venvs import client_program, run_iridauploader
 
 PASSWORD = "Uploader-pass1!"
 ADMIN_PASSWORD = "Admin-pass1!"
@@ -64,22 +63,11 @@ def project(server):
 
 
 def run_uploader(binary, server, run_dir: Path, *args: str, parser: str = "directory"):
-    config = run_dir.parent / f"{run_dir.name}.conf"
-    config.write_text(
-        "[Settings]\n"
-        "client_id = irida-uploader\n"
-        f"client_secret = {server.secret}\n"
-        "username = uploader\n"
-        f"password = {PASSWORD}\n"
-        f"base_url = {server.url}/api/\n"
-        f"parser = {parser}\n"
-        "readonly = False\ndelay = 0\ntimeout = 10\nminimum_file_size = 0\n"
-        "http_max_retries = 1\nhttp_backoff_factor = 0\n")
-    config.chmod(0o600)
-    env = {**os.environ, "XDG_CONFIG_HOME": str(run_dir.parent / "xdg-config"),
-           "XDG_CACHE_HOME": str(run_dir.parent / "xdg-cache")}
-    return subprocess.run([str(binary), "-c", str(config), "-d", str(run_dir), *args],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return run_iridauploader(binary, run_dir, {
+        "client_id": "irida-uploader", "client_secret": server.secret,
+        "username": "uploader", "password": PASSWORD, "base_url": f"{server.url}/api/",
+        "parser": parser, "readonly": False, "delay": 0, "timeout": 10,
+        "minimum_file_size": 0, "http_max_retries": 1, "http_backoff_factor": 0}, *args)
 
 
 def directory_run(base: Path, project: str, rows: list[tuple[str, str, str]],

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ from seqcore.db import get_engine
 from seqcore.models.sequencing import SequencingObject
 from seqcore.testing import database
 from seqcore.testing.server import live_server
-from tests.e2e.client_venvs import client_program
+from tests.e2e.client_venvs import client_program, run_iridauploader
 from tests.e2e.test_irida_uploader import (
     check_ok,
     directory_run,
@@ -66,24 +65,12 @@ def server(tmp_path_factory):
 
 def run_legacy_uploader(server, run_dir: Path, username: str = "uploads"
                         ) -> subprocess.CompletedProcess:
-    """``irida-uploader -c CONFIG -d RUN_DIR``, with a mode-600 config file (0.7.1's keys:
-    no retry settings yet)."""
+    """``irida-uploader -c CONFIG -d RUN_DIR`` with 0.7.1's keys (no retry settings yet)."""
     binary = client_program("iridauploader==0.7.1", "irida-uploader")
-    config = run_dir.parent / f"{run_dir.name}.conf"
-    config.write_text(
-        "[Settings]\n"
-        "client_id = legacy-uploader\n"
-        f"client_secret = {server.secret}\n"
-        f"username = {username}\n"
-        f"password = {PASSWORD}\n"
-        f"base_url = {server.url}/api/\n"
-        "parser = directory\n"
-        "readonly = False\ndelay = 0\ntimeout = 10\nminimum_file_size = 0\n")
-    config.chmod(0o600)
-    env = {**os.environ, "XDG_CONFIG_HOME": str(run_dir.parent / "xdg-config"),
-           "XDG_CACHE_HOME": str(run_dir.parent / "xdg-cache")}
-    return subprocess.run([str(binary), "-c", str(config), "-d", str(run_dir)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return run_iridauploader(binary, run_dir, {
+        "client_id": "legacy-uploader", "client_secret": server.secret, "username": username,
+        "password": PASSWORD, "base_url": f"{server.url}/api/", "parser": "directory",
+        "readonly": False, "delay": 0, "timeout": 10, "minimum_file_size": 0})
 
 
 def test_legacy_uploader_directory_paired_end(server, tmp_path):
