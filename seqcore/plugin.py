@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seqcore import hookimpl
-from seqcore.analysis.dependents import submissions_using
 from seqcore.analysis.executors import JobStatus
 from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.launching import Actor, Launch, LaunchChecked, LaunchRequest
@@ -53,7 +52,7 @@ from seqcore.graphql.context import Context as GraphQLContext
 from seqcore.graphql.types import Node
 from seqcore.identifiers import parse_id
 from seqcore.links import child_href, url_for
-from seqcore.models.analysis import AnalysisSubmission
+from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
 from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry
 from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
@@ -258,6 +257,7 @@ __all__ = [
     "SequencingObject",
     "SequencingObjectResource",
     "Setting",
+    "SubmissionInput",
     "SubmissionResource",
     "SystemRole",
     "Tool",
@@ -289,7 +289,6 @@ __all__ = [
     "registry_service",
     "run_job",
     "submission_entry",
-    "submissions_using",
     "url_for",
     "utcnow",
     "validation_error",

@@ -108,9 +108,6 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                       "job: the submission, the database session, the storage, the settings."),
         ("latest_submission_href", "A `LinkSpec` href to the latest submission of a type "
                                    "that used the context's sequencing object."),
-        ("submissions_using", "`(id, name)` of the submissions whose inputs include these "
-                              "sequencing objects (or the objects of these samples): what "
-                              "was made from a sample's data."),
         ("PipelineContext", "What a pipeline function receives: inputs, typed parameters, "
                             "work directory, threads, settings, `log`, `progress`, "
                             "`output_path`."),
@@ -173,6 +170,8 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("SequenceFile", "A stored file (a plugin's table may reference it)."),
         ("SequencingObject", "A sequencing object of some kind, with its sample and files."),
         ("AnalysisSubmission", "An analysis submission (state, type, inputs, outputs)."),
+        ("SubmissionInput", "One input of a submission (`submission_id`, `object_id`): join "
+                            "it to find what was made from a sequencing object."),
         ("MetadataEntry", "One sample-metadata value with its provenance."),
         ("QCRecord", "A file's QC report."),
         ("purge_files", "After deleting rows that held stored files: delete the "

@@ -19,6 +19,7 @@ from seqcore.plugin import (
     Permission,
     SampleResource,
     SequenceFile,
+    SubmissionInput,
     View,
     child_href,
     collection,
@@ -30,7 +31,6 @@ from seqcore.plugin import (
     negotiate,
     purge_files,
     receive_file,
-    submissions_using,
     url_for,
     verify_gzip,
 )
@@ -190,13 +190,12 @@ def submissions_deleting(submission_ids: list[int], request: Any) -> None:
 
 
 def made_from(request: Request, obj: Any) -> Assembly | None:
-    """The latest assembly of the object's sample made by a submission that used it."""
-    submissions = [sid for sid, _ in submissions_using(request.db, object_ids=[obj.id])]
-    if not submissions:
-        return None
+    """The latest assembly of the object's sample made by a submission that used it (one
+    query: this runs for every pair a listing shows)."""
     return request.db.scalar(
-        select(Assembly).where(Assembly.submission_id.in_(submissions),
-                               Assembly.sample_id == obj.sample_id)
+        select(Assembly)
+        .join(SubmissionInput, SubmissionInput.submission_id == Assembly.submission_id)
+        .where(SubmissionInput.object_id == obj.id, Assembly.sample_id == obj.sample_id)
         .order_by(Assembly.id.desc()).limit(1))
 
 
