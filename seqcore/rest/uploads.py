@@ -18,12 +18,11 @@ from pyramid.request import Request
 
 from seqcore.contentchecks import verify_gzip
 from seqcore.contrib import FileKind
-from seqcore.errors import Invalid
 from seqcore.identifiers import parse_id
 from seqcore.jsontext import JSONInputError, decode_json
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingRun
 from seqcore.resources.runs import RunResource
-from seqcore.rest.errors import ApiError, api_error
+from seqcore.rest.errors import ApiError
 from seqcore.rest.multipart import Part, Upload, parse_upload
 from seqcore.security.permissions import Permission
 from seqcore.storage import StorageError
@@ -113,8 +112,6 @@ def receive(request: Request, kind: FileKind, sample_id: int) -> tuple[Sequencin
             obj, stored, new = receive_upload(
                 request, kind, sample_id, [upload.received(name) for name in file_names],
                 [_properties(p) for p in params], run, upload)
-        except Invalid as err:
-            raise api_error(err) from None
         except StorageError as err:
             raise _not_stored(err) from None
         if not new:

@@ -10,12 +10,10 @@ from pyramid.request import Request
 from sqlalchemy import select
 
 from seqcore.contrib import Endpoint, View
-from seqcore.errors import Invalid
 from seqcore.links import url_for
 from seqcore.metadata import metadata_changes, set_metadata
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.rest.body import read_json
-from seqcore.rest.errors import api_error
 from seqcore.rest.streaming import stream_collection
 from seqcore.security.permissions import Permission
 
@@ -52,10 +50,7 @@ def _write(request: Request, replace: bool) -> dict:
     """Validate the whole body first, then write all of it or nothing."""
     sample: Sample = request.context.__parent__.sample
     types = request.registry.get("seqcore.metadata_types", {})
-    try:
-        changes = metadata_changes(read_json(request), types, allow_delete=not replace)
-    except Invalid as err:
-        raise api_error(err) from None
+    changes = metadata_changes(read_json(request), types, allow_delete=not replace)
     set_metadata(request.db, [sample], [changes], replace=replace)
     request.db.flush()
     return get_metadata(request)
