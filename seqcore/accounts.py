@@ -16,6 +16,7 @@ from __future__ import annotations
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
+from seqcore.db.locks import lock_row
 from seqcore.errors import Conflict
 from seqcore.models.access_token import PersonalAccessToken, WebSession
 from seqcore.models.analysis import AnalysisSubmission
@@ -87,7 +88,7 @@ def delete_account(db: Session, user: User) -> None:
     """
     # Hold the account's row first: a project, run or submission the account creates while
     # this runs then waits, and fails on the deleted row instead of losing its owner.
-    db.execute(select(User.id).where(User.id == user.id).with_for_update())
+    lock_row(db, User, user.id)
     if user.system_role == SystemRole.ADMIN.value and user.enabled:
         # Hold every administrator's row before counting them, so two administrators
         # deleting each other at once cannot both succeed and leave none.

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
+from seqcore.db.locks import lock_row
 from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_path
@@ -84,20 +85,9 @@ class PathTaken(Exception):
 
 
 def lock_project(db: Session, project_id: int) -> None:
-    """Serialise membership changes of one project until the transaction ends.
-
-    PostgreSQL: ``SELECT ... FOR UPDATE`` on the project row; a second request waits there,
-    then (read committed) sees what the first committed. SQLite has no row locks and its
-    driver opens a transaction only at the first write, so every earlier read saw an
-    unlocked database: a no-op ``UPDATE`` of the row takes SQLite's single write lock (the
-    busy timeout queues the others) and starts the transaction, so every read after this
-    call sees the latest commit and nobody else can write until this one ends.
-    """
-    if db.get_bind().dialect.name == "sqlite":
-        db.execute(update(Project).where(Project.id == project_id).values(id=Project.id)
-                   .execution_options(synchronize_session=False))
-    else:
-        db.execute(select(Project.id).where(Project.id == project_id).with_for_update())
+    """Serialise membership changes of one project until the transaction ends
+    (:func:`seqcore.db.locks.lock_row`): every read after this call sees the latest commit."""
+    lock_row(db, Project, project_id)
 
 
 def owner_count(db: Session, project_id: int) -> int:

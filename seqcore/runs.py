@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from seqcore.analysis.dependents import refuse_if_used
+from seqcore.db.locks import lock_row
 from seqcore.errors import Invalid
 from seqcore.identifiers import parse_id
 from seqcore.models.sequencing import (
@@ -62,8 +63,7 @@ def delete_run(db: Session, pm: Any, storage: Any, tm: Any, run: SequencingRun,
     # Hold the run, then the samples it brought data into (in id order, as uploads lock one
     # sample each), and read again under the locks: an upload into one of them waits, so a
     # sample judged empty cannot gain an object that would go with it.
-    db.execute(update(SequencingRun).where(SequencingRun.id == run.id)
-               .values(id=SequencingRun.id).execution_options(synchronize_session=False))
+    lock_row(db, SequencingRun, run.id)
     for sample_id in sorted(set(db.scalars(select(SequencingObject.sample_id).where(
             SequencingObject.run_id == run.id)))):
         lock_sample(db, sample_id)
