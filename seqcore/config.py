@@ -64,6 +64,7 @@ def configure(settings: Mapping[str, Any] | None = None,
 
     # 4. Every declaration of the core and plugins, turned into conflict-checked actions.
     config.include("seqcore.contributions")
+    config.include("seqcore.projecthash")
 
     # 5. The escape hatch: plugins may do anything else Pyramid allows.
     pm.hook.configure_app(config=config)

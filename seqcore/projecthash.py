@@ -60,6 +60,9 @@ _CORE_TABLES = frozenset({ProjectSample.__table__, MetadataEntry.__table__,
 _BATCH = 2000
 
 
+ATTACHMENTS = "seqcore.project_hash_attachments"
+
+
 def sample_attachments(models: Iterable[type]) -> tuple[Table, ...]:
     """The tables among ``models`` that attach rows to samples (a foreign key to
     ``sample.id``) beyond the core's own, by name: what plugins keep per sample."""
@@ -79,9 +82,19 @@ def installed_attachments(pm: pluggy.PluginManager) -> tuple[Table, ...]:
     return sample_attachments(model for _, model in declarations(pm, "register_models"))
 
 
+def hashed_attachments(registry: Any) -> tuple[Table, ...]:
+    """The plugin tables the application's hashes include, found once at start-up
+    (:func:`includeme`): the models cannot change while it runs."""
+    return registry[ATTACHMENTS]
+
+
+def includeme(config: Any) -> None:
+    config.registry[ATTACHMENTS] = installed_attachments(config.registry.pm)
+
+
 def project_hash(db: Session, project: Project, attachments: Sequence[Table] = ()) -> int:
     """The hash of ``project`` (see the module's docstring); ``attachments`` are the plugin
-    tables to include (:func:`installed_attachments`)."""
+    tables to include (:func:`hashed_attachments`)."""
     db.flush()  # the queries below read through the connection: pending changes first
     digest = hashlib.sha256()
     _feed(digest, "project", [[getattr(project, name) for name in PROJECT_FIELDS]])

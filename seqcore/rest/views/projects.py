@@ -10,7 +10,7 @@ from seqcore.access import readable_projects
 from seqcore.contrib import Endpoint, View
 from seqcore.links import url_for
 from seqcore.models.project import Project
-from seqcore.projecthash import installed_attachments, project_hash
+from seqcore.projecthash import hashed_attachments, project_hash
 from seqcore.projects import new_project
 from seqcore.projects import update_project as change_project
 from seqcore.rest.body import lenient_create, load
@@ -87,7 +87,7 @@ def get_project_hash(request: Request) -> dict:
     synchronisation client compares it with the last one it saw and skips the project when
     they are equal."""
     context = request.context
-    value = project_hash(request.db, context.project, installed_attachments(request.registry.pm))
+    value = project_hash(request.db, context.project, hashed_attachments(request.registry))
     return {"resource": {"projectHash": value, "links": [
         {"rel": "self", "href": url_for(request, context, "hash")},
         {"rel": "project", "href": url_for(request, context)},
