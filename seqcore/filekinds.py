@@ -16,7 +16,6 @@ from seqcore.links import child_href, static, url_for
 from seqcore.resources.analyses import SubmissionResource
 from seqcore.resources.files import SampleSequenceFiles, SequencingObjects
 from seqcore.resources.samples import SampleResource
-from seqcore.services import ILinkService, registry_service
 
 # The submission links the core registers itself; the kinds' input links follow them, ahead
 # of the links plugins hang on submissions, whatever order the plugins load in.
@@ -34,16 +33,13 @@ def default_inputs(kinds: Mapping[str, FileKind]) -> tuple[str, ...]:
 
 
 def _add_input_link(config: Configurator, kind: FileKind) -> None:
-    spec = LinkSpec(SubmissionResource, kind.input_rel,
-                    child_href("sequenceFiles", kind.path_segment))
-
-    def register() -> None:
-        inputs = [k.input_rel for k in registered_kinds(config.registry).values()]
-        registry_service(config.registry, ILinkService).add(
-            spec, after=(*CORE_SUBMISSION_RELS, *inputs))
-
-    # order=1, as every link: after the link service is registered.
-    config.action(("seqcore.link", SubmissionResource, kind.input_rel), register, order=1)
+    """The submission's link to its inputs of ``kind``, after the core's submission links and
+    the other kinds' input links, whatever order the plugins load in."""
+    config.add_link(
+        LinkSpec(SubmissionResource, kind.input_rel,
+                 child_href("sequenceFiles", kind.path_segment)),
+        after=lambda: (*CORE_SUBMISSION_RELS,
+                       *(k.input_rel for k in registered_kinds(config.registry).values())))
 
 
 def _resolve_default_inputs(registry: Registry) -> None:

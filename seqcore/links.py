@@ -119,9 +119,13 @@ def links_template(request: Request, sentinel: Any, sentinel_id: str
     return render
 
 
-def add_link(config: Configurator, spec: LinkSpec, info: str | None = None) -> None:
+def add_link(config: Configurator, spec: LinkSpec, info: str | None = None,
+             after: Callable[[], Iterable[str]] | None = None) -> None:
+    """Register ``spec`` as a conflict-checked action; ``after()``, asked when the action
+    runs, names the rels it goes right after (see :meth:`LinkService.add`)."""
+
     def register() -> None:
-        registry_service(config.registry, ILinkService).add(spec)
+        registry_service(config.registry, ILinkService).add(spec, after() if after else ())
 
     intr = config.introspectable("seqcore links", (spec.context, spec.rel),
                                  f"{spec.context.__name__} {spec.rel}", "seqcore link")

@@ -170,18 +170,12 @@ def _add_type_links(config: Any) -> None:
     (``analysisSubmissions/<name>``, linking to the type's filter), derived once the types
     are registered. Each link is a conflict-checked action like any ``add_link``."""
     from seqcore.contrib import LinkSpec
-    from seqcore.links import api_href
-    from seqcore.services import ILinkService, registry_service
+    from seqcore.links import add_link, api_href
 
     for analysis_type in analysis_registry(config.registry).types.values():
         for name in (analysis_type.name, *analysis_type.aliases):
-            spec = LinkSpec(SubmissionsCollection, f"analysisSubmissions/{name}",
-                            api_href("analysisSubmissions", "analysisType", name))
-
-            def register(spec: LinkSpec = spec) -> None:
-                registry_service(config.registry, ILinkService).add(spec)
-
-            config.action(("seqcore.link", spec.context, spec.rel), register, order=1)
+            add_link(config, LinkSpec(SubmissionsCollection, f"analysisSubmissions/{name}",
+                                      api_href("analysisSubmissions", "analysisType", name)))
 
 
 def includeme(config: Any) -> None:
