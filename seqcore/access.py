@@ -229,7 +229,6 @@ USERS = Scope((
     Grant(Role(USER), (Permission.USER_LIST, Permission.USER_READ)),
     Grant(Role(MANAGER), (Permission.USER_CREATE,)),
 ), API)
-ROOT = Scope(())  # the site root, above ``/api``; web pages use URL dispatch
 
 
 # -- relations ----------------------------------------------------------------------------
@@ -310,22 +309,11 @@ def readable_projects(user_id: int, role: SystemRole | str) -> Select:
     return select(Project).where(PROJECT.readable(user_id, role)).order_by(Project.id)
 
 
-def readable_project_ids(user_id: int, role: SystemRole | str) -> Select:
-    """The ids of the projects an account may read, for ``Project.id.in_(...)``."""
-    return select(Project.id).where(PROJECT.readable(user_id, role))
-
-
-def readable_sample(user_id: int, role: SystemRole | str) -> ColumnElement[bool]:
-    """A condition on ``Sample`` true for the samples an account may read."""
-    return SAMPLE.readable(user_id, role)
-
-
 __all__ = [
     "ACCOUNT",
     "API",
     "PROJECT",
     "PROJECTS",
-    "ROOT",
     "RUN",
     "RUNS",
     "SAMPLE",
@@ -339,7 +327,5 @@ __all__ = [
     "Role",
     "Rules",
     "Scope",
-    "readable_project_ids",
     "readable_projects",
-    "readable_sample",
 ]

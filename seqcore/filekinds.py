@@ -14,17 +14,12 @@ from pyramid.registry import Registry
 from seqcore.contrib import ChildSpec, FileKind, LinkSpec
 from seqcore.links import child_href, static, url_for
 from seqcore.resources.analyses import SubmissionResource
-from seqcore.resources.files import SampleSequenceFiles, SequencingObjects
+from seqcore.resources.files import SampleSequenceFiles, SequencingObjects, registered_kinds
 from seqcore.resources.samples import SampleResource
 
 # The submission links the core registers itself; the kinds' input links follow them, ahead
 # of the links plugins hang on submissions, whatever order the plugins load in.
 CORE_SUBMISSION_RELS = ("analysis",)
-
-
-def registered_kinds(registry: Registry) -> dict[str, FileKind]:
-    """Registered kinds by path segment."""
-    return registry.get("seqcore.file_kinds", {})
 
 
 def default_inputs(kinds: Mapping[str, FileKind]) -> tuple[str, ...]:

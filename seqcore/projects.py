@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
 from seqcore.db.locks import lock_row
-from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from seqcore.errors import Conflict, Forbidden, Invalid, NotFound
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_path
 
@@ -43,31 +43,29 @@ class ProjectValues(TypedDict, total=False):
     sync_frequency: str | None
 
 
-class MembershipError(DomainError):
-    """A membership change refused; ``message`` says why, for the caller. Each refusal is
-    also the domain error a transport answers with."""
+# Membership refusals: each is the domain error a transport answers with.
 
 
-class LastOwner(MembershipError, Invalid):
+class LastOwner(Invalid):
     def __init__(self) -> None:
-        Invalid.__init__(self, message="A project must keep at least one owner: add another "
-                                       "owner before removing this one.")
+        super().__init__(message="A project must keep at least one owner: add another "
+                                 "owner before removing this one.")
 
 
-class AlreadyMember(MembershipError, Conflict):
+class AlreadyMember(Conflict):
     def __init__(self, username: str, project_id: int) -> None:
         super().__init__(f"An entity already exists with that identifier: {username} is "
                          f"already a member of project {project_id}")
 
 
-class NoLongerMember(MembershipError, NotFound):
+class NoLongerMember(NotFound):
     """The membership to change was removed by a concurrent request."""
 
     def __init__(self, username: str) -> None:
         super().__init__(f"{username} is not a member of this project.")
 
 
-class NotAnOwner(MembershipError, Forbidden):
+class NotAnOwner(Forbidden):
     """The caller's own ownership was removed by a request that committed first, but it is
     still a member (and may read the project)."""
 
@@ -75,7 +73,7 @@ class NotAnOwner(MembershipError, Forbidden):
         super().__init__("You are no longer an owner of this project.")
 
 
-class NoLongerAMember(MembershipError, NotFound):
+class NoLongerAMember(NotFound):
     """The caller's own membership was removed by a request that committed first: to it the
     project is now one it cannot see."""
 

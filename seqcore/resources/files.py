@@ -20,9 +20,14 @@ from seqcore.models.sequencing import (
 from seqcore.resources.base import Context, int_key
 
 
-def file_kinds(request: Any) -> dict[str, FileKind]:
+def registered_kinds(registry: Any) -> dict[str, FileKind]:
     """Registered kinds by path segment."""
-    return request.registry.get("seqcore.file_kinds", {})
+    return registry.get("seqcore.file_kinds", {})
+
+
+def file_kinds(request: Any) -> dict[str, FileKind]:
+    """Registered kinds by path segment, of the request's application."""
+    return registered_kinds(request.registry)
 
 
 class SampleSequenceFiles(Context):

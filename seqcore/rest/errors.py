@@ -24,6 +24,7 @@ from pyramid.response import Response
 from sqlalchemy.exc import IntegrityError
 
 from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from seqcore.security.answers import is_api
 
 log = logging.getLogger(__name__)
 
@@ -98,23 +99,19 @@ def domain_error_view(exc: DomainError, request: Request) -> Response:
     return api_error(exc)
 
 
-def _is_api(request: Request) -> bool:
-    return request.path_info == "/api" or request.path_info.startswith("/api/")
-
-
 def api_error_view(exc: ApiError, request: Request) -> Response:
     return exc
 
 
 def not_found_view(exc: HTTPNotFound, request: Request) -> Response:
-    if not _is_api(request):
+    if not is_api(request.path_info):
         return exc
     return json_error(404, "The resource was not found.")
 
 
 def forbidden_view(exc: HTTPForbidden, request: Request) -> Response:
     """403 only for what the caller may see; a thing the caller cannot read is 404."""
-    if not _is_api(request):
+    if not is_api(request.path_info):
         return exc
     from seqcore.resources.base import readable
 
@@ -133,7 +130,7 @@ def method_not_allowed_view(exc: HTTPMethodNotAllowed, request: Request) -> Resp
 
 
 def http_exception_view(exc: HTTPException, request: Request) -> Response:
-    if not _is_api(request) or exc.status_code < 400:
+    if not is_api(request.path_info) or exc.status_code < 400:
         return exc
     response = json_error(exc.status_code, STATUS_MESSAGES.get(exc.status_code, exc.title))
     for key in ("Allow", "WWW-Authenticate", "Location"):
@@ -154,7 +151,7 @@ def integrity_error_view(exc: IntegrityError, request: Request) -> Response:
     if request.path_info.startswith("/api/graphql"):
         return Response(status=409, json_body={"data": None, "errors": [
             {"message": message, "extensions": {"code": "conflict"}}]})
-    if not _is_api(request):
+    if not is_api(request.path_info):
         return Response(status=409, content_type="text/plain", charset="utf-8",
                         text=message + "\n")
     return json_error(409, message)

@@ -1,6 +1,6 @@
 """Principal names used in ACLs; small pure functions so ACLs read like tables."""
 
-from pyramid.authorization import ALL_PERMISSIONS, Allow, Authenticated, Everyone
+from pyramid.authorization import Allow, Authenticated, Everyone
 
 from seqcore.models.user import SystemRole
 
@@ -31,11 +31,9 @@ USER = role_principal(SystemRole.USER)
 SEQUENCER = role_principal(SystemRole.SEQUENCER)
 TECHNICIAN = role_principal(SystemRole.TECHNICIAN)
 
-ADMIN_ACE = (Allow, ADMIN, ALL_PERMISSIONS)
 
 __all__ = [
     "ADMIN",
-    "ADMIN_ACE",
     "MANAGER",
     "SEQUENCER",
     "TECHNICIAN",

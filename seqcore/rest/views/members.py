@@ -93,7 +93,7 @@ def add_member(request: Request) -> dict:
     role = data["role"]
     metadata_role = data["metadataRole"] or ("LEVEL_4" if role == ProjectRole.OWNER else
                                              "LEVEL_1")
-    # Refusals (seqcore.projects.MembershipError) are domain errors: 409 for a member
+    # Refusals (seqcore.projects.LastOwner, ...) are domain errors: 409 for a member
     # added twice, 403/404 when the caller's own ownership went while it waited.
     member = add_membership(request.db, project_ctx.project.id, user.id, user.username,
                             role, metadata_role, _actor(request))

@@ -14,7 +14,6 @@ from seqcore.security.policy.top_level import (
     GRAPHQL_PATH,
     TopLevelPolicy,
     credentials,
-    is_api_path,
     principals_for,
 )
 
@@ -30,7 +29,6 @@ __all__ = [
     "TopLevelPolicy",
     "bearer_token",
     "credentials",
-    "is_api_path",
     "principals_for",
     "session_identity",
     "token_check",

@@ -20,6 +20,7 @@ from pyramid.authorization import ACLHelper, Everyone
 from pyramid.interfaces import ISecurityPolicy
 from pyramid.request import Request, RequestLocalCache
 
+from seqcore.security.answers import is_api
 from seqcore.security.identity import Identity
 from seqcore.security.policy.base import Credentials, SubPolicy
 from seqcore.security.policy.bearer import BearerTokenPolicy
@@ -28,10 +29,6 @@ from seqcore.security.policy.session import SessionPolicy
 from seqcore.security.principals import account_principals
 
 GRAPHQL_PATH = "/api/graphql"
-
-
-def is_api_path(path: str) -> bool:
-    return path == "/api" or path.startswith("/api/")
 
 
 def principals_for(identity: Identity | None) -> list[str]:
@@ -56,7 +53,7 @@ class TopLevelPolicy:
             if request.headers.get("Authorization") is not None:
                 return self.personal_token
             return self.session
-        if is_api_path(path):
+        if is_api(path):
             return self.bearer
         return self.session
 
