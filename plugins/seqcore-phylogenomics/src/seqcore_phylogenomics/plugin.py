@@ -54,6 +54,7 @@ from seqcore.plugin import (
     launch_view,
     negotiate,
     parse_id,
+    purge_files,
     receive_file,
     url_for,
     verify_gzip,
@@ -293,11 +294,9 @@ def get_reference(request: Request) -> Response | dict:
 def delete_reference(request: Request) -> dict:
     """Owners remove a reference file; submissions launched with it keep their outputs."""
     context: ReferenceFileResource = request.context
-    path = context.reference.file.path
-    request.db.delete(context.reference.file)
+    file_id = context.reference.file_id
     request.db.delete(context.reference)
-    request.db.flush()
-    request.storage.remove_after_commit([path], request.tm)
+    purge_files(request.db, request.storage, request.tm, [file_id])
     return {"resource": {"message": "Reference file removed."}}
 
 
@@ -306,15 +305,12 @@ def projects_deleting(project_ids: list[int], request: Any) -> None:
     """A deleted project takes its reference files along: rows now (the foreign key would
     leave the stored files' records behind), files once the request commits."""
     db = request.db
-    rows = db.execute(
-        select(ReferenceFile.id, SequenceFile.id.label("file_id"), SequenceFile.path)
-        .join(SequenceFile, SequenceFile.id == ReferenceFile.file_id)
-        .where(ReferenceFile.project_id.in_(project_ids))).all()
-    if not rows:
+    file_ids = list(db.scalars(select(ReferenceFile.file_id)
+                               .where(ReferenceFile.project_id.in_(project_ids))))
+    if not file_ids:
         return
     db.execute(delete(ReferenceFile).where(ReferenceFile.project_id.in_(project_ids)))
-    db.execute(delete(SequenceFile).where(SequenceFile.id.in_([r.file_id for r in rows])))
-    request.storage.remove_after_commit([r.path for r in rows], request.tm)
+    purge_files(db, request.storage, request.tm, file_ids)
 
 
 @hookimpl
