@@ -298,8 +298,9 @@ def submissions_deleting(submission_ids: list[int], request: Request | None) -> 
     Runs inside the deleting transaction, before the rows go. A plugin that keeps rows naming
     a submission removes them here (or, for data that outlives the submission, such as an
     assembly written back to a sample, clears the reference), so nothing dangles and nothing
-    blocks the delete; stored files it removes go with ``request.storage.remove_after_commit``
-    so a rolled-back delete loses no file. Raising aborts the whole delete.
+    blocks the delete; stored files it removes go through ``seqcore.plugin.purge_files``, which
+    removes the bytes after commit and keeps any file another row still refers to, so a
+    rolled-back delete loses no file. Raising aborts the whole delete.
 
     :param submission_ids: the ids of the submissions being deleted.
     :param request: the current request, or ``None`` outside one.
