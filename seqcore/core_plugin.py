@@ -39,17 +39,8 @@ def register_metadata_types() -> list:
 def samples_deleting(sample_ids: list[int], request: object) -> None:
     """Sequence files go with their samples: rows now, stored files once committed (a file
     another row still refers to stays)."""
-    from sqlalchemy import delete, select
+    from seqcore.models.sequencing import SequencingObject
+    from seqcore.purge import delete_objects
 
-    from seqcore.models.sequencing import SequencingObject, SequencingObjectFile
-    from seqcore.purge import purge_files
-
-    db = request.db
-    file_ids = list(db.scalars(
-        select(SequencingObjectFile.file_id)
-        .join(SequencingObject, SequencingObject.id == SequencingObjectFile.object_id)
-        .where(SequencingObject.sample_id.in_(sample_ids))))
-    if not file_ids:
-        return
-    db.execute(delete(SequencingObject).where(SequencingObject.sample_id.in_(sample_ids)))
-    purge_files(db, request.storage, request.tm, file_ids)
+    delete_objects(request.db, request.storage, request.tm,
+                   SequencingObject.sample_id.in_(sample_ids))

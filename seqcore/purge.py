@@ -20,7 +20,7 @@ from sqlalchemy import delete, inspect, or_, select
 from sqlalchemy.orm import Session
 
 from seqcore.db import Base
-from seqcore.models.sequencing import SequenceFile
+from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
 
 # Tables whose rows describe a stored file rather than hold it (a file's QC report): they go
 # with the file (``ON DELETE CASCADE``) and never keep it. A plugin marks such a table with
@@ -80,3 +80,15 @@ def purge_files(db: Session, storage: Any, manager: Any, file_ids: Iterable[int]
                .execution_options(synchronize_session=False))
     storage.remove_after_commit(sorted(paths - kept), manager)
     return gone
+
+
+def delete_objects(db: Session, storage: Any, manager: Any, condition: Any) -> None:
+    """Delete the sequencing objects matching ``condition`` (a condition on
+    ``SequencingObject``), then their files through :func:`purge_files`: what a deleted
+    object, run or sample takes along."""
+    file_ids = list(db.scalars(
+        select(SequencingObjectFile.file_id)
+        .join(SequencingObject, SequencingObject.id == SequencingObjectFile.object_id)
+        .where(condition)))
+    db.execute(delete(SequencingObject).where(condition))
+    purge_files(db, storage, manager, file_ids)

@@ -22,10 +22,9 @@ from seqcore.errors import Invalid
 from seqcore.identifiers import parse_id
 from seqcore.models.sequencing import (
     SequencingObject,
-    SequencingObjectFile,
     SequencingRun,
 )
-from seqcore.purge import purge_files
+from seqcore.purge import delete_objects
 from seqcore.samples import delete_samples
 from seqcore.uploads import lock_sample
 
@@ -71,12 +70,8 @@ def delete_run(db: Session, pm: Any, storage: Any, tm: Any, run: SequencingRun,
     refuse_if_used(db, f"Sequencing run {run.id} holds sequence data that",
                    object_ids=object_ids)
     empty = samples_left_empty(db, object_ids)
-    file_ids = list(db.scalars(select(SequencingObjectFile.file_id).where(
-        SequencingObjectFile.object_id.in_(object_ids)))) if object_ids else []
-    if object_ids:
-        db.execute(delete(SequencingObject).where(SequencingObject.id.in_(object_ids)))
     # The files go unless another row still holds them; their bytes only after commit.
-    purge_files(db, storage, tm, file_ids)
+    delete_objects(db, storage, tm, SequencingObject.id.in_(object_ids))
     delete_samples(db, pm, empty, request)
     db.execute(delete(SequencingRun).where(SequencingRun.id == run.id))
     db.expire_all()

@@ -15,7 +15,7 @@ from seqcore.models.sequencing import (
     SequenceFile,
     SequencingObject,
 )
-from seqcore.purge import purge_files
+from seqcore.purge import delete_objects
 from seqcore.qc.registration import fastqc_version_of
 from seqcore.resources.files import (
     SampleSequenceFiles,
@@ -170,10 +170,8 @@ def delete_object(request: Request) -> dict:
     context: SequencingObjectResource = request.context
     refuse_if_used(request.db, f"The sequencing object {context.obj.id}",
                    object_ids=[context.obj.id])
-    file_ids = [f.id for f in context.obj.files]
-    request.db.delete(context.obj)
-    request.db.flush()
-    purge_files(request.db, request.storage, request.tm, file_ids)
+    delete_objects(request.db, request.storage, request.tm,
+                   SequencingObject.id == context.obj.id)
     return links_only([("sample", url_for(request, context.sample_ctx)),
                        ("sample/sequenceFiles",
                         url_for(request, context.sample_ctx, "sequenceFiles"))])
