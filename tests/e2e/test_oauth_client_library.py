@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from seqcore.testing.server import live_server
+from tests.e2e.client_venvs import client_program
 
-ROOT = Path(__file__).resolve().parents[2]
 AUTHLIB = "authlib==1.9.10"
-AUTHLIB_VENV = ROOT / "var" / "test-venvs" / "authlib-1.9.10"
 PASSWORD = "Client-pass1!"
 
 pytestmark = pytest.mark.slow
@@ -59,12 +57,7 @@ print(json.dumps(out))
 
 def authlib_python() -> Path:
     """Authlib in a virtualenv of its own (made once; its pins are not seqcore's)."""
-    python = AUTHLIB_VENV / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(AUTHLIB_VENV)], check=True)
-        subprocess.run([str(AUTHLIB_VENV / "bin" / "pip"), "install", "-q", AUTHLIB,
-                        "requests"], check=True)
-    return python
+    return client_program(AUTHLIB, "python", "requests")
 
 
 @pytest.fixture(scope="module")
