@@ -1,0 +1,159 @@
+"""The administration commands (``seqcore users ...``, ``seqcore tokens revoke``), run as an
+administrator runs them: the installed ``seqcore`` program in its own process, against a
+fresh database (SQLite, or PostgreSQL when ``SEQCORE_TEST_DATABASE_URL`` is set), with the
+API answering the credentials they touch."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from webtest import TestApp
+
+from seqcore.config import configure
+from seqcore.testing import database as test_databases
+
+SEQCORE = Path(sys.executable).parent / "seqcore"
+
+
+def seqcore(ini, *args, ok=True, stdin=None):
+    result = subprocess.run([str(SEQCORE), "-c", str(ini), *args], capture_output=True,
+                            text=True, timeout=120, input=stdin)
+    if ok:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+@pytest.fixture
+def site(tmp_path):
+    url = test_databases.test_database_url(tmp_path, "admin_cli")
+    ini = tmp_path / "site.ini"
+    ini.write_text(
+        "[app:main]\nuse = egg:seqcore\n"
+        f"sqlalchemy.url = {url}\n"
+        f"seqcore.storage.path = {tmp_path / 'storage'}\n"
+        "seqcore.password_hash.time_cost = 1\nseqcore.password_hash.memory_cost = 64\n")
+    seqcore(ini, "db", "upgrade")
+    for name, role in (("root", "ROLE_ADMIN"), ("Bob", "ROLE_USER")):
+        seqcore(ini, "users", "create", "--username", name, "--email", f"{name}@example.org",
+                "--password", "Password1!", "--first-name", name, "--last-name", "Example",
+                "--role", role)
+    secret = re.search(r"client_secret: (\w+)",
+                       seqcore(ini, "clients", "create", "--client-id", "cli").stdout).group(1)
+    app = configure({"sqlalchemy.url": url, "seqcore.storage.path": str(tmp_path / "storage"),
+                     "seqcore.session.secret": "admin-cli-test-session-secret-0123456789",
+                     "seqcore.password_hash.time_cost": "1",
+                     "seqcore.password_hash.memory_cost": "64"})
+    testapp = TestApp(app.make_wsgi_app())
+    return ini, testapp, secret
+
+
+def token(testapp, secret, username, password="Password1!", status=200):
+    answer = testapp.post("/api/oauth/token", {
+        "grant_type": "password", "client_id": "cli", "client_secret": secret,
+        "username": username, "password": password}, status=status)
+    return answer.json.get("access_token")
+
+
+def works(testapp, access_token):
+    return testapp.get("/api/projects", headers={"Authorization": f"Bearer {access_token}"},
+                       expect_errors=True).status_int == 200
+
+
+def listing(ini):
+    rows = [line.split("\t") for line in seqcore(ini, "users", "list").stdout.splitlines()]
+    return {row[1]: (row[3], row[4]) for row in rows}
+
+
+def test_a_missing_config_file_is_an_error_not_a_new_database(tmp_path):
+    missing = tmp_path / "misspelt.ini"
+    result = seqcore(missing, "db", "upgrade", ok=False)
+    assert result.returncode == 2
+    assert "misspelt.ini" in result.stderr and "does not exist" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_version():
+    from seqcore import __version__
+
+    result = subprocess.run([str(SEQCORE), "--version"], capture_output=True, text=True,
+                            timeout=60, check=True)
+    assert result.stdout.strip() == f"seqcore {__version__}"
+
+
+def test_list_disable_enable(site):
+    ini, testapp, secret = site
+    assert listing(ini) == {"root": ("ROLE_ADMIN", "enabled"), "Bob": ("ROLE_USER", "enabled")}
+    before = token(testapp, secret, "Bob")
+    assert works(testapp, before)
+
+    assert seqcore(ini, "users", "disable", "bob").stdout.strip() == "disabled Bob"
+    assert listing(ini)["Bob"] == ("ROLE_USER", "disabled")
+    assert not works(testapp, before)
+    token(testapp, secret, "Bob", status=400)
+    only = seqcore(ini, "users", "list", "--disabled").stdout.split()
+    assert "Bob" in only and "root" not in only
+
+    seqcore(ini, "users", "enable", "Bob")
+    assert listing(ini)["Bob"] == ("ROLE_USER", "enabled")
+    assert not works(testapp, before)  # what was revoked stays revoked
+    assert works(testapp, token(testapp, secret, "Bob"))
+
+
+def test_set_password_ends_the_old_credentials(site):
+    ini, testapp, secret = site
+    before = token(testapp, secret, "Bob")
+    weak = seqcore(ini, "users", "set-password", "Bob", "--password", "weak", ok=False)
+    assert weak.returncode == 2 and "at least 8 characters" in weak.stderr
+    assert works(testapp, before)
+
+    # Prompted, hidden and confirmed when --password is not given.
+    seqcore(ini, "users", "set-password", "Bob", stdin="N3w-Secret!\nN3w-Secret!\n")
+    assert not works(testapp, before)
+    token(testapp, secret, "Bob", status=400)
+    assert works(testapp, token(testapp, secret, "Bob", password="N3w-Secret!"))
+
+
+def test_set_role(site):
+    ini, testapp, secret = site
+    bob = token(testapp, secret, "Bob")
+    headers = {"Authorization": f"Bearer {bob}"}
+    # Only administrators may enable or disable accounts.
+    testapp.patch_json("/api/users/1", {"enabled": True}, headers=headers, status=403)
+    assert seqcore(ini, "users", "set-role", "Bob", "ROLE_ADMIN").stdout.strip() == \
+        "Bob is now ROLE_ADMIN"
+    assert listing(ini)["Bob"] == ("ROLE_ADMIN", "enabled")
+    testapp.patch_json("/api/users/1", {"enabled": True}, headers=headers, status=200)
+
+    bad = seqcore(ini, "users", "set-role", "Bob", "ROLE_KING", ok=False)
+    assert bad.returncode == 2 and "ROLE_KING" in bad.stderr
+    # Demoting the last enabled administrator is allowed (the shell can undo it) but said.
+    seqcore(ini, "users", "set-role", "Bob", "ROLE_USER")
+    demoted = seqcore(ini, "users", "set-role", "root", "ROLE_USER")
+    assert "no enabled administrator remains" in demoted.stderr
+
+
+def test_tokens_revoke_user(site):
+    ini, testapp, secret = site
+    bob, root = token(testapp, secret, "Bob"), token(testapp, secret, "root")
+    second = token(testapp, secret, "Bob")
+    out = seqcore(ini, "tokens", "revoke", "--user", "Bob").stdout
+    assert out.strip() == ("revoked for Bob: 2 OAuth2 tokens, 0 personal access tokens, "
+                           "0 web sessions")
+    assert not works(testapp, bob) and not works(testapp, second)
+    assert works(testapp, root)
+    assert listing(ini)["Bob"] == ("ROLE_USER", "enabled")
+    assert works(testapp, token(testapp, secret, "Bob"))
+
+
+def test_unknown_user_changes_nothing(site):
+    ini, _, _ = site
+    before = listing(ini)
+    for args in (("users", "disable", "nobody"), ("users", "enable", "nobody"),
+                 ("users", "set-role", "nobody", "ROLE_ADMIN"),
+                 ("users", "set-password", "nobody", "--password", "Password2!"),
+                 ("tokens", "revoke", "--user", "nobody")):
+        result = seqcore(ini, *args, ok=False)
+        assert result.returncode == 2 and "no user 'nobody'" in result.stderr, args
+    assert listing(ini) == before
