@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         OutputRel,
         Setting,
     )
+    from seqcore.toolenvs import ToolEnvironment
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,6 +156,18 @@ def register_output_rels() -> Iterable[OutputRel] | None:
 
     Separate from :func:`register_analysis_types` so a third party can add an output to an
     analysis type it did not write.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_tool_environments() -> Iterable[ToolEnvironment] | None:
+    """Return the virtualenvs the plugin's tools run in, apart from the server's (a tool
+    that pins old libraries: numpy<2 and the like). ``seqcore tools install`` creates them
+    under ``seqcore.tools.path`` from the deployment's package index; a pipeline gets its
+    interpreter with ``ensure_tool_environment(environment, ctx.settings)``, which creates
+    a missing one at first use.
 
     .. versionadded:: 26.11
     """

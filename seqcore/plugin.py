@@ -75,6 +75,10 @@ from seqcore.services import (
     registry_service,
 )
 from seqcore.timestamps import epoch_ms
+from seqcore.toolenvs import ToolEnvironment, ToolEnvironmentError
+from seqcore.toolenvs import ensure as ensure_tool_environment
+from seqcore.toolenvs import environment_python as tool_environment_python
+from seqcore.toolenvs import is_installed as tool_environment_installed
 
 if TYPE_CHECKING:
     from marshmallow import Schema
@@ -261,11 +265,14 @@ __all__ = [
     "SubmissionResource",
     "SystemRole",
     "Tool",
+    "ToolEnvironment",
+    "ToolEnvironmentError",
     "View",
     "WriteBack",
     "child_href",
     "collection",
     "download",
+    "ensure_tool_environment",
     "entry",
     "epoch_ms",
     "file_entry",
@@ -289,6 +296,8 @@ __all__ = [
     "registry_service",
     "run_job",
     "submission_entry",
+    "tool_environment_installed",
+    "tool_environment_python",
     "url_for",
     "utcnow",
     "validation_error",

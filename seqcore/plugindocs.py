@@ -42,6 +42,9 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                       "choices); launching checks and types it."),
         ("Tool", "An external program (or a check) an `AnalysisType` needs; its readiness "
                  "is reported and a type that is not ready refuses launches."),
+        ("ToolEnvironment", "A virtualenv of its own for a tool that pins old libraries "
+                            "(name, pip requirements); from `register_tool_environments`. "
+                            "`seqcore tools install` creates it under `seqcore.tools.path`."),
         ("FileKind", "A kind of sequencing object (its files, content check, processing); "
                      "from `register_file_kinds`. The core derives every endpoint."),
         ("MetadataType", "A type of sample-metadata value beyond `text`, with its validation; from "
@@ -182,6 +185,15 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("SystemRole", "An account's system role (user, manager, technician, sequencer, admin)."),
     ]),
     ("Configuration", "", [
+        ("ensure_tool_environment", "The interpreter of a `ToolEnvironment` for a pipeline "
+                                    "(`ensure_tool_environment(env, ctx.settings)`), "
+                                    "creating the environment first when it is missing."),
+        ("tool_environment_python", "Where a `ToolEnvironment`'s interpreter is (or will "
+                                    "be), without creating anything: for readiness checks."),
+        ("tool_environment_installed", "Whether a `ToolEnvironment` is complete (its "
+                                       "requirements installed as declared)."),
+        ("ToolEnvironmentError", "Raised when a `ToolEnvironment` cannot be created, with "
+                                 "pip's reason."),
         ("ini_settings", "The resolved settings of an ini file, for a worker process "
                          "outside the web application."),
         ("process_settings", "A plugin's declared settings for a process outside the web "

@@ -51,6 +51,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             required=True),
     Setting("seqcore.storage.path", "var/storage",
             "Directory where uploaded and generated files are stored.", required=True),
+    Setting("seqcore.tools.path", "var/tools",
+            "Directory of the tool environments: virtualenvs of their own for tools that pin "
+            "old libraries (seqcore tools install). Readiness, which has no ini file, reads "
+            "SEQCORE_TOOLS_PATH: set it there when not the default."),
     Setting("seqcore.plugins.disabled", "",
             "Plugin names (entry-point names) never to load, separated by spaces."),
     Setting("seqcore.plugins.modules", "",
@@ -134,8 +138,8 @@ CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("seqcore.graphql.max_response_bytes", 4 * 1024 * 1024, "Largest GraphQL answer "
             "sent; a larger one is a GraphQL error instead.", int),
     Setting("seqcore.graphiql.assets", "", "Directory holding the installed npm packages "
-            "(node_modules) GraphiQL is served from; default: the source tree's "
-            "node_modules."),
+            "(node_modules) GraphiQL is served from; default: the copies built into the "
+            "installed package, else the source tree's node_modules."),
 )
 
 

@@ -1,13 +1,12 @@
 """``/graphiql``: the in-browser query tool, served entirely by seqcore.
 
-Its assets come from npm packages installed at set-up (``./dev`` runs ``npm ci``; they are
-never committed), so a deployment without internet access still has them. Only the four
-files the page needs are served.
+Its assets come from npm packages: built into the wheel (``seqcore/web/vendor``) by the
+build step, or, in a source checkout, from ``node_modules`` (``./dev`` runs ``npm ci``; they
+are never committed), so a deployment without internet access still has them. Only the
+files :mod:`seqcore.web.vendored` lists are served.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from pyramid.config import Configurator
 from pyramid.request import Request
@@ -15,26 +14,20 @@ from pyramid.response import FileResponse, Response
 
 from seqcore.security.policy import session_identity
 from seqcore.web.render import page
+from seqcore.web.vendored import ASSETS, asset_path, missing_assets
 from seqcore.web.views import sign_in_redirect
 
-ASSETS = {
-    "graphiql.min.js": ("graphiql/graphiql.min.js", "application/javascript"),
-    "graphiql.min.css": ("graphiql/graphiql.min.css", "text/css"),
-    "react.production.min.js": ("react/umd/react.production.min.js", "application/javascript"),
-    "react-dom.production.min.js": ("react-dom/umd/react-dom.production.min.js",
-                                    "application/javascript"),
-}
-SOURCE_NODE_MODULES = Path(__file__).resolve().parents[2] / "node_modules"
+# The npm files /graphiql loads (seqcore.web.vendored lists where each comes from).
+PAGE_ASSETS = ["graphiql.min.js", "graphiql.min.css", "react.production.min.js",
+               "react-dom.production.min.js"]
 
 
-def node_modules(request: Request) -> Path:
-    configured = request.registry.settings["seqcore.graphiql.assets"]
-    return Path(configured) if configured else SOURCE_NODE_MODULES
+def configured_node_modules(request: Request) -> str:
+    return request.registry.settings["seqcore.graphiql.assets"]
 
 
 def assets_installed(request: Request) -> bool:
-    base = node_modules(request)
-    return all((base / relative).is_file() for relative, _ in ASSETS.values())
+    return not missing_assets(PAGE_ASSETS, configured_node_modules(request))
 
 
 def graphiql(request: Request) -> Response:
@@ -42,18 +35,19 @@ def graphiql(request: Request) -> Response:
         return sign_in_redirect(request)
     if not assets_installed(request):
         return page(request, "message.mako", status=503, heading="GraphiQL is not installed",
-                    message="Its assets are missing: run ./dev run (or npm ci in the source "
-                            "tree), or set seqcore.graphiql.assets to a node_modules "
-                            "directory holding graphiql, react and react-dom.")
+                    message="Its assets are missing: install seqcore from its wheel (which "
+                            "carries them), run npm ci in the source tree (./dev run does), "
+                            "or set seqcore.graphiql.assets to a node_modules directory "
+                            "holding graphiql, react and react-dom.")
     return page(request, "graphiql.mako")
 
 
 def asset(request: Request) -> Response:
-    entry = ASSETS.get(request.matchdict["name"])
-    path = node_modules(request) / entry[0] if entry else None
-    if path is None or not path.is_file():
+    name = request.matchdict["name"]
+    path = asset_path(name, configured_node_modules(request))
+    if path is None:
         return Response("Not found", status=404, content_type="text/plain")
-    response = FileResponse(str(path), request=request, content_type=entry[1])
+    response = FileResponse(str(path), request=request, content_type=ASSETS[name].media_type)
     response.cache_control.max_age = 86400
     return response
 
