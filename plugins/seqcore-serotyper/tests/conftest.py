@@ -25,3 +25,14 @@ def seqcore_plugins():
 @pytest.fixture(scope="session")
 def reads_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("reads")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def sistr_environment():
+    """SISTR's own virtualenv under seqcore.tools.path (var/tools by default), created once
+    from the configured package index as `seqcore tools install` creates it; before any app
+    is built, so readiness sees it."""
+    from seqcore.plugin import ensure_tool_environment
+    from seqcore_serotyper.environment import SISTR_ENVIRONMENT
+
+    return ensure_tool_environment(SISTR_ENVIRONMENT)

@@ -54,7 +54,7 @@ def upload_pair(server, sample_id, reads):
 
 
 def test_irida_sistr_results_exports_the_typing(server, reads_dir, tmp_path):
-    assert CLIENT.is_file(), "pip install irida-sistr-results==0.6.0"
+    assert CLIENT.is_file(), "pip install -e 'plugins/seqcore-serotyper[test]' (./dev test does)"
     reads = salmonella_reads(reads_dir)
     project = post_json(server, "/api/projects", {"name": "Salmonella surveillance"})
     sample = post_json(server, f"/api/projects/{project['identifier']}/samples",

@@ -7,18 +7,18 @@ import io
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from salmonella import expected_serovars, salmonella_like
 from simulate import random_genome, simulate_reads
 
-from seqcore.plugin import not_ready_message, readiness
+from seqcore.plugin import not_ready_message, readiness, tool_environment_python
 from seqcore.testing.contracts import AnalysisPluginContract
 from seqcore.testing.uploads import multipart
 from seqcore.testing.workers import AnalysisWorker, Worker
-from seqcore_serotyper.database import database_problem, sistr_dir
+from seqcore_serotyper.database import database_problem
+from seqcore_serotyper.environment import RUNNER, SISTR_ENVIRONMENT, sistr_root
 from seqcore_serotyper.pipeline import OUTPUTS
 from seqcore_serotyper.plugin import WORKFLOW_ID, serotyper_type
 
@@ -387,14 +387,14 @@ def sistr_without_marker(tmp_path):
     sistr_cmd takes as 'no database, download it'."""
     copy = tmp_path / "site" / "sistr"
     copy.mkdir(parents=True)
-    for entry in sistr_dir().iterdir():
+    for entry in sistr_root().iterdir():
         if entry.name not in ("dbstatus.txt", "__pycache__"):
             (copy / entry.name).symlink_to(entry)
     return copy
 
 
 def test_a_missing_database_makes_the_type_not_ready(tmp_path):
-    assert database_problem() is None
+    assert database_problem(sistr_root()) is None
     assert readiness(serotyper_type())[0] is True
     copy = sistr_without_marker(tmp_path)
     problem = database_problem(copy)
@@ -405,7 +405,7 @@ def test_a_missing_database_makes_the_type_not_ready(tmp_path):
     assert not ready
     message = not_ready_message(analysis_type, states)
     assert "SISTR" in message and "missing dbstatus.txt" in message
-    assert "pip install sistr_cmd==1.1.3" in message
+    assert "seqcore tools install sistr_cmd-1.1.3" in message
 
 
 def test_sistr_never_downloads(tmp_path):
@@ -415,16 +415,18 @@ def test_sistr_never_downloads(tmp_path):
     fasta = tmp_path / "x.fasta"
     fasta.write_text(">x\n" + "ACGT" * 300 + "\n")
     env = {**os.environ, "PYTHONPATH": str(copy.parent)}
-    done = subprocess.run([sys.executable, "-m", "seqcore_serotyper.sistr_runner", "-i",
+    python = str(tool_environment_python(SISTR_ENVIRONMENT))
+    done = subprocess.run([python, "-s", str(RUNNER), "-i",
                            str(fasta), "x", "-f", "json", "-o", str(tmp_path / "p.json")],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert done.returncode == 3, done.stderr
     assert "dbstatus.txt" in done.stderr
     assert not (copy / "data.tar.gz").exists() and not (tmp_path / "p.json").exists()
     # Even past the check, sistr_cmd's download functions are disabled.
-    code = ("import sys; sys.argv=['x']; from seqcore_serotyper import sistr_runner as r; "
+    code = (f"import sys; sys.argv=['x']; sys.path.insert(0, {str(RUNNER.parent)!r}); "
+            "import sistr_runner as r; "
             "from sistr import sistr_cmd as s; s.setup_sistr_dbs = r._refuse; "
             "s.setup_sistr_dbs()")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    done = subprocess.run([python, "-s", "-c", code], capture_output=True, text=True,
                           env=env, timeout=120)
     assert done.returncode != 0 and "offline only" in done.stderr

@@ -13,12 +13,16 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from seqcore.plugin import PipelineContext, PipelineError
+from seqcore.plugin import (
+    PipelineContext,
+    PipelineError,
+    ToolEnvironmentError,
+    ensure_tool_environment,
+)
 from seqcore_assembly.pipeline import (
     assemble_and_filter,
     check_assembly_parameters,
@@ -26,6 +30,7 @@ from seqcore_assembly.pipeline import (
 )
 from seqcore_assembly.tools import ToolRunner, tail
 from seqcore_serotyper.database import database_problem
+from seqcore_serotyper.environment import RUNNER, SISTR_ENVIRONMENT, sistr_root
 
 # Output key → file name (IRIDA's SISTRTyping names; keys are the spec's).
 OUTPUTS: dict[str, str] = {
@@ -79,9 +84,10 @@ class StepClock:
         self.ctx.progress(fraction * self.share, message)
 
 
-def sistr_command(contigs: Path, name: str, paths: dict[str, Path], tmp: Path, threads: int,
-                  full_db: bool, mash: bool) -> list[Any]:
-    argv: list[Any] = [sys.executable, "-m", "seqcore_serotyper.sistr_runner", "--qc",
+def sistr_command(python: Path, contigs: Path, name: str, paths: dict[str, Path], tmp: Path,
+                  threads: int, full_db: bool, mash: bool) -> list[Any]:
+    """SISTR through the offline wrapper, with the interpreter of SISTR's environment."""
+    argv: list[Any] = [str(python), "-s", RUNNER, "--qc",
                        "-i", contigs, name, "-f", "json",
                        "-o", paths["serotyper-predictions"],
                        "-p", paths["serotyper-cgmlst"],
@@ -138,7 +144,11 @@ def run(ctx: PipelineContext) -> dict[str, Path]:
     check_assembly_parameters(params)
     if len(ctx.inputs) != 1:
         raise PipelineError(f"serotyper takes one paired-end input, got {len(ctx.inputs)}")
-    problem = database_problem()
+    try:  # first use: create SISTR's environment (seqcore tools install does it ahead)
+        python = ensure_tool_environment(SISTR_ENVIRONMENT, ctx.settings, log=ctx.log)
+    except ToolEnvironmentError as err:
+        raise PipelineError(str(err)) from err
+    problem = database_problem(sistr_root(ctx.settings))
     if problem is not None:  # before hours of assembly, and before SISTR could download
         raise PipelineError(problem)
     inp = ctx.inputs[0]
@@ -158,12 +168,12 @@ def run(ctx: PipelineContext) -> dict[str, Path]:
     ctx.progress(0.7, "typing (SISTR)")
     tmp = work / "sistr-tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    argv = sistr_command(paths["assembly"], genome_name(inp.sample_name), paths, tmp,
+    argv = sistr_command(python, paths["assembly"], genome_name(inp.sample_name), paths, tmp,
                          res.threads, bool(params["use_full_cgmlst_db"]),
                          bool(params["run_mash"]))
     try:
         runner.run("SISTR", argv, cwd=work, stdout=paths["serotyper-log"],
-                   version_args=("-m", "seqcore_serotyper.sistr_runner", "--version"))
+                   version_args=("-s", str(RUNNER), "--version"))
     except PipelineError as err:
         reason = python_error(paths["serotyper-log"])
         if reason is None:  # killed, or a message the runner already quotes well

@@ -4,18 +4,28 @@ on the assembly plugin's front end; its outputs, the pair's links, and start-up 
 from __future__ import annotations
 
 import logging
-import sys
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from seqcore.plugin import AnalysisType, LinkSpec, OutputRel, Parameter, Tool, hookimpl
+from seqcore.plugin import (
+    AnalysisType,
+    LinkSpec,
+    OutputRel,
+    Parameter,
+    Tool,
+    ToolEnvironment,
+    hookimpl,
+    tool_environment_python,
+)
 from seqcore_assembly.pipeline import MEMORY_SETTING
 from seqcore_assembly.plugin import PARAMETERS as ASSEMBLY_PARAMETERS
 from seqcore_assembly.plugin import TOOLS as ASSEMBLY_TOOLS
 from seqcore_sequencefiles.plugin import PairResource
 from seqcore_serotyper.database import INSTALL, database_problem
+from seqcore_serotyper.environment import DATABASE, SISTR_ENVIRONMENT
+from seqcore_serotyper.environment import sistr_root as environment_sistr_root
 from seqcore_serotyper.pipeline import OUTPUTS
 
 log = logging.getLogger(__name__)
@@ -50,12 +60,23 @@ def _parameters() -> tuple[Parameter, ...]:
         "fields, which IRIDA's irida-sistr-results reads)."))
 
 
+def _sistr_tool(sistr_root: Path | None = None) -> Tool:
+    """SISTR in its environment, with its bundled database (checked each time readiness is
+    asked: an incomplete database makes the type not ready, with the reason, before SISTR
+    could try to download it). An environment not created yet is no obstacle: the first job
+    creates it (``seqcore tools install`` does it ahead); readiness then shows no version."""
+    root = sistr_root or environment_sistr_root()
+    python = tool_environment_python(SISTR_ENVIRONMENT)
+    if root is None or not python.exists():
+        return Tool("SISTR", "", install=INSTALL)
+    return Tool("SISTR", str(python), (str(DATABASE),), install=INSTALL,
+                check=partial(database_problem, root))
+
+
 def _tools(sistr_root: Path | None = None) -> tuple[Tool, ...]:
     """Readiness: the assembly tools, BLAST+, MAFFT and Mash (SISTR calls them), and SISTR
-    with its bundled database (checked each time readiness is asked: an incomplete database
-    makes the type not ready, with the reason, before SISTR could try to download it)."""
-    sistr = Tool("SISTR", sys.executable, ("-m", "seqcore_serotyper.database"),
-                 install=INSTALL, check=partial(database_problem, sistr_root))
+    (:func:`_sistr_tool`)."""
+    sistr = _sistr_tool(sistr_root)
     front_end = tuple(tool for tool in ASSEMBLY_TOOLS if not tool.optional)  # no Prokka
     return (*front_end,
             Tool("BLAST+", "blastn", ("-version",), install="apt-get install ncbi-blast+"),
@@ -66,7 +87,7 @@ def _tools(sistr_root: Path | None = None) -> tuple[Tool, ...]:
 
 def serotyper_type(sistr_root: Path | None = None) -> AnalysisType:
     """The type; ``sistr_root`` is where readiness looks for SISTR's database (default: the
-    installed sistr package)."""
+    sistr package of SISTR's environment under ``SEQCORE_TOOLS_PATH``)."""
     return AnalysisType(
         name=NAME, label="Serotyping (SISTR)", workflow_id=WORKFLOW_ID, version="0.3",
         pipeline="seqcore_serotyper.pipeline:run", inputs=("pairs",), samples="one",
@@ -83,10 +104,20 @@ def register_analysis_types() -> list[AnalysisType]:
     reports it with every request for the type)."""
     from seqcore_serotyper.results import write_back
 
-    problem = database_problem()
-    if problem is not None:
-        log.warning("the serotyper is not ready: %s", problem)
+    root = environment_sistr_root()
+    if root is None:
+        log.info("SISTR's environment is not created yet: the first serotyper job creates "
+                 "it (or run `seqcore tools install`)")
+    else:
+        problem = database_problem(root)
+        if problem is not None:
+            log.warning("the serotyper is not ready: %s", problem)
     return [replace(serotyper_type(), write_back=write_back)]
+
+
+@hookimpl
+def register_tool_environments() -> list[ToolEnvironment]:
+    return [SISTR_ENVIRONMENT]
 
 
 @hookimpl

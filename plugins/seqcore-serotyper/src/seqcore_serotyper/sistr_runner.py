@@ -1,6 +1,8 @@
-"""``python -m seqcore_serotyper.sistr_runner [sistr arguments]``: SISTR, never online.
+"""``<SISTR's environment>/bin/python sistr_runner.py [sistr arguments]``: SISTR, never online.
 
-The pipeline runs SISTR through this wrapper instead of the ``sistr`` script: it checks the
+The pipeline runs SISTR through this wrapper, by path, with the interpreter of SISTR's own
+environment (:mod:`seqcore_serotyper.environment`; seqcore is not installed there, so the
+wrapper and :mod:`seqcore_serotyper.database` use the standard library only). It checks the
 database first (exit 3 with the reason when incomplete), and replaces sistr_cmd's download
 functions with ones that fail, so that even a marker deleted between the check and the run
 cannot make it fetch anything. ``--version`` prints the version and database line without
@@ -12,7 +14,10 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
-from seqcore_serotyper.database import database_problem, describe
+try:
+    from seqcore_serotyper.database import database_problem, describe
+except ImportError:  # run by path in SISTR's environment: database.py lies beside this file
+    from database import database_problem, describe  # type: ignore[no-redef]
 
 DATABASE_MISSING = 3
 
