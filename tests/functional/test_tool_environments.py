@@ -1,0 +1,95 @@
+"""Tool environments: a site plugin declares one, ``seqcore tools list`` shows it missing,
+``seqcore tools install`` creates it from the configured package index (a real virtualenv,
+a real pip), and the tool's interpreter runs with the declared packages and without the
+server's."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from seqcore.toolenvs import ToolEnvironment, ensure, environment_python, is_installed
+
+PLUGIN = '''
+from seqcore import hookimpl
+from seqcore.toolenvs import ToolEnvironment
+
+
+@hookimpl
+def register_tool_environments():
+    return [ToolEnvironment("six-tool", ("six",), "a tool that needs six")]
+'''
+SEQCORE = Path(sys.executable).parent / "seqcore"
+
+
+def seqcore(tmp_path, *args, ok=True):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    env.pop("SEQCORE_TOOLS_PATH", None)
+    done = subprocess.run([str(SEQCORE), "-c", str(tmp_path / "site.ini"), *args],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    if ok:
+        assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def test_declared_listed_installed_and_used(tmp_path):
+    (tmp_path / "sixtool_site.py").write_text(PLUGIN)
+    tools = tmp_path / "tools"
+    (tmp_path / "site.ini").write_text(
+        "[app:main]\nuse = egg:seqcore\n"
+        f"sqlalchemy.url = sqlite:///{tmp_path / 'site.sqlite'}\n"
+        f"seqcore.tools.path = {tools}\n"
+        "seqcore.plugins.modules = sixtool_site\n")
+    listed = seqcore(tmp_path, "tools", "list").stdout.splitlines()
+    assert f"six-tool\tmissing\t{tools / 'six-tool'}\tsix" in listed
+
+    unknown = seqcore(tmp_path, "tools", "install", "nope", ok=False)
+    assert unknown.returncode == 2 and "no tool environment 'nope'" in unknown.stderr
+    assert not (tools / "six-tool").exists()
+
+    out = seqcore(tmp_path, "tools", "install", "six-tool").stdout
+    python = tools / "six-tool" / "bin" / "python"
+    assert f"six-tool: {python}" in out
+    assert f"six-tool\tinstalled\t{tools / 'six-tool'}\tsix" in \
+        seqcore(tmp_path, "tools", "list").stdout.splitlines()
+    # The tool's interpreter has its packages, and not the server's.
+    done = subprocess.run([str(python), "-c", "import six, importlib.util; "
+                           "print(importlib.util.find_spec('seqcore') is None)"],
+                          capture_output=True, text=True, timeout=60, env={}, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
+    # Installed is left alone (no pip run): the marker is unchanged.
+    marker = tools / "six-tool" / "seqcore-requirements.txt"
+    before = marker.stat().st_mtime_ns
+    assert "six-tool: " in seqcore(tmp_path, "tools", "install").stdout
+    assert marker.stat().st_mtime_ns == before
+
+
+def test_a_changed_declaration_or_a_broken_install_is_rebuilt(tmp_path):
+    settings = {"seqcore.tools.path": str(tmp_path)}
+    first = ToolEnvironment("six-tool", ("six",))
+    python = ensure(first, settings)
+    assert python == environment_python(first, settings) and is_installed(first, settings)
+    pinned = ToolEnvironment("six-tool", ("six", "setuptools<81"))
+    assert not is_installed(pinned, settings)  # a new declaration: not this environment
+    (tmp_path / "six-tool" / "seqcore-requirements.txt").unlink()  # an interrupted install
+    assert not is_installed(first, settings)
+
+
+def test_pip_failure_is_an_error_with_the_reason(tmp_path):
+    from seqcore.toolenvs import ToolEnvironmentError
+
+    broken = ToolEnvironment("broken", ("seqcore-no-such-package-anywhere==0.0.1",))
+    with pytest.raises(ToolEnvironmentError) as err:
+        ensure(broken, {"seqcore.tools.path": str(tmp_path)})
+    assert "could not create the tool environment 'broken'" in str(err.value)
+    assert "seqcore-no-such-package-anywhere" in str(err.value)
+    assert not is_installed(broken, {"seqcore.tools.path": str(tmp_path)})
+
+
+def test_bad_declarations_are_refused():
+    with pytest.raises(ValueError, match="one directory name"):
+        ToolEnvironment("../escape", ("six",))
+    with pytest.raises(ValueError, match="no requirements"):
+        ToolEnvironment("empty", ())
