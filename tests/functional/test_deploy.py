@@ -1,0 +1,96 @@
+"""The deployment files in deploy/ are checked by the tools that read them: systemd's own
+verifier for the units, ``nginx -t`` for the reverse-proxy example (both on Debian; ./dev
+installs nginx). Paths the files name on a production machine are replaced by this
+machine's equivalents first, as an administrator adapts them."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+UNITS = sorted((DEPLOY / "systemd").glob("*.service"))
+
+
+def test_the_units_and_the_proxy_example_exist():
+    assert {unit.name for unit in UNITS} == {"seqcore-web.service", "seqcore-worker.service"}
+    assert (DEPLOY / "nginx" / "seqcore.conf").is_file()
+    web = (DEPLOY / "systemd" / "seqcore-web.service").read_text()
+    assert "--config /etc/seqcore/gunicorn.conf.py" in web  # deploy/gunicorn.conf.py
+    assert "--paste /etc/seqcore/production.ini" in web
+
+
+@pytest.mark.parametrize("unit", UNITS, ids=lambda u: u.name)
+def test_systemd_verifies_the_unit(unit, tmp_path):
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed (Debian: systemd)")
+    text = unit.read_text().replace("/opt/seqcore/venv/bin", str(Path(sys.executable).parent))
+    copy = tmp_path / unit.name
+    copy.write_text(text)
+    done = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True,
+                          text=True, timeout=120)
+    # Unknown keys are only warnings to systemd: any word about the unit fails the test.
+    said = [line for line in (done.stdout + done.stderr).splitlines() if unit.name in line]
+    assert done.returncode == 0 and not said, done.stdout + done.stderr
+
+
+def test_systemd_verify_catches_a_mistake(tmp_path):
+    """The check above can fail: a misspelt key is reported."""
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed (Debian: systemd)")
+    unit = DEPLOY / "systemd" / "seqcore-worker.service"
+    copy = tmp_path / unit.name
+    copy.write_text(unit.read_text().replace("/opt/seqcore/venv/bin",
+                                             str(Path(sys.executable).parent))
+                    .replace("KillSignal=", "KilSignal="))
+    done = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True,
+                          text=True, timeout=120)
+    assert "Unknown key 'KilSignal'" in done.stdout + done.stderr
+
+
+def nginx_test(tmp_path, site_text):
+    """``nginx -t`` on the site file inside a minimal main configuration of its own."""
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                    str(key), "-out", str(cert), "-days", "1", "-subj",
+                    "/CN=seqcore.example.org"], check=True, capture_output=True, timeout=60)
+    site = tmp_path / "site.conf"
+    site.write_text(site_text
+                    .replace("/etc/ssl/certs/seqcore.example.org.pem", str(cert))
+                    .replace("/etc/ssl/private/seqcore.example.org.key", str(key)))
+    main = tmp_path / "nginx.conf"
+    main.write_text(f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\n"
+                    "events {}\nhttp {\n    access_log off;\n"
+                    f"    client_body_temp_path {tmp_path}/body;\n"
+                    f"    proxy_temp_path {tmp_path}/proxy;\n    include {site};\n}}\n")
+    return subprocess.run(["nginx", "-t", "-p", str(tmp_path), "-c", str(main)],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def nginx():
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        pytest.skip("nginx is not installed (./dev test installs it: apt-get install nginx)")
+
+
+def test_nginx_accepts_the_proxy_example(nginx, tmp_path):
+    text = (DEPLOY / "nginx" / "seqcore.conf").read_text()
+    done = nginx_test(tmp_path, text)
+    assert done.returncode == 0, done.stderr
+    assert "test is successful" in done.stderr
+    # What the example promises: upload limit at seqcore's own default (20 GiB), bodies
+    # streamed, forwarding headers set rather than passed through.
+    assert "client_max_body_size 20g;" in text and "proxy_request_buffering off;" in text
+    for header in ("X-Forwarded-Proto $scheme", "X-Forwarded-Host $host",
+                   "X-Forwarded-For $proxy_add_x_forwarded_for"):
+        assert f"proxy_set_header {header};" in text
+
+
+def test_nginx_check_catches_a_mistake(nginx, tmp_path):
+    text = (DEPLOY / "nginx" / "seqcore.conf").read_text().replace(
+        "client_max_body_size 20g;", "client_max_body_size twenty;")
+    done = nginx_test(tmp_path, text)
+    assert done.returncode != 0 and "client_max_body_size" in done.stderr
