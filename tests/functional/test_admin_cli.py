@@ -3,6 +3,7 @@ administrator runs them: the installed ``seqcore`` program in its own process, a
 fresh database (SQLite, or PostgreSQL when ``SEQCORE_TEST_DATABASE_URL`` is set), with the
 API answering the credentials they touch."""
 
+import base64
 import re
 import subprocess
 import sys
@@ -134,14 +135,55 @@ def test_set_role(site):
     assert "no enabled administrator remains" in demoted.stderr
 
 
+def personal_token(ini, username):
+    """A personal access token of ``username``, stored as the profile page stores one (only
+    its digest)."""
+    import secrets
+
+    from sqlalchemy import select
+
+    from seqcore.cli import Env
+    from seqcore.models.access_token import PersonalAccessToken
+    from seqcore.models.oauth import digest
+    from seqcore.models.user import User
+
+    value = secrets.token_urlsafe(32)
+    env = Env(str(ini))
+    with env.session() as db:
+        user = db.scalar(select(User).where(User.username == username))
+        db.add(PersonalAccessToken(user_id=user.id, name="laptop", token_hash=digest(value),
+                                   scopes="read_api"))
+    return f"{username}@example.org", value
+
+
+def graphql_works(testapp, email, value):
+    basic = base64.b64encode(f"{email}:{value}".encode()).decode()
+    answer = testapp.post_json("/api/graphql", {"query": "{ currentUser { email } }"},
+                               headers={"Authorization": f"Basic {basic}"},
+                               expect_errors=True)
+    return answer.status_int == 200 and "errors" not in answer.json
+
+
+def sign_in(testapp, username, password="Password1!"):
+    form = testapp.get("/users/sign_in").forms[0]
+    form["username"], form["password"] = username, password
+    form.submit(status=(302, 303))
+    return testapp.get("/graphiql", expect_errors=True).status_int
+
+
 def test_tokens_revoke_user(site):
     ini, testapp, secret = site
     bob, root = token(testapp, secret, "Bob"), token(testapp, secret, "root")
     second = token(testapp, secret, "Bob")
+    email, value = personal_token(ini, "Bob")
+    assert graphql_works(testapp, email, value)
+    assert sign_in(testapp, "Bob") in (200, 503)  # signed in (503: no GraphiQL assets)
     out = seqcore(ini, "tokens", "revoke", "--user", "Bob").stdout
-    assert out.strip() == ("revoked for Bob: 2 OAuth2 tokens, 0 personal access tokens, "
-                           "0 web sessions")
+    assert out.strip() == ("revoked for Bob: 2 OAuth2 tokens, 1 personal access tokens, "
+                           "1 web sessions")
     assert not works(testapp, bob) and not works(testapp, second)
+    assert not graphql_works(testapp, email, value)
+    assert testapp.get("/graphiql", expect_errors=True).status_int == 302  # signed out
     assert works(testapp, root)
     assert listing(ini)["Bob"] == ("ROLE_USER", "enabled")
     assert works(testapp, token(testapp, secret, "Bob"))
