@@ -94,3 +94,83 @@ def test_nginx_check_catches_a_mistake(nginx, tmp_path):
         "client_max_body_size 20g;", "client_max_body_size twenty;")
     done = nginx_test(tmp_path, text)
     assert done.returncode != 0 and "client_max_body_size" in done.stderr
+
+
+@pytest.mark.slow
+def test_nginx_example_in_front_of_a_live_seqcore(nginx, tmp_path):
+    """The example itself (ports and upstream moved to free ones) in front of gunicorn: TLS,
+    the HTTP redirect, and links in answers naming the public scheme and host however the
+    client forges its own X-Forwarded-* headers."""
+    import json
+    import ssl
+    import time
+    import urllib.error
+    import urllib.request
+
+    from seqcore.testing.server import free_port, live_server
+
+    server = live_server(tmp_path / "server", **{"seqcore.trusted_proxies": "127.0.0.1 ::1",
+                                                 "seqcore.worker.embedded": "false"})
+    server.create_user("proxied", "Proxied-pass1!")
+    secret = server.create_client("proxy-check")
+    server.start("gunicorn")
+    plain, tls = free_port(), free_port()
+    text = ((DEPLOY / "nginx" / "seqcore.conf").read_text()
+            .replace("server 127.0.0.1:6543;", f"server 127.0.0.1:{server.port};")
+            .replace("    listen [::]:80;\n", "").replace("    listen [::]:443 ssl http2;\n", "")
+            .replace("listen 80;", f"listen 127.0.0.1:{plain};")
+            .replace("listen 443 ssl http2;", f"listen 127.0.0.1:{tls} ssl http2;"))
+    nginx_dir = tmp_path / "nginx"
+    nginx_dir.mkdir()
+    assert nginx_test(nginx_dir, text).returncode == 0
+    main = (nginx_dir / "nginx.conf").read_text()
+    (nginx_dir / "nginx.conf").write_text("user root root;\n" + main)  # tmp_path is root's
+    process = subprocess.Popen(["nginx", "-p", str(nginx_dir), "-c",
+                                str(nginx_dir / "nginx.conf"), "-g", "daemon off;"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+
+    class Keep(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(Keep, urllib.request.HTTPSHandler(context=context))
+
+    def call(url, data=None, headers=None):
+        request = urllib.request.Request(url, data=data, headers={
+            "Host": "seqcore.example.org", **(headers or {})})
+        try:
+            with opener.open(request, timeout=30) as answer:
+                return answer.status, dict(answer.headers), answer.read()
+        except urllib.error.HTTPError as err:
+            return err.code, dict(err.headers), err.read()
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                status, headers, _ = call(f"http://127.0.0.1:{plain}/api")
+                break
+            except OSError:
+                assert time.monotonic() < deadline, process.stdout.read1().decode()
+                time.sleep(0.2)
+        assert status == 301 and headers["Location"] == "https://seqcore.example.org/api"
+
+        form = ("grant_type=password&client_id=proxy-check&client_secret=" + secret
+                + "&username=proxied&password=Proxied-pass1%21").encode()
+        status, _, body = call(f"https://127.0.0.1:{tls}/api/oauth/token", form)
+        assert status == 200, body
+        bearer = json.loads(body)["access_token"]
+        forged = {"X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "http",
+                  "Authorization": f"Bearer {bearer}", "Accept": "application/json"}
+        status, _, body = call(f"https://127.0.0.1:{tls}/api/projects", headers=forged)
+        assert status == 200, body
+        links = [link["href"] for link in json.loads(body)["resource"]["links"]]
+        assert links and all(href.startswith("https://seqcore.example.org/api")
+                             for href in links), links
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        server.stop()
