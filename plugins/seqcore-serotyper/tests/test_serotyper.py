@@ -405,7 +405,7 @@ def test_a_missing_database_makes_the_type_not_ready(tmp_path):
     assert not ready
     message = not_ready_message(analysis_type, states)
     assert "SISTR" in message and "missing dbstatus.txt" in message
-    assert "seqcore tools install sistr_cmd-1.1.3" in message
+    assert "seqcore tools install --force sistr_cmd-1.1.3" in message
 
 
 def test_sistr_never_downloads(tmp_path):

@@ -30,8 +30,8 @@ REQUIRED = (
     "data/genomes-to-serovar.txt",
     "data/sistr.msh",  # the Mash sketch of the reference genomes (--run-mash)
 )
-INSTALL = ("seqcore tools install sistr_cmd-1.1.3 (a virtualenv of its own; sistr_cmd 1.1.3's "
-           "wheel ships the database)")
+INSTALL = ("seqcore tools install --force sistr_cmd-1.1.3 (a virtualenv of its own; "
+           "sistr_cmd 1.1.3's wheel ships the database)")
 
 
 def sistr_dir() -> Path | None:

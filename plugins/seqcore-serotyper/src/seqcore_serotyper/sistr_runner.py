@@ -24,7 +24,8 @@ DATABASE_MISSING = 3
 
 def _refuse(*_args: object, **_kwargs: object) -> NoReturn:
     raise SystemExit("ERROR: sistr_cmd tried to download its database; seqcore runs SISTR "
-                     "offline only: reinstall sistr_cmd==1.1.3 (its wheel ships the database)")
+                     "offline only: recreate its environment with `seqcore tools install --force "
+                     "sistr_cmd-1.1.3` (sistr_cmd 1.1.3's wheel ships the database)")
 
 
 def main(argv: list[str]) -> int:
