@@ -1,4 +1,5 @@
-"""A Salmonella-like genome built only from the data inside the installed ``sistr_cmd``.
+"""A Salmonella-like genome built only from the data inside ``sistr_cmd`` (installed in SISTR's
+own environment, :mod:`seqcore_serotyper.environment`).
 
 SISTR types a genome from two sets of genes: the 330 cgMLST loci (allele sequences in
 ``cgmlst-full.fasta``, the reference genomes' allele numbers in ``cgmlst-profiles.hdf``) and
@@ -24,9 +25,12 @@ TYPHIMURIUM = {"serovar": "Typhimurium", "serogroup": "B", "h1": "i", "h2": "1,2
 
 
 def sistr_data() -> Path:
-    import sistr
+    """The data directory of sistr_cmd in SISTR's own environment (conftest creates it)."""
+    from seqcore_serotyper.environment import sistr_root
 
-    return Path(sistr.__file__).parent / "data"
+    root = sistr_root()
+    assert root is not None, "SISTR's environment is missing: seqcore tools install"
+    return root / "data"
 
 
 def read_fasta(path: Path, wanted: set[str] | None = None) -> dict[str, str]:
