@@ -17,6 +17,9 @@ Plugin authors get the same fixtures the core's own tests use:
 Contracts to subclass: :mod:`seqcore.testing.contracts` (``FileKindContract``,
 ``AnalysisPluginContract``).
 
+Every session records its log at DEBUG and fails when a secret it issued or sent appears
+there (:mod:`seqcore.testing.logsecrets`; ``SEQCORE_LOG_SECRETS=0`` turns that off).
+
 Modules to import: :mod:`seqcore.testing.server` (a real server on loopback),
 :mod:`seqcore.testing.consistency` (no orphan row or file, no ownerless project) and
 :mod:`seqcore.testing.fuzzing` (hostile requests for every registered route; needs
@@ -39,9 +42,16 @@ from seqcore.testing.fixtures import (
     testapp,
     upload_reads,
 )
+from seqcore.testing.logsecrets import (
+    _no_secret_in_logs,
+    pytest_configure,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+)
 from seqcore.testing.services import replace_service, swap_service
 
 __all__ = [
+    "_no_secret_in_logs",
     "app",
     "app_config",
     "build_app",
@@ -50,6 +60,9 @@ __all__ = [
     "engine",
     "factories",
     "graphql",
+    "pytest_configure",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
     "replace_service",
     "run_analysis",
     "seqcore_plugins",
