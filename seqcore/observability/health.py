@@ -49,9 +49,10 @@ def check_storage(registry: Registry) -> None:
     root = getattr(storage, "root", None)
     if root is None:
         return
-    probe = root / "tmp" / f".ready-{os.getpid()}-{uuid.uuid4().hex}"
+    # Straight into the root, creating nothing: a storage disk that is not mounted must
+    # fail here, not be replaced by a new empty directory.
+    probe = root / f".ready-{os.getpid()}-{uuid.uuid4().hex}"
     try:
-        probe.parent.mkdir(parents=True, exist_ok=True)
         probe.write_bytes(b"ready")
         probe.unlink()
     except OSError as err:

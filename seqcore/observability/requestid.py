@@ -66,11 +66,18 @@ def unbind(token: contextvars.Token) -> None:
 
 
 _installed = False
+# Libraries whose DEBUG messages carry credentials: oauthlib logs the tokens it issues, the
+# requests it validates (authorization codes, client secrets) and their headers. Their
+# DEBUG records keep their place in the log but lose their text, whatever the logging
+# configuration (a handler's filter could be forgotten; the record factory cannot).
+WITHHELD_DEBUG = ("oauthlib",)
+WITHHELD = "(message withheld: this library's debug messages may hold credentials)"
 
 
 def install_record_factory() -> None:
     """Give every log record of this process a ``request_id`` attribute (``-`` when none),
-    so a format string may name ``%(request_id)s``. Idempotent."""
+    so a format string may name ``%(request_id)s``, and empty the DEBUG records of
+    :data:`WITHHELD_DEBUG`. Idempotent."""
     global _installed
     if _installed:
         return
@@ -79,6 +86,8 @@ def install_record_factory() -> None:
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
         record.request_id = _current.get() or "-"
+        if record.levelno <= logging.DEBUG and record.name.startswith(WITHHELD_DEBUG):
+            record.msg, record.args = WITHHELD, ()
         return record
 
     logging.setLogRecordFactory(factory)

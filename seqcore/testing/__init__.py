@@ -42,16 +42,15 @@ from seqcore.testing.fixtures import (
     testapp,
     upload_reads,
 )
-from seqcore.testing.logsecrets import (
-    _no_secret_in_logs,
-    pytest_configure,
-    pytest_sessionfinish,
-    pytest_terminal_summary,
-)
+
+# The log-secrets check's hooks and autouse fixture (pytest finds them on this module).
+from seqcore.testing.logsecrets import _no_secret_in_logs as _no_secret_in_logs
+from seqcore.testing.logsecrets import pytest_configure as pytest_configure
+from seqcore.testing.logsecrets import pytest_sessionfinish as pytest_sessionfinish
+from seqcore.testing.logsecrets import pytest_terminal_summary as pytest_terminal_summary
 from seqcore.testing.services import replace_service, swap_service
 
 __all__ = [
-    "_no_secret_in_logs",
     "app",
     "app_config",
     "build_app",
@@ -60,9 +59,6 @@ __all__ = [
     "engine",
     "factories",
     "graphql",
-    "pytest_configure",
-    "pytest_sessionfinish",
-    "pytest_terminal_summary",
     "replace_service",
     "run_analysis",
     "seqcore_plugins",
