@@ -38,7 +38,9 @@ _SECRET_NAME = re.compile(r"token|secret|passw|code|key|sig|auth|session|credent
 
 def safe_path(request: Request) -> str:
     """The path with its query, credential-like values replaced by ``***``."""
-    path = quote(request.path_info or "/", safe="/:@!$&'()*+,;=-._~%")
+    # The raw path as sent (bytes that are not UTF-8 included), percent-encoded.
+    raw = request.environ.get("PATH_INFO", "").encode("latin-1", "replace")
+    path = quote(raw or b"/", safe="/:@!$&'()*+,;=-._~%")
     query = request.environ.get("QUERY_STRING", "")
     if not query:
         return path
