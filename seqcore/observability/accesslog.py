@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from urllib.parse import parse_qsl, quote
 
 from pyramid.config import Configurator
+from pyramid.interfaces import IRoutesMapper
 from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
@@ -52,9 +53,21 @@ def safe_path(request: Request) -> str:
 
 
 def route_label(request: Request) -> str:
-    """A bounded label for metrics: the matched route's pattern, never the raw path."""
+    """A bounded label for metrics: the route's pattern, never the raw path. A request
+    answered before routing (401 from the /api credentials check) is labelled with the
+    route its path would have matched; one that matches none is ``unmatched``."""
     route = getattr(request, "matched_route", None)
-    return route.pattern if route is not None else "unmatched"
+    if route is not None:
+        return route.pattern
+    mapper = request.registry.queryUtility(IRoutesMapper)
+    try:
+        path = request.path_info
+    except UnicodeDecodeError:
+        return "unmatched"
+    for candidate in mapper.get_routes() if mapper is not None else ():
+        if candidate.match(path) is not None:
+            return candidate.pattern
+    return "unmatched"
 
 
 class _Counted:

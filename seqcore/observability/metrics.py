@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from pyramid.config import Configurator
@@ -44,6 +44,9 @@ from seqcore.services import ISessionFactory, registry_service
 log = logging.getLogger(__name__)
 
 METRICS_PATH = "/-/metrics"
+# The classic text format, which every Prometheus version (and most other scrapers) reads;
+# generate_latest writes it.
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 PEER_KEY = "seqcore.peer"
 FORWARDED_KEY = "seqcore.forwarded"
 WAITING = (ProcessingState.UNPROCESSED.value, ProcessingState.QUEUED.value,
@@ -157,7 +160,7 @@ def metrics(request: Request) -> Response:
                         content_type="text/plain", charset="utf-8")
     body = exposition(registry_service(request.registry, ISessionFactory))
     response = Response(body=body, status=200)
-    response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+    response.headers["Content-Type"] = CONTENT_TYPE
     response.cache_control.no_store = True
     return response
 
