@@ -199,12 +199,14 @@ class Worker:
         # Everything logged while processing carries the id of the request that uploaded it.
         with requestid.bound(origin):
             started = time.monotonic()
-            log.info("worker %s: processing object %s (%d file(s))", self.name, object_id,
-                     len(files))
+            # The id is in the text too, for log formats that do not print the field.
+            log.info("worker %s: processing object %s (%d file(s)) request_id=%s", self.name,
+                     object_id, len(files), origin or "-")
             outcome = self._process(object_id, files, kind)
             instruments.PROCESSING_DURATION.labels(outcome=outcome).observe(
                 time.monotonic() - started)
-            log.info("worker %s: object %s %s", self.name, object_id, outcome)
+            log.info("worker %s: object %s %s request_id=%s", self.name, object_id, outcome,
+                     origin or "-")
 
     def _process(self, object_id: int, files: list[tuple[int, str, str | None, str]],
                  kind: Any) -> str:

@@ -108,7 +108,8 @@ class AnalysisWorker:
             instruments.ANALYSIS_DURATION.labels(type=sub.analysis_type, state=new.value).observe(
                 max(0.0, (sub.modified - _aware(sub.created)).total_seconds()))
         if new in (S.RUNNING, S.COMPLETED, S.ERROR):
-            log.info("submission %s (%s): %s", sub.id, sub.analysis_type, new.value)
+            log.info("submission %s (%s): %s request_id=%s", sub.id, sub.analysis_type,
+                     new.value, sub.request_id or "-")
         try:
             self.registry.pm.hook.submission_state_changed(
                 submission=sub, old_state=old, new_state=new.value, request=None)

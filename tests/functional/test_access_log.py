@@ -112,6 +112,7 @@ def test_the_upload_request_id_reaches_the_processing_worker(testapp, app_config
                   and f"object {uploaded.id}" in r.getMessage()]
     assert processing, "the worker logged nothing about the object"
     assert {r.request_id for r in processing} == {"upload-req-0001"}
+    assert all(r.getMessage().endswith("request_id=upload-req-0001") for r in processing)
     # Requests without an id of their own still leave one behind.
     other_sample = factories.sample(factories.project(owner=user))
     other = upload_reads(other_sample, factories.headers(user), process=False)
