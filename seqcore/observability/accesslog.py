@@ -93,6 +93,11 @@ class _Counted:
 
 
 def access_tween_factory(handler: Callable, registry: Registry) -> Callable:
+    write_line = bool(registry.settings.get("seqcore.log.access", True))
+
+    def _record(request: Request, status: int, size: int, started: float, rid: str) -> None:
+        record(request, status, size, started, rid, write_line)
+
     def tween(request: Request) -> Response:
         rid = requestid.accept(request.headers.get(requestid.HEADER))
         token = requestid.bind(rid)
@@ -124,11 +129,15 @@ def access_tween_factory(handler: Callable, registry: Registry) -> Callable:
     return tween
 
 
-def _record(request: Request, status: int, size: int, started: float, rid: str) -> None:
+def record(request: Request, status: int, size: int, started: float, rid: str,
+           write_line: bool = True) -> None:
+    """Count the finished request for /-/metrics and write its access line."""
     elapsed = time.perf_counter() - started
     route = route_label(request)
     instruments.REQUESTS.labels(route=route, method=request.method, status=str(status)).inc()
     instruments.LATENCY.labels(route=route, method=request.method).observe(elapsed)
+    if not write_line:
+        return
     user = request.environ.get(USER_KEY)
     path = safe_path(request)
     with requestid.bound(rid):

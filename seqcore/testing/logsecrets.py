@@ -78,7 +78,8 @@ def _authorization(header: str) -> None:
 
 def _fields(body: bytes, content_type: str, kind: str) -> None:
     if "json" in content_type:
-        with contextlib.suppress(ValueError, UnicodeDecodeError):
+        # Hostile bodies (100,000 levels deep) are the application's to refuse, not ours.
+        with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
             _walk(json.loads(body), kind)
     elif "x-www-form-urlencoded" in content_type:
         for key, value in parse_qsl(body.decode("latin-1"), keep_blank_values=True):

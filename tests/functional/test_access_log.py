@@ -51,6 +51,13 @@ def test_refused_and_anonymous_requests_are_logged_too(testapp, caplog):
     assert len(statuses) == 3 and statuses[2][0] == "/api/%FF%FE" and statuses[2][1] >= 400
 
 
+def test_the_access_line_can_be_turned_off(build_app, caplog):
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    app = build_app(None, **{"seqcore.log.access": "false"})
+    res = app.get("/-/health", status=200)
+    assert res.headers["X-Request-ID"] and not access_records(caplog)
+
+
 @pytest.mark.parametrize("sent,kept", [
     ("abc-123_DEF.4:5", True),
     ("a" * 64, True),
