@@ -148,10 +148,26 @@ def record(request: Request, status: int, size: int, started: float, rid: str,
                         "user_id": user})
 
 
+# Routes that never look at credentials: asking who the caller is there would cost a token
+# or session lookup the request itself did not need (and /-/metrics' bearer token is not an
+# OAuth token).
+UNAUTHENTICATED_ROUTES = ("ops.", "web.graphiql_asset")
+
+
+def _carries_identity(request: Request) -> bool:
+    """Whether the request sent credentials to a route that reads them (so the security
+    policy has already judged them, and asking again costs nothing)."""
+    environ = request.environ
+    if "HTTP_AUTHORIZATION" not in environ and not environ.get("HTTP_COOKIE"):
+        return False
+    route = getattr(request, "matched_route", None)
+    return route is None or not route.name.startswith(UNAUTHENTICATED_ROUTES)
+
+
 def identity_tween_factory(handler: Callable, registry: Registry) -> Callable:
     def tween(request: Request) -> Response:
         response = handler(request)
-        if "HTTP_AUTHORIZATION" in request.environ or request.environ.get("HTTP_COOKIE"):
+        if _carries_identity(request):
             try:
                 request.environ[USER_KEY] = request.authenticated_userid
             except Exception:  # the access log never fails a request
