@@ -82,6 +82,12 @@ def apply(settings: Mapping[str, Any]) -> None:
             _add_handler(root, kind)
     elif not root.handlers:
         _add_handler(root, "text")
+    # seqcore's own INFO lines (workers, readiness) are part of operating it; an ini that
+    # names the seqcore logger keeps its level, one that does not (or a bare
+    # logging.basicConfig at WARNING) gets INFO for them.
+    ours = logging.getLogger("seqcore")
+    if ours.level == logging.NOTSET and ours.getEffectiveLevel() > logging.INFO:
+        ours.setLevel(logging.INFO)
     if settings.get("seqcore.log.access", True):
         access = logging.getLogger("seqcore.access")
         if access.getEffectiveLevel() > logging.INFO:

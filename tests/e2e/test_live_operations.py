@@ -122,3 +122,38 @@ def test_metrics_add_up_across_gunicorn_workers(tmp_path, database_url, engine, 
     assert len(pids) >= 2, sorted(f.name for f in multiproc.iterdir())
     log = (srv.root / "server.log").read_text()
     assert log.count("GET /-/health 200") == sent + 0, log[-2000:]
+
+
+def test_seqcore_worker_logs_the_upload_request_id_in_json(app_config, factories,
+                                                          upload_reads, database_url,
+                                                          tmp_path):
+    """``seqcore worker`` (its own process, as deployed) processes an upload and logs, as
+    JSON, under the id of the request that uploaded it."""
+    import os
+    import subprocess
+    import sys
+
+    user = factories.user()
+    sample = factories.sample(factories.project(owner=user))
+    uploaded = upload_reads(sample, {**factories.headers(user),
+                                     "X-Request-ID": "worker-req-0004"}, process=False)
+    settings = app_config.get_settings()
+    lines = {"use": "egg:seqcore", "sqlalchemy.url": database_url,
+             "seqcore.storage.path": settings["seqcore.storage.path"],
+             "seqcore.analysis.work_path": settings["seqcore.analysis.work_path"],
+             "seqcore.session.secret": "worker-test-secret",
+             "seqcore.plugins.enabled": "sequencefiles",
+             "seqcore.plugins.modules": "tests.plugins.readcount",
+             "seqcore.log.format": "json"}
+    ini = tmp_path / "worker.ini"
+    ini.write_text("[app:main]\n" + "".join(f"{k} = {v}\n" for k, v in lines.items()))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run([sys.executable, "-m", "seqcore.cli", "-c", str(ini), "worker",
+                           "--once"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    entries = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    about = [e for e in entries if e["logger"] == "seqcore.processing"
+             and f"object {uploaded.id} " in e["message"] + " "]
+    assert len(about) == 2, done.stdout[-2000:] + done.stderr[-3000:]
+    assert {e["request_id"] for e in about} == {"worker-req-0004"}
+    assert about[-1]["message"].endswith("finished request_id=worker-req-0004")
