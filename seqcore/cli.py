@@ -522,12 +522,14 @@ def worker(env: Env, once: bool, interval: float) -> None:
     from pyramid.paster import setup_logging
 
     from seqcore.config import configure
+    from seqcore.observability.logconfig import apply as apply_logging
     from seqcore.worker import WorkerLoop
 
     if os.path.exists(env.ini):
         setup_logging(env.ini)
     config = configure(env.settings, origin=f"ini file {env.ini}")
     config.commit()
+    apply_logging(config.get_settings())  # seqcore.log.format, as the web server's
     runner = WorkerLoop(config.registry)
     if once:
         click.echo(f"processed {runner.processing.run_until_idle()} object(s)")

@@ -48,6 +48,11 @@ def configure(settings: Mapping[str, Any] | None = None,
     config.include("seqcore.wellformed")
     config.include("seqcore.db")
     config.include("seqcore.security")
+    # Operations: the request id and access log (a tween above all others, so even a refused
+    # request has its line), /-/health, /-/ready and /-/metrics (public routes outside /api).
+    config.include("seqcore.observability.accesslog")
+    config.include("seqcore.observability.health")
+    config.include("seqcore.observability.metrics")
     config.include("seqcore.links")
     config.include("seqcore.resources")
     config.include("seqcore.rest")
@@ -74,6 +79,12 @@ def configure(settings: Mapping[str, Any] | None = None,
 def main(global_config: dict[str, Any] | None = None, **settings: Any):  # noqa: ANN201
     """PasteDeploy entry point (``pserve development.ini``): build the WSGI application; a bad
     setting's error names the ini file it came from."""
+    from seqcore.observability.logconfig import apply as apply_logging
+
     ini = (global_config or {}).get("__file__")
     origin = f"ini file {ini}" if ini else "the PasteDeploy settings"
-    return configure(settings, origin=origin).make_wsgi_app()
+    config = configure(settings, origin=origin)
+    # The server's process logs as the settings say (format, access log); tests' apps do not
+    # touch the test runner's logging.
+    apply_logging(config.get_settings())
+    return config.make_wsgi_app()

@@ -285,6 +285,20 @@ class Executor:
 
 
 @dataclass(frozen=True)
+class ReadinessCheck:
+    """Something ``GET /-/ready`` must find working before the deployment takes requests
+    (a broker the plugin submits to).
+
+    ``check(settings)`` returns when all is well and raises otherwise; it should give up
+    within a few seconds. The readiness answer names the check (``name``) and says
+    ``failed``; the exception goes to the log only, so it may carry addresses and details.
+    """
+
+    name: str
+    check: Callable[[Mapping[str, Any]], None]
+
+
+@dataclass(frozen=True)
 class Setting:
     """A configuration key the core or a plugin reads, documented and given a default.
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         MetadataType,
         MigrationSource,
         OutputRel,
+        ReadinessCheck,
         Setting,
     )
     from seqcore.toolenvs import ToolEnvironment
@@ -176,6 +177,15 @@ def register_tool_environments() -> Iterable[ToolEnvironment] | None:
 @hookspec
 def register_executors() -> Iterable[Executor] | None:
     """Return executors that can run analysis pipelines (local pool, Celery, ...).
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_readiness_checks() -> Iterable[ReadinessCheck] | None:
+    """Return checks ``GET /-/ready`` runs besides the core's (database, storage,
+    migrations): a broker or service the plugin needs to do its work.
 
     .. versionadded:: 26.11
     """

@@ -63,6 +63,8 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                     "from `register_settings`."),
         ("Executor", "Something that runs analysis jobs (local processes, Celery); from "
                      "`register_executors`."),
+        ("ReadinessCheck", "Something `GET /-/ready` must find working (a broker); from "
+                           "`register_readiness_checks`."),
     ]),
     ("Errors", "Raise domain errors from checks and hooks: REST and GraphQL each answer "
                "them in their own format.", [

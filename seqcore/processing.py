@@ -20,6 +20,7 @@ import os
 import shutil
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -42,6 +43,7 @@ from seqcore.models.sequencing import (
     SequencingRun,
     UploadStatus,
 )
+from seqcore.observability import instruments, requestid
 from seqcore.qc import QCError
 from seqcore.services import IQCEngine, ISessionFactory, IStorage, registry_service
 
@@ -147,6 +149,7 @@ class Worker:
             except Exception:
                 log.exception("worker %s: processing round failed", self.name)
                 busy = 0
+            instruments.heartbeat(self.name)
             if not busy:
                 stop.wait(interval)
 
@@ -192,18 +195,34 @@ class Worker:
             obj.lease_until = utcnow() + self.lease
             kind = self._kind(obj.kind)
             files = [(f.id, f.path, f.upload_sha256, f.file_name) for f in obj.files]
+            origin = obj.request_id
+        # Everything logged while processing carries the id of the request that uploaded it.
+        with requestid.bound(origin):
+            started = time.monotonic()
+            # The id is in the text too, for log formats that do not print the field.
+            log.info("worker %s: processing object %s (%d file(s)) request_id=%s", self.name,
+                     object_id, len(files), origin or "-")
+            outcome = self._process(object_id, files, kind)
+            instruments.PROCESSING_DURATION.labels(outcome=outcome).observe(
+                time.monotonic() - started)
+            log.info("worker %s: object %s %s request_id=%s", self.name, object_id, outcome,
+                     origin or "-")
+
+    def _process(self, object_id: int, files: list[tuple[int, str, str | None, str]],
+                 kind: Any) -> str:
         try:
             with self._heartbeat(object_id):
                 for file_id, path, sha, name in files:
                     self._process_file(file_id, path, sha, name, kind)
         except QCError as err:
             self._finish(object_id, ProcessingState.ERROR, f"QC failed: {err.reason}")
-            return
+            return "error"
         except Exception as err:  # a failing step marks the object, never kills the worker
             log.exception("processing object %s failed", object_id)
             self._finish(object_id, ProcessingState.ERROR, f"{type(err).__name__}: {err}")
-            return
+            return "error"
         self._finish(object_id, ProcessingState.FINISHED, None)
+        return "finished"
 
     def _process_file(self, file_id: int, path: str, sha: str | None, name: str,
                       kind: Any) -> None:
@@ -217,7 +236,8 @@ class Worker:
             full = self._decompress(file_id, full, name)
         if kind is not None and kind.qc:
             engine = registry_service(self.registry, IQCEngine)
-            report = engine.run(full)
+            with instruments.QC_DURATION.time():
+                report = engine.run(full)
             with self.session() as (db, _):
                 existing = db.scalar(select(QCRecord).where(QCRecord.file_id == file_id))
                 if existing is not None:

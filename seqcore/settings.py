@@ -16,6 +16,7 @@ embedded development setup, so ``development.ini`` needs little.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Any
 from pyramid.exceptions import ConfigurationError
 
 from seqcore.contrib import Setting
+from seqcore.observability.logconfig import parse_format
 
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off", ""})
@@ -43,6 +45,18 @@ def as_bool(value: Any) -> bool:
 
 
 as_bool.type_name = "boolean"  # type: ignore[attr-defined]
+
+
+def as_networks(value: Any) -> str:
+    """Addresses or CIDR networks separated by spaces or commas; a bad one stops start-up.
+    The text is kept; users parse it with ``ipaddress`` where they need it."""
+    text = str(value or "")
+    for item in text.replace(",", " ").split():
+        ipaddress.ip_network(item, strict=False)
+    return text
+
+
+as_networks.type_name = "networks"  # type: ignore[attr-defined]
 
 
 CORE_SETTINGS: tuple[Setting, ...] = (
@@ -140,6 +154,18 @@ CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("seqcore.graphiql.assets", "", "Directory holding the installed npm packages "
             "(node_modules) GraphiQL is served from; default: the copies built into the "
             "installed package, else the source tree's node_modules."),
+    Setting("seqcore.log.format", "", "Log output: empty keeps the ini file's logging "
+            "sections (seqcore's text lines on standard error when it has none); text: "
+            "time, level, logger, request id, message; json: one JSON object per line.",
+            parse_format),
+    Setting("seqcore.log.access", True, "Write one access log line per request (logger "
+            "seqcore.access, INFO).", as_bool),
+    Setting("seqcore.metrics.allow", "127.0.0.0/8 ::1", "Client addresses or networks (CIDR) "
+            "that may read /-/metrics, separated by spaces or commas; empty: none (then only "
+            "seqcore.metrics.token admits).", as_networks),
+    Setting("seqcore.metrics.token", "", "A bearer token that admits any client to "
+            "/-/metrics (Authorization: Bearer <token>); keep it in the environment "
+            "(SEQCORE_METRICS_TOKEN). Empty: no token admits."),
 )
 
 

@@ -31,6 +31,7 @@ from seqcore.models.sequencing import (
     SequencingRun,
     UploadStatus,
 )
+from seqcore.observability import instruments
 from seqcore.storage import StorageWriter
 
 
@@ -57,8 +58,11 @@ class ReceivedFile:
 
 def keep(received: ReceivedFile, tm: Any) -> str:
     """Move a received file to its place in storage; it is removed again if ``tm``'s
-    transaction aborts. :class:`~seqcore.storage.StorageError` if the file system refuses."""
-    return received.writer.place(tm)
+    transaction aborts. :class:`~seqcore.storage.StorageError` if the file system refuses.
+    Counted in ``seqcore_upload_bytes`` once the transaction commits."""
+    path = received.writer.place(tm)
+    instruments.after_commit(tm, instruments.count_upload, received.writer.size)
+    return path
 
 
 def run_for_upload(db: Session, run_ids: Sequence[int | None],

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pyramid.registry import Registry
 
 from seqcore.analysis.worker import AnalysisWorker
+from seqcore.observability import instruments
 from seqcore.processing import Worker, worker_name
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,7 @@ class WorkerLoop:
         self.analyses = AnalysisWorker(registry, self.name)
 
     def run_once(self) -> int:
+        instruments.heartbeat(self.name)
         busy = 0
         for step in (self.processing.run_once, self.analyses.run_once):
             try:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from seqcore.observability import requestid
+
 JOB = "job.json"
 RESULT = "result.json"
 LOG = "pipeline.log"
@@ -113,13 +115,22 @@ def load_pipeline(path: str) -> Any:
 
 
 def run_job(work_dir: str | Path) -> dict[str, Any]:
-    """Run the job in ``work_dir`` and write ``result.json``; never raises."""
+    """Run the job in ``work_dir`` and write ``result.json``; never raises.
+
+    The id of the request that launched the submission (``job.json``'s ``request_id``) is
+    current while the job runs, so its log lines (``pipeline.log``, and the executor's own
+    log, a Celery worker's included) carry it."""
     work_dir = Path(work_dir)
     spec = json.loads((work_dir / JOB).read_text())
+    with requestid.bound(spec.get("request_id")):
+        return _run_job(work_dir, spec)
+
+
+def _run_job(work_dir: Path, spec: dict[str, Any]) -> dict[str, Any]:
     logger = logging.getLogger(f"seqcore.job.{spec['submission_id']}")
     logger.setLevel(logging.INFO)
     handler = logging.FileHandler(work_dir / LOG)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    handler.setFormatter(logging.Formatter("%(asctime)s [%(request_id)s] %(message)s"))
     logger.addHandler(handler)
     try:
         pipeline = load_pipeline(spec["pipeline"])
@@ -131,14 +142,16 @@ def run_job(work_dir: str | Path) -> dict[str, Any]:
                                   threads=int(spec.get("threads", 1)),
                                   settings=dict(spec.get("settings", {})),
                                   data=dict(spec.get("data", {})), logger=logger)
-        logger.info("starting %s for submission %s", spec["pipeline"], spec["submission_id"])
+        logger.info("starting %s for submission %s request_id=%s", spec["pipeline"],
+                    spec["submission_id"], spec.get("request_id") or "-")
         outputs = pipeline(context) or {}
         missing = {k: str(p) for k, p in outputs.items() if not Path(p).is_file()}
         if missing:
             raise PipelineError(f"the pipeline named output files that do not exist: {missing}")
         result = {"status": "ok", "outputs": {k: str(Path(p).resolve())
                                                for k, p in outputs.items()}}
-        logger.info("finished with outputs %s", sorted(outputs))
+        logger.info("finished submission %s with outputs %s request_id=%s",
+                    spec["submission_id"], sorted(outputs), spec.get("request_id") or "-")
     except PipelineError as err:
         logger.error("failed: %s", err)
         result = {"status": "error", "error": str(err)}

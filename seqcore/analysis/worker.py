@@ -19,7 +19,7 @@ import logging
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from seqcore.models.analysis import (
 )
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject
+from seqcore.observability import instruments, requestid
 from seqcore.processing import worker_name
 from seqcore.services import ISessionFactory, IStorage, registry_service
 from seqcore.timestamps import epoch_ms
@@ -54,6 +55,11 @@ ACTIVE = (S.PREPARING, S.PREPARED, S.SUBMITTING, S.RUNNING, S.FINISHED_RUNNING, 
 RESTART = {S.PREPARING: S.NEW, S.PREPARED: S.NEW, S.SUBMITTING: S.NEW,
            S.FINISHED_RUNNING: S.FINISHED_RUNNING, S.COMPLETING: S.FINISHED_RUNNING,
            S.TRANSFERRED: S.TRANSFERRED, S.POST_PROCESSING: S.TRANSFERRED}
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; they are UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class AnalysisWorker:
@@ -98,6 +104,12 @@ class AnalysisWorker:
         for key, value in values.items():
             setattr(sub, key, value)
         db.flush()
+        if new in (S.COMPLETED, S.ERROR) and sub.created is not None:
+            instruments.ANALYSIS_DURATION.labels(type=sub.analysis_type, state=new.value).observe(
+                max(0.0, (sub.modified - _aware(sub.created)).total_seconds()))
+        if new in (S.RUNNING, S.COMPLETED, S.ERROR):
+            log.info("submission %s (%s): %s request_id=%s", sub.id, sub.analysis_type,
+                     new.value, sub.request_id or "-")
         try:
             self.registry.pm.hook.submission_state_changed(
                 submission=sub, old_state=old, new_state=new.value, request=None)
@@ -194,6 +206,16 @@ class AnalysisWorker:
 
     def start(self, submission_id: int) -> None:
         """PREPARING → PREPARED → SUBMITTING → RUNNING."""
+        with requestid.bound(self._origin(submission_id)):
+            self._start(submission_id)
+
+    def _origin(self, submission_id: int) -> str | None:
+        """The id of the request that launched the submission (its worker logs carry it)."""
+        with self.session() as (db, _):
+            return db.scalar(select(AnalysisSubmission.request_id).where(
+                AnalysisSubmission.id == submission_id))
+
+    def _start(self, submission_id: int) -> None:
         try:
             with self.session() as (db, _):
                 sub = db.get(AnalysisSubmission, submission_id)
@@ -240,43 +262,48 @@ class AnalysisWorker:
                 "pipeline": analysis_type.pipeline, "parameters": typed, "inputs": inputs,
                 "threads": int(self.settings["seqcore.analysis.threads"]),
                 "settings": {name: self.settings.get(name) for name in analysis_type.settings},
-                "data": data}
+                "data": data, "request_id": sub.request_id}
 
     def advance(self) -> int:
         """Poll running jobs; collect finished ones; write back; complete."""
         moved = 0
         with self.session() as (db, _):
-            running = [(s.id, s.executor, s.remote_workflow_id, s.work_dir) for s in
-                       db.scalars(select(AnalysisSubmission).where(
+            running = [(s.id, s.executor, s.remote_workflow_id, s.work_dir, s.request_id)
+                       for s in db.scalars(select(AnalysisSubmission).where(
                            AnalysisSubmission.state == S.RUNNING.value))]
             ready = list(db.scalars(select(AnalysisSubmission.id).where(
                 AnalysisSubmission.state.in_([S.FINISHED_RUNNING.value,
                                               S.TRANSFERRED.value]),
                 AnalysisSubmission.lease_until.is_(None))))
-        for submission_id, executor, remote_id, work_dir in running:
-            try:
-                status = self.executor(executor).poll(remote_id, Path(work_dir))
-            except Exception as err:
-                log.exception("polling submission %s failed", submission_id)
-                self.fail(submission_id, f"The executor could not be asked: {err}")
-                moved += 1
-                continue
-            if status.state == "running":
-                continue
-            moved += 1
-            if status.state == "lost":
-                self._requeue(submission_id, status.detail)
-            elif status.result.get("status") == "ok":
-                with self.session() as (db, _):
-                    sub = db.get(AnalysisSubmission, submission_id)
-                    self._move(db, sub, S.FINISHED_RUNNING)
-                ready.append(submission_id)
-            else:
-                self.fail(submission_id, status.result.get("error") or "The pipeline failed.")
+        for submission_id, executor, remote_id, work_dir, origin in running:
+            with requestid.bound(origin):
+                moved += self._poll(submission_id, executor, remote_id, work_dir, ready)
         for submission_id in ready:
             self.finish(submission_id)
             moved += 1
         return moved
+
+    def _poll(self, submission_id: int, executor: str | None, remote_id: str, work_dir: str,
+              ready: list[int]) -> int:
+        """Ask the executor about one running job; 1 if the submission moved."""
+        try:
+            status = self.executor(executor).poll(remote_id, Path(work_dir))
+        except Exception as err:
+            log.exception("polling submission %s failed", submission_id)
+            self.fail(submission_id, f"The executor could not be asked: {err}")
+            return 1
+        if status.state == "running":
+            return 0
+        if status.state == "lost":
+            self._requeue(submission_id, status.detail)
+        elif status.result.get("status") == "ok":
+            with self.session() as (db, _):
+                sub = db.get(AnalysisSubmission, submission_id)
+                self._move(db, sub, S.FINISHED_RUNNING)
+            ready.append(submission_id)
+        else:
+            self.fail(submission_id, status.result.get("error") or "The pipeline failed.")
+        return 1
 
     def _requeue(self, submission_id: int, detail: str) -> None:
         with self.session() as (db, _):
@@ -291,6 +318,10 @@ class AnalysisWorker:
 
     def finish(self, submission_id: int) -> None:
         """FINISHED_RUNNING → COMPLETING → [TRANSFERRED → POST_PROCESSING →] COMPLETED."""
+        with requestid.bound(self._origin(submission_id)):
+            self._finish(submission_id)
+
+    def _finish(self, submission_id: int) -> None:
         try:
             with self.session() as (db, _):
                 sub = db.get(AnalysisSubmission, submission_id)

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
 from seqcore.models.sequencing import SequenceFile
+from seqcore.observability import requestid
 
 
 class AnalysisState(enum.StrEnum):
@@ -74,6 +75,8 @@ class AnalysisSubmission(Base):
     attempts: Mapped[int] = mapped_column(default=0)
     # [[state, epoch ms], ...]: every state the submission entered, in order.
     history: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    # The request that launched it: the worker and the job log with it.
+    request_id: Mapped[str | None] = mapped_column(String(64), default=requestid.current)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
 

@@ -14,6 +14,7 @@ from sqlalchemy import JSON, BigInteger, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
+from seqcore.observability import requestid
 
 
 class UploadStatus(enum.StrEnum):
@@ -85,6 +86,8 @@ class SequencingObject(Base):
     attempts: Mapped[int] = mapped_column(default=0)
     run_id: Mapped[int | None] = mapped_column(
         ForeignKey("sequencing_run.id", ondelete="SET NULL"), index=True)
+    # The request that uploaded it: the worker logs with it (docs/operations.md, "Logs").
+    request_id: Mapped[str | None] = mapped_column(String(64), default=requestid.current)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
 

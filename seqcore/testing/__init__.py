@@ -17,6 +17,9 @@ Plugin authors get the same fixtures the core's own tests use:
 Contracts to subclass: :mod:`seqcore.testing.contracts` (``FileKindContract``,
 ``AnalysisPluginContract``).
 
+Every session records its log at DEBUG and fails when a secret it issued or sent appears
+there (:mod:`seqcore.testing.logsecrets`; ``SEQCORE_LOG_SECRETS=0`` turns that off).
+
 Modules to import: :mod:`seqcore.testing.server` (a real server on loopback),
 :mod:`seqcore.testing.consistency` (no orphan row or file, no ownerless project) and
 :mod:`seqcore.testing.fuzzing` (hostile requests for every registered route; needs
@@ -39,6 +42,12 @@ from seqcore.testing.fixtures import (
     testapp,
     upload_reads,
 )
+
+# The log-secrets check's hooks and autouse fixture (pytest finds them on this module).
+from seqcore.testing.logsecrets import _no_secret_in_logs as _no_secret_in_logs
+from seqcore.testing.logsecrets import pytest_configure as pytest_configure
+from seqcore.testing.logsecrets import pytest_sessionfinish as pytest_sessionfinish
+from seqcore.testing.logsecrets import pytest_terminal_summary as pytest_terminal_summary
 from seqcore.testing.services import replace_service, swap_service
 
 __all__ = [

@@ -29,6 +29,7 @@ from seqcore.models.user import SystemRole, User
 from seqcore.namespaces import free_path, namespace_for
 from seqcore.oauth.tokens import issue_token
 from seqcore.security.passwords import hash_password
+from seqcore.testing.logsecrets import remember
 
 DEFAULT_PASSWORD = "Password1!"
 _counter = itertools.count(1)
@@ -101,6 +102,7 @@ class Factories:
              password: str = DEFAULT_PASSWORD, **fields: Any) -> User:
         n = next(_counter)
         username = username or f"user{n}"
+        remember(password, "password")
         user = User(
             username=username, email=fields.pop("email", f"{username}@example.org"),
             password_hash=hash_password(password,
@@ -119,6 +121,7 @@ class Factories:
                lenient: bool = False, access_token_seconds: int = 43200,
                refresh_token_seconds: int | None = 2592000, redirect_uris: str = "",
                revoked: bool = False) -> OAuthClient:
+        remember(secret, "client secret")
         client = OAuthClient(
             client_id=client_id or f"client{next(_counter)}", secret_hash=digest(secret),
             grant_types=grant_types, scopes=scopes, lenient=lenient,
@@ -140,6 +143,7 @@ class Factories:
         with manager:
             db = session_for(self.session_factory, manager)
             value = issue_token(db, db.merge(client), db.merge(user), list(scopes), lifetime)
+        remember(value, "access token")
         return value
 
     def headers(self, user: User, scopes: Iterable[str] = ("read", "write"),
@@ -206,6 +210,7 @@ class Factories:
         self._commit([PersonalAccessToken(user_id=user.id, name=name, token_hash=digest(secret),
                                           scopes=" ".join(scopes), expires_at=expires_at,
                                           revoked=revoked)])
+        remember(secret, "personal access token")
         return secret
 
     def graphql_headers(self, user: User, scopes: Iterable[str] = ("read_api", "api")

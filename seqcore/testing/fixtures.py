@@ -16,6 +16,7 @@ from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
 from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
 from seqcore.testing.database import empty_all_tables, make_engine, test_database_url
 from seqcore.testing.factories import Factories
+from seqcore.testing.logsecrets import SecretRecorder
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +88,8 @@ def build_app(seqcore_settings: dict[str, Any], seqcore_plugins: list[object],
         config = configure({**seqcore_settings, "sqlalchemy.url": database_url,
                             "seqcore.engine": engine, **settings},
                            plugins=seqcore_plugins if plugins is None else plugins)
-        return TestApp(config.make_wsgi_app(), extra_environ={"HTTP_HOST": "localhost"})
+        return TestApp(SecretRecorder(config.make_wsgi_app()),
+                       extra_environ={"HTTP_HOST": "localhost"})
 
     return build
 
@@ -97,7 +99,7 @@ def testapp(app: Any, engine: Engine) -> Any:
     """WebTest around the real application (real database, real security)."""
     from webtest import TestApp
 
-    return TestApp(app, extra_environ={"HTTP_HOST": "localhost"})
+    return TestApp(SecretRecorder(app), extra_environ={"HTTP_HOST": "localhost"})
 
 
 @pytest.fixture

@@ -95,7 +95,7 @@ def test_a_file_name_cannot_add_header_lines_or_parameters(server):
         assert len(names) == len(set(names))
         assert set(names) <= {"server", "date", "content-type", "content-length",
                               "content-disposition", "last-modified", "etag", "accept-ranges",
-                              "x-content-type-options", "cache-control"}, names
+                              "x-content-type-options", "cache-control", "x-request-id"}, names
         value = dict((k.lower(), v) for k, v in headers)["content-disposition"]
         kind, params = parse_disposition(value)
         assert kind == "attachment"

@@ -128,3 +128,45 @@ def test_seqcore_worker_killed_while_celery_runs_the_job(testapp, app_config, fa
         second.wait(timeout=30)
     assert done.state == "COMPLETED", done.error
     assert [state for state, _ in done.history].count("RUNNING") == 1
+
+
+def test_the_launch_request_id_reaches_the_celery_worker_log(build_app, factories, broker,
+                                                            celery_worker, db, tmp_path):
+    app = build_app(None, **{"seqcore.analysis.executor": "celery",
+                             "seqcore.celery.broker_url": broker,
+                             "seqcore.celery.queue": celery_worker})
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    pair = factories.sequencing_object(sample, "pairs")
+    body = app.post_json("/api/analysisSubmissions/analysisType/readcount",
+                         {"sequencingObjects": [pair.id]},
+                         headers={**factories.headers(owner),
+                                  "X-Request-ID": "celery-launch-0003"},
+                         status=201).json["resource"]
+    AnalysisWorker(app.app.registry).run_until_idle(timeout=120)
+    submission = db.get(AnalysisSubmission, int(body["identifier"]))
+    assert submission.state == "COMPLETED", submission.error
+    assert submission.request_id == "celery-launch-0003"
+    deadline = time.monotonic() + 10
+    while "request_id=celery-launch-0003" not in (tmp_path / "celery.log").read_text():
+        assert time.monotonic() < deadline, (tmp_path / "celery.log").read_text()[-3000:]
+        time.sleep(0.2)
+    log = (tmp_path / "celery.log").read_text()
+    assert f"for submission {submission.id} request_id=celery-launch-0003" in log
+
+
+def test_ready_names_the_broker_when_it_is_down(build_app, broker):
+    up = build_app(None, **{"seqcore.analysis.executor": "celery",
+                            "seqcore.celery.broker_url": broker})
+    assert up.get("/-/ready", status=200).json["checks"]["broker"] == "ok"
+    down_url = broker.replace(":6379/", ":1/").replace(":5672/", ":1/")
+    down = build_app(None, **{"seqcore.analysis.executor": "celery",
+                              "seqcore.celery.broker_url": down_url})
+    res = down.get("/-/ready", status=503)
+    assert res.json["failed"] == ["broker"]
+    assert res.json["checks"]["broker"] == "failed"
+    assert ":1/" not in res.text and "guest" not in res.text
+    # A deployment whose analyses do not go to Celery does not depend on its broker.
+    local = build_app(None, **{"seqcore.analysis.executor": "local",
+                               "seqcore.celery.broker_url": down_url})
+    assert local.get("/-/ready", status=200).json["checks"]["broker"] == "ok"

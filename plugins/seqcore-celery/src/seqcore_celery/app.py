@@ -1,5 +1,8 @@
 """The Celery application and its one task: run a seqcore job directory.
 
+The task runs the job with the id of the request that launched the submission (from
+``job.json``) made current, so the job's log lines in the Celery worker's log name it.
+
 Job directories live under ``seqcore.analysis.work_path``, which the Celery workers must see
 at the same path (a shared file system); the task reads ``job.json`` and writes
 ``result.json`` there, and seqcore's own worker collects the outputs into storage.

@@ -6,7 +6,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from seqcore.plugin import Executor, JobStatus, Setting, hookimpl, read_result
+from seqcore.plugin import (
+    Executor,
+    JobStatus,
+    ReadinessCheck,
+    Setting,
+    hookimpl,
+    read_result,
+)
 from seqcore_celery.app import TASK, make_app
 
 
@@ -42,6 +49,22 @@ class CeleryExecutor:
 @hookimpl
 def register_executors() -> list[Executor]:
     return [Executor("celery", CeleryExecutor)]
+
+
+def broker_reachable(settings: Mapping[str, Any]) -> None:
+    """``/-/ready``'s check: when analyses go to Celery, its broker must take a connection
+    (within a few seconds)."""
+    if settings.get("seqcore.analysis.executor") != "celery":
+        return
+    from kombu import Connection
+
+    with Connection(settings["seqcore.celery.broker_url"], connect_timeout=3) as connection:
+        connection.ensure_connection(max_retries=1, interval_start=0, timeout=3)
+
+
+@hookimpl
+def register_readiness_checks() -> list[ReadinessCheck]:
+    return [ReadinessCheck("broker", broker_reachable)]
 
 
 @hookimpl

@@ -1,0 +1,175 @@
+"""The access log, the request id, and the request id in the workers' logs."""
+
+import json
+import logging
+import re
+from pathlib import Path
+
+import pytest
+
+from seqcore.analysis.worker import AnalysisWorker
+from seqcore.models.analysis import AnalysisSubmission
+from seqcore.models.sequencing import SequencingObject
+from seqcore.observability.logconfig import JsonFormatter
+from seqcore.processing import Worker
+
+HEX32 = re.compile(r"[0-9a-f]{32}")
+
+
+def access_records(caplog):
+    return [r for r in caplog.records if r.name == "seqcore.access"]
+
+
+def test_one_access_line_per_request_with_every_field(testapp, factories, caplog):
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    user = factories.user()
+    headers = factories.headers(user)
+    res = testapp.get("/api/projects", headers=headers, status=200)
+    rid = res.headers["X-Request-ID"]
+    assert HEX32.fullmatch(rid)
+    [record] = access_records(caplog)
+    assert record.method == "GET"
+    assert record.path == "/api/projects"
+    assert record.status == 200
+    assert record.bytes == len(res.body)
+    assert record.duration_ms >= 0
+    assert record.user_id == user.id
+    assert record.request_id == rid
+    line = record.getMessage()
+    assert line.startswith(f"GET /api/projects 200 {len(res.body)}B ")
+    assert line.endswith(f"user={user.id} request_id={rid}")
+
+
+def test_refused_and_anonymous_requests_are_logged_too(testapp, caplog):
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    testapp.get("/api/projects", status=401)
+    testapp.get("/-/health", status=200)
+    testapp.get("/api/%ff%fe", status="*")
+    statuses = [(r.path, r.status, r.user_id) for r in access_records(caplog)]
+    assert statuses[0] == ("/api/projects", 401, None)
+    assert statuses[1] == ("/-/health", 200, None)
+    assert len(statuses) == 3 and statuses[2][0] == "/api/%FF%FE" and statuses[2][1] >= 400
+
+
+def test_the_access_line_can_be_turned_off(build_app, caplog):
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    app = build_app(None, **{"seqcore.log.access": "false"})
+    res = app.get("/-/health", status=200)
+    assert res.headers["X-Request-ID"] and not access_records(caplog)
+
+
+@pytest.mark.parametrize("sent,kept", [
+    ("abc-123_DEF.4:5", True),
+    ("a" * 64, True),
+    ("a" * 65, False),
+    ("has space", False),
+    ("line\\nbreak", False),
+    ("-starts-with-dash", False),
+    ("quote\"d", False),
+    ("", False),
+])
+def test_request_id_accepted_only_when_safe(testapp, caplog, sent, kept):
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    res = testapp.get("/-/health", headers={"X-Request-ID": sent})
+    rid = res.headers["X-Request-ID"]
+    if kept:
+        assert rid == sent
+    else:
+        assert rid != sent and HEX32.fullmatch(rid)
+    assert access_records(caplog)[-1].request_id == rid
+
+
+def test_credentials_in_the_query_are_not_logged(testapp, caplog):
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    secret = "tok-Secret-Value-1234567890"
+    testapp.get(f"/api/projects?access_token={secret}&page=2&client_secret={secret}x"
+                f"&password={secret}y&sort=name", status=401)
+    [record] = access_records(caplog)
+    assert secret not in record.getMessage()
+    assert record.path == ("/api/projects?access_token=***&page=2&client_secret=***"
+                           "&password=***&sort=name")
+
+
+def test_json_lines_carry_the_access_fields():
+    record = logging.LogRecord("seqcore.access", logging.INFO, __file__, 1, "GET / 200", (),
+                               None)
+    record.request_id = "rid-1"
+    record.method, record.path, record.status = "GET", "/", 200
+    record.bytes, record.duration_ms, record.user_id = 12, 1.5, 7
+    entry = json.loads(JsonFormatter().format(record))
+    assert entry["logger"] == "seqcore.access" and entry["level"] == "INFO"
+    assert entry["message"] == "GET / 200"
+    assert {k: entry[k] for k in ("request_id", "method", "path", "status", "bytes",
+                                  "duration_ms", "user_id")} == {
+        "request_id": "rid-1", "method": "GET", "path": "/", "status": 200, "bytes": 12,
+        "duration_ms": 1.5, "user_id": 7}
+
+
+def test_the_upload_request_id_reaches_the_processing_worker(testapp, app_config, factories,
+                                                            upload_reads, db, caplog):
+    caplog.set_level(logging.INFO)
+    user = factories.user()
+    sample = factories.sample(factories.project(owner=user))
+    headers = {**factories.headers(user), "X-Request-ID": "upload-req-0001"}
+    uploaded = upload_reads(sample, headers, process=False)
+    assert db.get(SequencingObject, uploaded.id).request_id == "upload-req-0001"
+    caplog.clear()
+    Worker(app_config.registry).run_until_idle()
+    processing = [r for r in caplog.records if r.name == "seqcore.processing"
+                  and f"object {uploaded.id}" in r.getMessage()]
+    assert processing, "the worker logged nothing about the object"
+    assert {r.request_id for r in processing} == {"upload-req-0001"}
+    assert all(r.getMessage().endswith("request_id=upload-req-0001") for r in processing)
+    # Requests without an id of their own still leave one behind.
+    other_sample = factories.sample(factories.project(owner=user))
+    other = upload_reads(other_sample, factories.headers(user), process=False)
+    db.expire_all()
+    assert HEX32.fullmatch(db.get(SequencingObject, other.id).request_id)
+
+
+def test_the_launch_request_id_reaches_the_analysis_worker_and_the_job(
+        testapp, app_config, factories, upload_reads, run_analysis, db, caplog):
+    caplog.set_level(logging.INFO)
+    user = factories.user()
+    sample = factories.sample(factories.project(owner=user))
+    headers = factories.headers(user)
+    uploaded = upload_reads(sample, headers)
+    res = run_analysis.launch("readcount", [uploaded], {**headers,
+                                                        "X-Request-ID": "launch-req-0002"})
+    submission_id = int(res.json["resource"]["identifier"])
+    caplog.clear()
+    run = run_analysis.drive(submission_id, headers)
+    assert run.state == "COMPLETED"
+    submission = db.get(AnalysisSubmission, submission_id)
+    assert submission.request_id == "launch-req-0002"
+    worker_lines = [r for r in caplog.records if r.name == "seqcore.analysis.worker"
+                    and f"submission {submission_id}" in r.getMessage()]
+    assert worker_lines and {r.request_id for r in worker_lines} == {"launch-req-0002"}
+    # The job ran in a child process (the local executor): its own log names the request.
+    work_dir = Path(submission.work_dir)
+    assert json.loads((work_dir / "job.json").read_text())["request_id"] == "launch-req-0002"
+    job_log = (work_dir / "pipeline.log").read_text()
+    assert "[launch-req-0002] starting" in job_log
+    assert "request_id=launch-req-0002" in job_log
+
+
+def test_worker_heartbeat_and_ids_do_not_leak_between_jobs(app_config, factories, db, caplog):
+    """Objects uploaded by different requests are processed under their own ids."""
+    from seqcore.observability import requestid
+
+    caplog.set_level(logging.INFO, logger="seqcore.processing")
+    user = factories.user()
+    sample = factories.sample(factories.project(owner=user))
+    with requestid.bound("first-request"):
+        first = factories.sequencing_object(sample, state="UNPROCESSED")
+    with requestid.bound("second-request"):
+        second = factories.sequencing_object(sample, state="UNPROCESSED")
+    assert requestid.current() is None
+    Worker(app_config.registry).run_until_idle()
+    seen = {}
+    for record in caplog.records:
+        for obj in (first, second):
+            if f"object {obj.id} " in record.getMessage() + " ":
+                seen.setdefault(obj.id, set()).add(record.request_id)
+    assert seen == {first.id: {"first-request"}, second.id: {"second-request"}}
+    assert AnalysisWorker  # the analysis side is covered by the test above
