@@ -1,0 +1,65 @@
+"""``/redoc``: the OpenAPI description of the REST interface, read in the browser with Redoc.
+
+Like GraphiQL's, Redoc's one file comes from the npm packages installed at set-up (never from
+the internet at run time), found where GraphiQL's are (``seqcore.graphiql.assets``). The page
+needs a signed-in session: the document lists the installed plugins' endpoints, and ``/api``
+answers only to tokens, so the page carries the document itself rather than fetching it. The
+REST transport builds the document and lends it to this page as ``request.openapi_document``
+(the transports do not import each other).
+"""
+
+from __future__ import annotations
+
+import json
+
+from pyramid.config import Configurator
+from pyramid.request import Request
+from pyramid.response import FileResponse, Response
+
+from seqcore.security.policy import session_identity
+from seqcore.web.graphiql import node_modules
+from seqcore.web.render import page
+from seqcore.web.views import sign_in_redirect
+
+ASSETS = {
+    "redoc.standalone.js": ("redoc/bundles/redoc.standalone.js", "application/javascript"),
+}
+
+
+def assets_installed(request: Request) -> bool:
+    base = node_modules(request)
+    return all((base / relative).is_file() for relative, _ in ASSETS.values())
+
+
+def script_json(document: object) -> str:
+    """JSON safe inside a ``<script>`` element: no ``</script>`` or comment can end it."""
+    text = json.dumps(document, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def redoc(request: Request) -> Response:
+    if session_identity(request) is None:
+        return sign_in_redirect(request)
+    if not assets_installed(request):
+        return page(request, "message.mako", status=503, heading="Redoc is not installed",
+                    message="Its assets are missing: run ./dev run (or npm ci in the source "
+                            "tree), or set seqcore.graphiql.assets to a node_modules "
+                            "directory holding redoc.")
+    return page(request, "redoc.mako", document=script_json(request.openapi_document))
+
+
+def asset(request: Request) -> Response:
+    entry = ASSETS.get(request.matchdict["name"])
+    path = node_modules(request) / entry[0] if entry else None
+    if path is None or not path.is_file():
+        return Response("Not found", status=404, content_type="text/plain")
+    response = FileResponse(str(path), request=request, content_type=entry[1])
+    response.cache_control.max_age = 86400
+    return response
+
+
+def includeme(config: Configurator) -> None:
+    config.add_route("web.redoc", "/redoc")
+    config.add_route("web.redoc_asset", "/-/redoc/{name}")
+    config.add_view(redoc, route_name="web.redoc", request_method="GET")
+    config.add_view(asset, route_name="web.redoc_asset", request_method="GET")
