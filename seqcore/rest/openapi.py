@@ -311,9 +311,14 @@ def _oauth_operation(endpoint: Endpoint, method: str, tag: str) -> dict[str, Any
         success = {"200": {"description": "A token.", "content": _json(_ref("Token"))}}
     else:
         success = {"200": {"description": "OK.", "content": _json({"type": "object"})}}
-    failure = {status: {"description": text, "content": _json({"anyOf": [
-        _ref("OAuthError"), _ref("Message")]})}
-        for status, text in ERROR_STATUSES.items()}
+    if endpoint.name == "oauth.authorize":
+        # A page for the user's browser: its refusals are pages too.
+        error_content: dict[str, Any] = {"text/html": {"schema": {"type": "string"}},
+                                         **_json(_ref("Message"))}
+    else:
+        error_content = _json({"anyOf": [_ref("OAuthError"), _ref("Message")]})
+    failure = {status: {"description": text, "content": error_content}
+               for status, text in ERROR_STATUSES.items()}
     failure.pop("404")
     failure["200"] = success["200"]
     operation: dict[str, Any] = {
@@ -322,6 +327,12 @@ def _oauth_operation(endpoint: Endpoint, method: str, tag: str) -> dict[str, Any
     }
     if method == "post":
         operation["requestBody"] = {"required": True, "content": OAUTH_FORM}
+    elif endpoint.name == "oauth.authorize":
+        operation["parameters"] = [
+            {"name": name, "in": "query", "required": name in ("client_id", "response_type"),
+             "schema": {"type": "string"}}
+            for name in ("response_type", "client_id", "redirect_uri", "scope", "state",
+                         "code_challenge", "code_challenge_method")]
     return operation
 
 
