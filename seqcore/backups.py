@@ -160,6 +160,7 @@ def check_client_version(tool: str, server_version_num: int) -> None:
 
 
 def _backup_sqlite(url: URL, target: Path) -> dict[str, StoredFile]:
+    """Copy the database to ``target``'s ``.partial`` name; the files it refers to."""
     source_path = _sqlite_path(url)
     if not source_path.is_file():
         raise BackupError(f"no database at {source_path}")
@@ -173,11 +174,11 @@ def _backup_sqlite(url: URL, target: Path) -> dict[str, StoredFile]:
     finally:
         copy.close()
         source.close()
-    os.replace(partial, target)
     return files
 
 
 def _backup_postgres(url: URL, target: Path) -> dict[str, StoredFile]:
+    """Dump the database to ``target``'s ``.partial`` name; the files it refers to."""
     engine = create_engine(url, isolation_level="REPEATABLE READ")
     uri, env = _libpq(url)
     partial = target.with_suffix(".partial")
@@ -198,7 +199,6 @@ def _backup_postgres(url: URL, target: Path) -> dict[str, StoredFile]:
     if done.returncode != 0:
         partial.unlink(missing_ok=True)
         raise BackupError(f"pg_dump failed: {done.stderr.strip()}")
-    os.replace(partial, target)
     return files
 
 
@@ -253,8 +253,30 @@ def backup(database_url: str, storage_root: str | Path, directory: str | Path) -
         dump, files = POSTGRES_DUMP, _backup_postgres(url, target / POSTGRES_DUMP)
     else:
         raise BackupError(f"cannot back up a {url.get_backend_name()} database")
-    report = BackupReport(target, dump, files=len(files))
+    try:
+        entries, report = _copy_files(files, storage, target, previous.get("files", {}))
+    except BaseException:
+        (target / dump).with_suffix(".partial").unlink(missing_ok=True)
+        raise
+    report.database = dump
     known = previous.get("files", {})
+    # The new database copy replaces the old one only now that its files are all there, and
+    # just before the manifest that lists them.
+    os.replace((target / dump).with_suffix(".partial"), target / dump)
+    other_dump = POSTGRES_DUMP if dump == SQLITE_DUMP else SQLITE_DUMP
+    _write_json(target / MANIFEST, {"format": 1, "seqcore": __version__, "database": dump,
+                                    "files": entries})
+    (target / other_dump).unlink(missing_ok=True)
+    for relative in set(known) - set(entries):
+        _inside(target / FILES, relative).unlink(missing_ok=True)
+        report.removed += 1
+    return report
+
+
+def _copy_files(files: dict[str, StoredFile], storage: Path, target: Path,
+                known: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], BackupReport]:
+    """Copy the files not already in the backup; their manifest entries."""
+    report = BackupReport(target, "", files=len(files))
     entries: dict[str, dict[str, Any]] = {}
     for relative in sorted(files):
         source = _inside(storage, relative)
@@ -277,14 +299,7 @@ def backup(database_url: str, storage_root: str | Path, directory: str | Path) -
         report.copied_bytes += stat.st_size
         entries[relative] = {"sha256": sha, "size": stat.st_size,
                              "mtime_ns": stat.st_mtime_ns}
-    other_dump = POSTGRES_DUMP if dump == SQLITE_DUMP else SQLITE_DUMP
-    _write_json(target / MANIFEST, {"format": 1, "seqcore": __version__, "database": dump,
-                                    "files": entries})
-    (target / other_dump).unlink(missing_ok=True)
-    for relative in set(known) - set(entries):
-        _inside(target / FILES, relative).unlink(missing_ok=True)
-        report.removed += 1
-    return report
+    return entries, report
 
 
 # -- restore -------------------------------------------------------------------------------

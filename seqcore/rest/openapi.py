@@ -248,7 +248,7 @@ def _success(endpoint: Endpoint, method: str, renderer: str | None,
 COLLECTIONS = {"api.users", "api.projects", "api.project.users", "api.project.samples",
                "api.project.analyses", "api.runs", "api.submissions", "api.submissions.type",
                "api.project.analyses.type", "api.plugins", "api.analysis_types",
-               "api.sample.sequencefiles", "api.user.projects"}
+               "api.sample.sequencefiles"}
 
 
 def _operation(endpoint: Endpoint, method: str, renderer: str | None,

@@ -163,6 +163,22 @@ def test_a_new_file_is_the_only_one_copied(deployment, app_config, factories, tm
     assert (second.files, second.copied, second.removed) == (first.files + 1, 1, 0)
 
 
+def test_a_lost_file_stops_the_backup_and_keeps_the_last_one(deployment, app_config,
+                                                              factories, tmp_path):
+    settings = app_config.get_settings()
+    url, storage = settings["sqlalchemy.url"], Path(settings["seqcore.storage.path"])
+    target = tmp_path / "backup"
+    backup(url, storage, target)
+    kept = {p: p.read_bytes() for p in target.iterdir() if p.is_file()}
+    factories.sample(project=factories.project())  # the database changes...
+    lost = next(p for p in storage.rglob("*")
+                if p.is_file() and "tmp" not in p.relative_to(storage).parts)
+    lost.unlink()  # ...and a stored file is gone
+    with pytest.raises(BackupError, match="missing from storage"):
+        backup(url, storage, target)
+    assert {p: p.read_bytes() for p in target.iterdir() if p.is_file()} == kept
+
+
 def cli(ini, *args):
     return CliRunner().invoke(main, ["-c", str(ini), *args], catch_exceptions=False)
 
