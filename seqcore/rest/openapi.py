@@ -50,8 +50,26 @@ REQUEST_SCHEMAS: dict[tuple[str, str], tuple[str, type[Schema], bool]] = {
 # Bodies whose extra keys are kept rather than refused (a run's run-sheet metadata).
 OPEN_BODIES = {"Run", "RunChanges"}
 
+# Other media types a view reads besides its JSON body: sharing samples into a project
+# with a list of their ids.
+EXTRA_BODIES: dict[str, dict[str, Any]] = {
+    "api.project.samples": {"application/idcollection+json": {"schema": {
+        "type": "array", "minItems": 1, "items": {"type": ["string", "integer"]}}}},
+}
+
 # Collections that page with ?limit and ?page (seqcore.rest.paging).
 PAGED = {"api.project.samples"}
+
+# The core's collections (answers {"resource": {"resources": [...], "links": [...]}}); the
+# file kinds' lists are added from the kind registry.
+COLLECTIONS = {"api.users", "api.projects", "api.project.users", "api.project.samples",
+               "api.project.analyses", "api.runs", "api.submissions", "api.submissions.type",
+               "api.project.analyses.type", "api.plugins", "api.analysis_types",
+               "api.sample.sequencefiles"}
+
+# Answers outside the envelope: a user's projects sit under ``projectResources``, where
+# IRIDA's clients read them (docs/rest_api.md).
+OWN_SHAPES = {"api.user.projects": "UserProjects"}
 
 # Statuses any operation may answer with the ``{"message": ...}`` body (docs/rest_api.md).
 ERROR_STATUSES = {
@@ -133,6 +151,11 @@ SHAPES: dict[str, dict[str, Any]] = {
     "CollectionEnvelope": {
         "type": "object", "required": ["resource"],
         "properties": {"resource": _ref("Collection")},
+        "additionalProperties": True,
+    },
+    "UserProjects": {
+        "type": "object", "required": ["projectResources"],
+        "properties": {"projectResources": _ref("Collection")},
         "additionalProperties": True,
     },
     "Message": {
@@ -227,6 +250,8 @@ def _success(endpoint: Endpoint, method: str, renderer: str | None,
              kinds: Mapping[str, int]) -> dict[str, Any]:
     collection = endpoint.name in COLLECTIONS or endpoint.name in kinds
     schema = _ref("CollectionEnvelope" if collection and method == "get" else "Envelope")
+    if endpoint.name in OWN_SHAPES and method == "get":
+        schema = _ref(OWN_SHAPES[endpoint.name])
     content: dict[str, Any] = _json(schema)
     if renderer is None:
         # A view that makes its own response: a download by Accept, a redirect, a page.
@@ -241,14 +266,6 @@ def _success(endpoint: Endpoint, method: str, renderer: str | None,
     if renderer is None and method == "get":
         responses["302"] = {"description": "Found elsewhere (Location)."}
     return responses
-
-
-# The core's collections (answers {"resource": {"resources": [...], "links": [...]}}); the
-# file kinds' lists are added from the kind registry.
-COLLECTIONS = {"api.users", "api.projects", "api.project.users", "api.project.samples",
-               "api.project.analyses", "api.runs", "api.submissions", "api.submissions.type",
-               "api.project.analyses.type", "api.plugins", "api.analysis_types",
-               "api.sample.sequencefiles"}
 
 
 def _operation(endpoint: Endpoint, method: str, renderer: str | None,
@@ -276,8 +293,14 @@ def _operation(endpoint: Endpoint, method: str, renderer: str | None,
     body = bodies.get((endpoint.name, method.upper()))
     if body is not None:
         operation["requestBody"] = {"required": True, "content": _json(_ref(body))}
+        operation["requestBody"]["content"].update(EXTRA_BODIES.get(endpoint.name, {}))
     elif endpoint.name in kinds and method == "post":
         operation["requestBody"] = {"required": True, "content": _upload(kinds[endpoint.name])}
+    elif method in ("post", "put", "patch"):
+        # A body no schema is declared for (a plugin's, a launch, metadata): a JSON object
+        # that the view checks itself.
+        operation["requestBody"] = {"required": False,
+                                    "content": _json({"type": "object"})}
     operation["responses"] = {**_success(endpoint, method, renderer, kinds),
                               **_errors(ERROR_STATUSES)}
     if method in ("post", "delete"):

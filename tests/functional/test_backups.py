@@ -8,7 +8,6 @@ Runs on the suite's database (SQLite, or PostgreSQL with SEQCORE_TEST_DATABASE_U
 import json
 import os
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from click.testing import CliRunner
@@ -26,33 +25,8 @@ from seqcore.backups import (
 )
 from seqcore.cli import main
 from seqcore.config import configure
-from seqcore.models.user import SystemRole
 from seqcore.testing import database as test_databases
-
-MEDIA = {"unpaired": "application/fastq", "pairs": "application/fastq"}
-
-
-def walk(app, headers, start="/api", limit=2000):
-    """Every ``/api`` resource reachable from ``start`` through links: path -> (status,
-    body). Files are fetched too, in the media type they download as."""
-    seen: dict[str, tuple[int, object]] = {}
-    queue = [start]
-    while queue and len(seen) < limit:
-        path = queue.pop(0)
-        if path in seen:
-            continue
-        res = app.get(path, headers=headers, expect_errors=True)
-        body = res.json if res.content_type == "application/json" else res.body
-        seen[path] = (res.status_int, body)
-        if "/files/" in path and res.status_int == 200 and not path.endswith("/qc"):
-            download = app.get(path, headers={**headers, "Accept": "application/fastq"},
-                               expect_errors=True)
-            seen[path + " (download)"] = (download.status_int, download.body)
-        for href in hrefs(body):
-            target = urlsplit(href)
-            if target.path.startswith("/api") and target.path not in seen:
-                queue.append(target.path + (f"?{target.query}" if target.query else ""))
-    return seen
+from tests.functional.walking import walk
 
 
 def rooted(answers, storage):
@@ -70,38 +44,6 @@ def rooted(answers, storage):
         return value
 
     return {path: (status, swap(body)) for path, (status, body) in answers.items()}
-
-
-def hrefs(body):
-    if isinstance(body, dict):
-        for key, value in body.items():
-            if key == "href" and isinstance(value, str):
-                yield value
-            else:
-                yield from hrefs(value)
-    elif isinstance(body, list):
-        for value in body:
-            yield from hrefs(value)
-
-
-@pytest.fixture
-def deployment(app_config, factories, upload_reads, run_analysis):
-    """An administrator and a user with projects, samples, uploaded files (QC done), a
-    completed analysis with outputs, OAuth and personal tokens."""
-    admin = factories.user(role=SystemRole.ADMIN)
-    user = factories.user()
-    headers = factories.headers(admin)
-    project = factories.project(owner=admin)
-    factories.project(owner=user)
-    sample = factories.sample(project=project)
-    other = factories.sample(project=project)
-    single = upload_reads(sample, headers, kind="unpaired")
-    pair = upload_reads(other, headers, kind="pairs")
-    analysis = run_analysis("readcount", [single.id, pair.id], headers)
-    assert analysis.state == "COMPLETED", analysis.error
-    personal = factories.access_token(user, scopes=("read_api",))
-    return {"headers": headers, "user": user, "personal": personal,
-            "graphql": factories.basic(user.email, personal)}
 
 
 def new_deployment(tmp_path, seqcore_settings, name):

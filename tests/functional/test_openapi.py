@@ -2,10 +2,14 @@
 Redoc page that shows it."""
 
 import json
+import re
+from urllib.parse import urlsplit
 
+from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
 from seqcore.rest.openapi import openapi_path
+from tests.functional.walking import hrefs
 from tests.web.test_pages import sign_in
 
 IGNORED_METHODS = {None}
@@ -110,3 +114,70 @@ def test_redoc_page_needs_a_session_and_carries_the_document(testapp, factories)
     for src in scripts:
         assert testapp.get(src).content_type.endswith("javascript")
     testapp.get("/-/redoc/unknown.js", status=404)
+
+
+def operation_for(document, method, url_path):
+    """The document's operation serving ``method`` on ``url_path``: the path template whose
+    parameters' patterns match it, the most literal first."""
+    candidates = []
+    for template, item in document["paths"].items():
+        if method not in item:
+            continue
+        patterns = {p["name"]: p["schema"]["pattern"].strip("^$")
+                    for p in item[method].get("parameters", []) if p["in"] == "path"}
+        regex = re.sub(r"\{(\w+)\}", lambda m, p=patterns: f"(?:{p[m.group(1)]})", template)
+        if re.fullmatch(regex, url_path):
+            candidates.append((template.count("{"), template))
+    return document["paths"][min(candidates)[1]][method] if candidates else None
+
+
+def conforms(document, operation, response):
+    """The response's status and media type are declared, and a JSON body matches its
+    schema; returns what does not hold."""
+    declared = operation["responses"].get(str(response.status_int))
+    if declared is None:
+        return [f"status {response.status_int} not declared"]
+    content = declared.get("content", {})
+    media = response.content_type
+    if media not in content and "*/*" not in content:
+        return [f"{media} not declared for {response.status_int}"]
+    if media != "application/json":
+        return []
+    schema = {"$id": "urn:seqcore:openapi", "components": document["components"],
+              **content[media]["schema"]}
+    validator = Draft202012Validator(schema)
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+            for e in validator.iter_errors(response.json)]
+
+
+def test_every_answer_met_walking_the_api_is_the_documented_one(deployment, testapp):
+    """Every resource a client reaches from /api through links (projects, samples, files
+    and their downloads, QC, analyses and outputs, runs, users) answers as documented."""
+    headers = deployment["headers"]
+    document = testapp.get("/api/openapi.json", headers=headers).json
+    problems, visited, queue = {}, set(), ["/api"]
+    while queue:
+        path = queue.pop(0)
+        if path in visited:
+            continue
+        visited.add(path)
+        url_path = urlsplit(path).path.rstrip("/") or "/api"
+        operation = operation_for(document, "get", url_path)
+        response = testapp.get(path, headers=headers, expect_errors=True)
+        if operation is None:  # a link to POST to (a run's type): GET is not served
+            if response.status_int != 405:
+                problems[path] = [f"undocumented GET answered {response.status_int}"]
+            continue
+        if found := conforms(document, operation, response):
+            problems[path] = found
+        if "/files/" in url_path and not url_path.endswith("/qc"):
+            download = testapp.get(path, headers={**headers, "Accept": "application/fastq"})
+            if found := conforms(document, operation, download):
+                problems[path + " (download)"] = found
+        if response.content_type == "application/json":
+            for href in hrefs(response.json):
+                target = urlsplit(href)
+                if target.path.startswith("/api"):
+                    queue.append(target.path + (f"?{target.query}" if target.query else ""))
+    assert len(visited) > 30
+    assert not problems, problems
