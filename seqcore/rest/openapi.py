@@ -303,10 +303,6 @@ def _operation(endpoint: Endpoint, method: str, renderer: str | None,
                                     "content": _json({"type": "object"})}
     operation["responses"] = {**_success(endpoint, method, renderer, kinds),
                               **_errors(ERROR_STATUSES)}
-    if method in ("post", "delete"):
-        operation["responses"].pop("405", None)
-        operation["responses"]["405"] = {"description": ERROR_STATUSES["405"],
-                                         "content": _json(_ref("Message"))}
     return operation
 
 
