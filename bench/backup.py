@@ -4,7 +4,7 @@ A SQLite deployment with ``--files`` stored files of ``--size`` MiB each, then, 
 run:
 
 * the anchor: copying the storage directory and the database file with ``shutil.copytree``
-  (what any file-level backup pays at least);
+  and syncing them to disk (what any file-level backup that survives a crash pays at least);
 * a first backup into an empty directory (database snapshot, every file copied and hashed);
 * a second backup after one more file arrived (incremental: one file copied);
 * ``check`` (every stored file read and hashed against the database).
@@ -69,7 +69,8 @@ def main() -> None:
         os.sync()
 
         anchor, _ = timed(lambda: (shutil.copytree(tmp / "storage", tmp / "anchor"),
-                                   shutil.copy2(tmp / "seqcore.sqlite", tmp / "anchor.sqlite")))
+                                   shutil.copy2(tmp / "seqcore.sqlite", tmp / "anchor.sqlite"),
+                                   os.sync()))
         first, report = timed(lambda: backup(url, tmp / "storage", tmp / "backup"))
         sample = factories.sample(project=project)
         factories.sequencing_object(sample, kind="unpaired", files=[("new.fastq", content)])
