@@ -21,8 +21,11 @@ from waitress import create_server
 from seqcore.analysis.registry import analysis_registry
 from seqcore.models.user import SystemRole
 
+# No 5xx; status, media type and body as documented; 405 with a true Allow for methods not
+# documented; 401 without the token.
 CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,"
-          "response_schema_conformance")
+          "response_schema_conformance,unsupported_method,allow_header_conformance,"
+          "ignored_auth")
 
 
 @pytest.fixture
