@@ -171,6 +171,10 @@ def _backup_sqlite(url: URL, target: Path) -> dict[str, StoredFile]:
     try:
         source.backup(copy)
         files = stored_files(copy.execute(STORED_FILES).fetchall())
+    except sqlite3.Error as err:
+        partial.unlink(missing_ok=True)
+        raise BackupError(f"cannot back up {source_path} ({err}); is it a seqcore database "
+                          "(seqcore db upgrade)?") from None
     finally:
         copy.close()
         source.close()
@@ -189,6 +193,8 @@ def _backup_postgres(url: URL, target: Path) -> dict[str, StoredFile]:
             # The dump and the file list come from one snapshot, held open by this
             # transaction while pg_dump reads it.
             snapshot = conn.execute(text("SELECT pg_export_snapshot()")).scalar_one()
+            if "sequence_file" not in inspect(conn).get_table_names():
+                raise BackupError("the database has no tables: run seqcore db upgrade")
             files = stored_files(conn.execute(text(STORED_FILES)).all())
             done = subprocess.run(["pg_dump", "--format=custom", "--no-owner",
                                    f"--snapshot={snapshot}", f"--file={partial}", uri],
@@ -390,7 +396,10 @@ def _files_on_disk(storage: Path) -> Iterator[str]:
 def check(database_url: str, storage_root: str | Path) -> CheckReport:
     """Every stored file the database refers to is in storage with its recorded size and
     checksum, and storage holds no file the database does not refer to."""
-    engine = create_engine(make_url(database_url))
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite" and not _sqlite_path(url).is_file():
+        raise BackupError(f"no database at {_sqlite_path(url)}")
+    engine = create_engine(url)
     try:
         with engine.connect() as conn:
             if "sequence_file" not in inspect(conn).get_table_names():

@@ -180,3 +180,18 @@ def test_pg_tools_match_the_server(app_config):
     check_client_version("pg_restore", server)
     with pytest.raises(BackupError, match="older than"):
         check_client_version("pg_dump", (server // 10000 + 1) * 10000)
+
+
+def test_check_and_backup_of_a_database_without_tables_say_so(tmp_path):
+    ini = tmp_path / "empty.ini"
+    ini.write_text(f"[app:main]\nuse = egg:seqcore\nsqlalchemy.url = sqlite:///{tmp_path}/e.db\n"
+                   f"seqcore.storage.path = {tmp_path / 'storage'}\n")
+    checked = cli(ini, "check")
+    assert checked.exit_code == 1 and "no database at" in checked.output
+    assert not (tmp_path / "e.db").exists()
+    (tmp_path / "e.db").touch()
+    checked = cli(ini, "check")
+    assert checked.exit_code == 1 and "no tables" in checked.output
+    backed = cli(ini, "backup", str(tmp_path / "backup"))
+    assert backed.exit_code == 1 and "seqcore db upgrade" in backed.output
+    assert not (tmp_path / "backup" / MANIFEST).exists()
