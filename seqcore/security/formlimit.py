@@ -59,7 +59,9 @@ def unparsable(request: Request) -> Response | None:
         return None
     try:
         request.POST  # noqa: B018 - parsing is the check
-    except (ValueError, LookupError, UnicodeDecodeError):
+    # AttributeError: WebOb fails so on a file part with an empty file name and a charset
+    # it does not know (it tries to decode the bytes as text and then re-encode them).
+    except (ValueError, LookupError, UnicodeDecodeError, AttributeError):
         message = "The form body could not be parsed."
         if is_api(request.path_info):
             return json_error(400, message)
