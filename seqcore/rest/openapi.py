@@ -439,13 +439,16 @@ def document_for(registry: Registry) -> dict[str, Any]:
 
 def upload_endpoints(registry: Registry) -> dict[str, int]:
     """The upload endpoints of the registered file kinds (their names, canonical and alias,
-    as :mod:`seqcore.rest.kinds` gives them) and their number of files."""
+    as :mod:`seqcore.rest.kinds` gives them, and the sample's ``sequenceFiles`` for the
+    default kind) and their number of files."""
     from seqcore.resources.files import registered_kinds
 
     uploads = {}
     for kind in registered_kinds(registry).values():
         uploads[f"api.{kind.name}"] = kind.files
         uploads[f"api.{kind.name}.alias"] = kind.files
+        if kind.default_upload:  # POST /api/samples/{sid}/sequenceFiles uploads one
+            uploads["api.sample.sequencefiles"] = kind.files
     return uploads
 
 

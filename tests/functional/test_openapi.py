@@ -69,6 +69,8 @@ def test_document_validates(testapp, factories):
         "$ref": "#/components/schemas/Message"}
     upload = document["paths"]["/api/samples/{sid}/pairs"]["post"]["requestBody"]
     assert upload["content"]["multipart/form-data"]["schema"]["required"] == ["file1", "file2"]
+    single = document["paths"]["/api/samples/{sid}/sequenceFiles"]["post"]["requestBody"]
+    assert single["content"]["multipart/form-data"]["schema"]["required"] == ["file"]
 
 
 def test_the_document_needs_a_token(testapp):
