@@ -2,7 +2,8 @@
 
 Python's ``json`` accepts more than a database or the code after it can take, and each of
 these used to surface as a 500 somewhere far from the request: a lone surrogate
-(``"\\ud800"``) is a valid JSON escape but cannot be encoded for the database; nesting a few
+(``"\\ud800"``) is a valid JSON escape but cannot be encoded for the database, nor can
+PostgreSQL store a NUL (``"\\u0000"``); nesting a few
 thousand arrays deep raises ``RecursionError`` in the parser (and a few hundred deep in
 whatever walks the value next); an integer of more than 4,300 digits raises ``ValueError``;
 a ``charset`` Python does not know raises ``LookupError``. :func:`decode_json` refuses all
@@ -117,19 +118,28 @@ def check_value(value: Any, max_depth: int = MAX_DEPTH) -> None:
     while stack:
         item, depth = stack.pop()
         if isinstance(item, str):
-            if _SURROGATE.search(item):
-                raise JSONInputError(surrogate_message())
+            _check_string(item)
         elif isinstance(item, dict):
             if depth >= max_depth:
                 raise JSONInputError(too_deep(max_depth))
             for key, child in item.items():
-                if isinstance(key, str) and _SURROGATE.search(key):
-                    raise JSONInputError(surrogate_message())
+                if isinstance(key, str):
+                    _check_string(key)
                 stack.append((child, depth + 1))
         elif isinstance(item, list | tuple):
             if depth >= max_depth:
                 raise JSONInputError(too_deep(max_depth))
             stack.extend((child, depth + 1) for child in item)
+
+
+def _check_string(text: str) -> None:
+    if _SURROGATE.search(text):
+        raise JSONInputError(surrogate_message())
+    if "\x00" in text:
+        # Valid JSON (``"\u0000"``), but no text seqcore stores may hold it: PostgreSQL's
+        # text cannot, and SQLite's would end the string early for most tools.
+        raise JSONInputError("Your request could not be parsed: a string in it holds a NUL "
+                             "character (\\u0000), which no text may contain.")
 
 
 def surrogate_message() -> str:

@@ -35,6 +35,7 @@ from seqcore.jsontext import JSONInputError, codec_for, declared_charset
 
 URL_MESSAGE = "The URL is not valid UTF-8: percent-encode the UTF-8 bytes of each character."
 DOT_SEGMENT_MESSAGE = "The path has a '.' or '..' segment; send the resolved path."
+NUL_MESSAGE = "The URL holds a NUL character (%00), which no name or value may contain."
 BOUNDARY_MESSAGE = ("The multipart boundary is missing or invalid (1 to 200 printable ASCII "
                     "characters, not ending in a space).")
 # Printable ASCII, not ending in a space, at most 200 characters: what form parsers accept
@@ -77,6 +78,11 @@ def problem(request: Request) -> str | None:
         request.GET  # noqa: B018 - decodes (and keeps) every parameter
     except UnicodeDecodeError:
         return URL_MESSAGE
+    if "\x00" in path or "\x00" in request.query_string or any(
+            "\x00" in key or "\x00" in value for key, value in request.GET.items()):
+        # No name, id or text seqcore stores holds one (PostgreSQL's text cannot), so
+        # nothing can match: refused here rather than by the database as a 500.
+        return NUL_MESSAGE
     if any(segment in (".", "..") for segment in path.split("/")):
         # Traversal would resolve them (``/api/analysisTypes/..`` is the API root) and hand
         # a view a context of another kind; clients remove dot segments before sending.

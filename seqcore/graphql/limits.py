@@ -43,6 +43,19 @@ from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 from seqcore.graphql.connections import DEFAULT_PAGE, MAX_PAGE
 
 
+class NoNulInStrings(ValidationRule):
+    """A string literal may not hold a NUL (``"\\u0000"``): no text seqcore stores may
+    (PostgreSQL's cannot), and refused here it is a validation error rather than an internal
+    one when the database sees it. Variables are checked where they are decoded
+    (:mod:`seqcore.jsontext`)."""
+
+    def enter_string_value(self, node: Any, *_: Any) -> None:
+        if "\x00" in node.value:
+            self.report_error(GraphQLError(
+                "A string holds a NUL character (\\u0000), which no text may contain.",
+                node))
+
+
 def limit_rule(max_depth: int, max_complexity: int, variables: Mapping[str, Any] | None
                ) -> type[ValidationRule]:
     """A validation rule for one request (it needs the request's variables)."""

@@ -31,7 +31,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from seqcore.graphql.context import Context
-from seqcore.graphql.limits import limit_rule
+from seqcore.graphql.limits import NoNulInStrings, limit_rule
 from seqcore.graphql.loaders import Loaders
 from seqcore.graphql.schema import NODE_TYPES, SCHEMA
 from seqcore.jsontext import JSONInputError, check_value, declared_charset, decode_json, loads
@@ -195,9 +195,9 @@ def graphql_view(request: Request) -> Response:
             and operation.operation.value != "query"):
         return error_response("Mutations must be sent with POST.", 405, "method_not_allowed",
                               Allow="GET, POST")
-    rules = [*specified_rules, limit_rule(settings["seqcore.graphql.max_depth"],
-                                          settings["seqcore.graphql.max_complexity"],
-                                          variables)]
+    rules = [*specified_rules, NoNulInStrings,
+             limit_rule(settings["seqcore.graphql.max_depth"],
+                        settings["seqcore.graphql.max_complexity"], variables)]
     problems = validate(schema, document, rules)
     if problems:
         return graphql_response({"errors": [e.formatted for e in problems]})

@@ -16,3 +16,4 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.rest.renderers")
     config.include("seqcore.rest.endpoints")
     config.include("seqcore.rest.kinds")
+    config.include("seqcore.rest.openapi")

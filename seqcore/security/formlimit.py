@@ -57,10 +57,19 @@ def unparsable(request: Request) -> Response | None:
     content_type = (request.content_type or "").lower()
     if content_type not in (FORM_TYPE, "multipart/form-data"):
         return None
+    message = None
     try:
-        request.POST  # noqa: B018 - parsing is the check
-    except (ValueError, LookupError, UnicodeDecodeError):
+        fields = request.POST
+    # AttributeError: WebOb fails so on a file part with an empty file name and a charset
+    # it does not know (it tries to decode the bytes as text and then re-encode them).
+    except (ValueError, LookupError, UnicodeDecodeError, AttributeError):
         message = "The form body could not be parsed."
+    else:
+        # No name or secret seqcore stores holds a NUL (PostgreSQL's text cannot).
+        if any(isinstance(value, str) and "\x00" in key + value
+               for key, value in fields.items()):
+            message = "The form holds a NUL character, which no field may contain."
+    if message is not None:
         if is_api(request.path_info):
             return json_error(400, message)
         return Response(message, status=400, content_type="text/plain", charset="utf-8")

@@ -16,3 +16,4 @@ def includeme(config: Configurator) -> None:
     config.add_static_view("-/static", str(STATIC), cache_max_age=3600)
     config.include("seqcore.web.views")
     config.include("seqcore.web.graphiql")
+    config.include("seqcore.web.redoc")

@@ -29,6 +29,8 @@ ASSETS: dict[str, Asset] = {
                                      "application/javascript"),
     "react-dom.production.min.js": Asset("react-dom/umd/react-dom.production.min.js",
                                          "application/javascript"),
+    # Redoc (/redoc), the OpenAPI description's reader.
+    "redoc.standalone.js": Asset("redoc/bundles/redoc.standalone.js", "application/javascript"),
 }
 
 LICENCES: dict[str, str] = {
@@ -36,6 +38,7 @@ LICENCES: dict[str, str] = {
     "graphiql.LICENSE": "graphiql/LICENSE",
     "react.LICENSE": "react/LICENSE",
     "react-dom.LICENSE": "react-dom/LICENSE",
+    "redoc.LICENSE": "redoc/LICENSE",
 }
 
 PACKAGED = Path(__file__).resolve().parent / "vendor"

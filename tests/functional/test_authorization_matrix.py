@@ -66,6 +66,7 @@ RULES = {
     **kind_rules("unpaired"),
     ("api.root", "GET"): ("/api", None, everyone(200)),
     ("api.version", "GET"): ("/api/version", None, everyone(200)),
+    ("api.openapi", "GET"): ("/api/openapi.json", None, everyone(200)),
     ("api.plugins", "GET"): ("/api/plugins", None, expect(200, 403, admin=True)),
     ("api.users", "GET"): ("/api/users", None, {**everyone(200), "sequencer": 403}),
     ("api.users", "POST"): ("/api/users", NEW_USER,

@@ -85,3 +85,13 @@ def test_a_large_form_is_refused_by_the_development_server(tmp_path):
         assert head.startswith(b"HTTP/1.1 413"), head[:200]
     finally:
         server.stop()
+
+
+def test_a_form_webob_cannot_read_is_a_400(testapp):
+    """A file part with an empty file name and an unknown charset (found by tests/fuzz)."""
+    body = (b'--B0undary\r\nContent-Disposition: form-data; name="file"; filename=""\r\n'
+            b"Content-Type: text/plain; charset=bogus\r\n\r\n>contig0\nACGT\n\r\n"
+            b"--B0undary--\r\n")
+    res = testapp.post("/users/sign_in", body, status=400, headers={
+        "Content-Type": "multipart/form-data; boundary=B0undary"})
+    assert "could not be parsed" in res.text

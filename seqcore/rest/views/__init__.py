@@ -15,6 +15,7 @@ def core_endpoints() -> list[Endpoint]:
         files,
         members,
         metadata,
+        openapi,
         projects,
         root,
         runs,
@@ -24,7 +25,7 @@ def core_endpoints() -> list[Endpoint]:
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
-            *analyses.ENDPOINTS]
+            *analyses.ENDPOINTS, *openapi.ENDPOINTS]
 
 
 @hookimpl
