@@ -6,6 +6,9 @@ server, a bare Pyramid view returning a similar JSON object. Prints requests per
 the SQL statements each request ran (which must not grow with the collection).
 
     .venv/bin/python bench/api.py [--projects 1000] [--seconds 5] [--threads 4]
+        [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/seqcore_bench]
+
+With ``--database-url`` the database named there is dropped and created afresh (PostgreSQL).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
 
+SECRET = "bench-session-secret"
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory would come first on sys.path, and bench/graphql.py would
 # hide the graphql package: look modules up from the project root instead.
@@ -47,7 +51,7 @@ def serve(port: int, url: str) -> None:
 
     from seqcore.config import configure
 
-    config = configure({"sqlalchemy.url": url})
+    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
     app = config.make_wsgi_app()
     engine = registry_service(config.registry, IDatabaseEngine)
     counter = threading.local()
@@ -84,6 +88,20 @@ def serve(port: int, url: str) -> None:
 # -- client side --------------------------------------------------------------------------------
 
 
+def fresh_database(url: str) -> str:
+    """Drop and create the PostgreSQL database ``url`` names; return the URL."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    admin = create_engine(parsed.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{parsed.database}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{parsed.database}"'))
+    admin.dispose()
+    return parsed.render_as_string(hide_password=False)
+
+
 def prepare(url: str, projects: int) -> str:
     import transaction
     from sqlalchemy import insert
@@ -95,7 +113,8 @@ def prepare(url: str, projects: int) -> str:
     from seqcore.models.oauth import digest
     from seqcore.oauth.tokens import issue_token
 
-    config = configure({"sqlalchemy.url": url})
+    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
+    config.commit()
     upgrade(config.get_settings(), config.registry.pm)
     factory = registry_service(config.registry, ISessionFactory)
     with transaction.manager:
@@ -154,14 +173,19 @@ def main() -> None:
     parser.add_argument("--projects", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--database-url", help="PostgreSQL database to (re)create and use "
+                        "instead of a temporary SQLite file")
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), args.serve[1])
         return
 
-    tmp = tempfile.mkdtemp(prefix="seqcore-bench-")
-    url = f"sqlite:///{tmp}/bench.sqlite"
+    if args.database_url:
+        url = fresh_database(args.database_url)
+    else:
+        tmp = tempfile.mkdtemp(prefix="seqcore-bench-")
+        url = f"sqlite:///{tmp}/bench.sqlite"
     token = prepare(url, args.projects)
     port = free_port()
     server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url],
@@ -182,6 +206,7 @@ def main() -> None:
         many, many_sql, many_size = hammer(port, "/api/projects", headers, args.seconds,
                                            args.threads)
         results = {
+            "database": url.split(":", 1)[0],
             "projects": args.projects,
             "bare_pyramid_rps": round(bare, 1),
             "project_rps": round(one, 1),

@@ -8,7 +8,7 @@ from pyramid.request import Request
 
 from seqcore.access import readable_projects
 from seqcore.contrib import Endpoint, View
-from seqcore.links import url_for
+from seqcore.links import links_template, url_for
 from seqcore.models.project import Project
 from seqcore.projecthash import hashed_attachments, project_hash
 from seqcore.projects import new_project
@@ -26,7 +26,8 @@ FIELDS = {
 }
 
 
-def project_fields(project: Project) -> dict[str, Any]:
+def project_fields(project: Any) -> dict[str, Any]:
+    """The fields of a project (a mapped :class:`Project` or a row of its columns)."""
     fields = {"name": project.name, "createdDate": epoch_ms(project.created),
               "modifiedDate": epoch_ms(project.modified)}
     for key, attr in FIELDS.items():
@@ -40,12 +41,33 @@ def project_entry(request: Request, context: Any) -> dict[str, Any]:
     return entry(request, context, project_fields(context.project), identifier=context.project.id)
 
 
+# An id that occurs nowhere else in a URL: the links of one entry are rendered for it and
+# every entry's id is substituted in (seqcore.links.links_template).
+SENTINEL = 918273645546371
+
+
 def list_projects(request: Request) -> dict:
+    """Every readable project, from plain rows (no ORM objects) with the links of one
+    entry rendered once and the id substituted: thousands of entries cost little more than
+    encoding them."""
     identity = request.identity
     context = request.context
-    projects = request.db.scalars(readable_projects(identity.user_id, identity.role))
-    return collection(request, context,
-                      (project_entry(request, context.resource_for(p)) for p in projects))
+    query = readable_projects(identity.user_id, identity.role)
+    sentinel = context.resource_for(Project(id=SENTINEL))
+    template = links_template(request, sentinel, str(SENTINEL))
+    if template is None:  # some link depends on the project's state: render each one
+        projects = request.db.scalars(query)
+        return collection(request, context,
+                          (project_entry(request, context.resource_for(p)) for p in projects))
+    rows = request.db.execute(query.with_only_columns(*Project.__table__.columns))
+    entries = []
+    for row in rows:
+        body = project_fields(row)
+        identifier = str(row.id)
+        body["links"] = template(identifier)
+        body["identifier"] = identifier
+        entries.append(body)
+    return collection(request, context, entries)
 
 
 def create_project(request: Request) -> dict:
