@@ -7,6 +7,7 @@ the SQL statements each request ran (which must not grow with the collection).
 
     .venv/bin/python bench/api.py [--projects 1000] [--seconds 5] [--threads 4]
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/seqcore_bench]
+        [--mix 64]
 
 With ``--database-url`` the database named there is dropped and created afresh (PostgreSQL).
 """
@@ -45,7 +46,21 @@ def free_port() -> int:
 
 
 def serve(port: int, url: str) -> None:
+    import logging
+
     import waitress
+
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    waitress.serve(build_app(url), host="127.0.0.1", port=port, threads=4, _quiet=True)
+
+
+def mix_app() -> object:
+    """The same application for gunicorn (``--mix``): the URL comes from the environment."""
+    return build_app(os.environ["SEQCORE_BENCH_URL"])
+
+
+def build_app(url: str) -> object:
+    """seqcore, and a bare Pyramid view at ``/bare``, in one WSGI application."""
     from pyramid.config import Configurator
     from sqlalchemy import event
 
@@ -79,10 +94,7 @@ def serve(port: int, url: str) -> None:
 
         return app(environ, start)
 
-    import logging
-
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    waitress.serve(dispatch, host="127.0.0.1", port=port, threads=4, _quiet=True)
+    return dispatch
 
 
 # -- client side --------------------------------------------------------------------------------
@@ -168,11 +180,69 @@ def hammer(port: int, path: str, headers: dict, seconds: float, threads: int
     return done[0] / (time.perf_counter() - start), sql[0], size[0]
 
 
+def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> dict:
+    """gunicorn with deploy/gunicorn.conf.py; ``clients`` keep-alive clients mixing reads of
+    projects, samples and metadata with small uploads, then the bare view under the same
+    load."""
+    sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+    from test_concurrency import mixed_steps
+
+    from seqcore.testing.load import run_load
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
+         "--pythonpath", str(ROOT), "--bind", f"127.0.0.1:{port}", "bench.api:mix_app()"],
+        env={**os.environ, "SEQCORE_BENCH_URL": url})
+    try:
+        wait_for(port)
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        project_ids = list(range(1, min(projects, 8) + 1))
+        samples = []
+        for pid in project_ids:
+            for s in range(5):
+                conn.request("POST", f"/api/projects/{pid}/samples",
+                             json.dumps({"sampleName": f"mix-{pid}-{s}"}), headers)
+                sid = json.loads(conn.getresponse().read())["resource"]["identifier"]
+                conn.request("POST", f"/api/samples/{sid}/metadata",
+                             json.dumps({"serovar": {"value": "Typhi", "type": "text"}}),
+                             headers)
+                conn.getresponse().read()
+                samples.append(sid)
+        conn.close()
+        # The collection of 1,000 projects would dominate: the mix lists a project's samples.
+        steps = [step for step in mixed_steps(token, project_ids, samples)]
+        steps = [step for step in steps if step[1] != 2]  # drop the /api/projects listing
+        seqcore = run_load(port, steps, clients, seconds)
+        bare = run_load(port, [(("GET", "/bare", {}, None), 1)], clients, seconds)
+        return {"mix_clients": clients,
+                "workers": os.environ.get("SEQCORE_WORKERS", "cpu count + 1"),
+                "seqcore_mix": seqcore.summary(), "bare_pyramid": bare.summary(),
+                "mix_throughput_vs_bare": round(seqcore.requests / seqcore.seconds /
+                                                (bare.requests / bare.seconds), 3)}
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def wait_for(port: int) -> None:
+    for _ in range(300):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--mix", type=int, metavar="CLIENTS", help="instead: gunicorn with "
+                        "deploy/gunicorn.conf.py and this many clients mixing reads and "
+                        "uploads, beside the bare view under the same load")
     parser.add_argument("--database-url", help="PostgreSQL database to (re)create and use "
                         "instead of a temporary SQLite file")
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "URL"), help=argparse.SUPPRESS)
@@ -187,6 +257,9 @@ def main() -> None:
         tmp = tempfile.mkdtemp(prefix="seqcore-bench-")
         url = f"sqlite:///{tmp}/bench.sqlite"
     token = prepare(url, args.projects)
+    if args.mix:
+        print(json.dumps(mix(url, token, args.projects, args.seconds, args.mix), indent=2))
+        return
     port = free_port()
     server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url],
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
