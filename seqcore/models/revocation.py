@@ -24,7 +24,12 @@ generation and is dropped by the next request.
 
 from __future__ import annotations
 
+import secrets
+
 from sqlalchemy import BigInteger
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from seqcore.db import Base
@@ -51,6 +56,23 @@ class AuthGeneration(Base):
 
 
 def current_generation(db: Session) -> int | None:
-    """The generation now committed (one primary-key lookup), ``None`` without the row."""
+    """The generation now committed (one primary-key lookup). ``None`` without the row:
+    then the row is put back, with a random value, in a transaction of its own, and the
+    next request can cache again."""
     # Plain SQL on the session's connection: this runs on every API request.
-    return db.connection().exec_driver_sql(GENERATION_SQL).scalar()  # type: ignore[no-any-return]
+    value = db.connection().exec_driver_sql(GENERATION_SQL).scalar()
+    if value is None:
+        restore_generation(db.get_bind())
+    return value  # type: ignore[no-any-return]
+
+
+def restore_generation(engine: Engine | Connection) -> None:
+    """Put the generation row back if it is missing (a test emptied the table)."""
+    table = AuthGeneration.__table__
+    insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
+    statement = insert(table).values(id=ROW_ID, value=secrets.randbits(62)
+                                     ).on_conflict_do_nothing()
+    if isinstance(engine, Connection):
+        engine = engine.engine
+    with engine.begin() as conn:
+        conn.execute(statement)
