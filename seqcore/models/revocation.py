@@ -14,8 +14,9 @@ On PostgreSQL the triggers are deferred to the end of the transaction, so every 
 takes the row's lock last, just before committing: two revoking transactions queue on it
 and cannot deadlock. SQLite has one writer at a time anyway.
 
-If the row is missing (a test emptied every table), nothing is cached until a trigger puts
-it back, with a random value so that it cannot repeat an earlier one.
+If the row is missing (a test emptied every table), that is a generation too: the next
+watched change puts the row back, with a random value so that it cannot repeat an earlier
+one, and so still changes the generation.
 
 Readers read the generation *before* the token row: if a revocation commits in between, the
 token row read is already revoked (not cached), or the cache entry carries the old
@@ -24,17 +25,13 @@ generation and is dropped by the next request.
 
 from __future__ import annotations
 
-import secrets
-
 from sqlalchemy import BigInteger
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from seqcore.db import Base
 
 ROW_ID = 1
+MISSING = -1  # the generation while the row is missing (values are never negative)
 GENERATION_SQL = f"SELECT value FROM auth_generation WHERE id = {ROW_ID}"
 
 # Columns whose change alters the outcome of checking a bearer token, by table (deleting a
@@ -55,24 +52,9 @@ class AuthGeneration(Base):
     value: Mapped[int] = mapped_column(BigInteger)
 
 
-def current_generation(db: Session) -> int | None:
-    """The generation now committed (one primary-key lookup). ``None`` without the row:
-    then the row is put back, with a random value, in a transaction of its own, and the
-    next request can cache again."""
+def current_generation(db: Session) -> int:
+    """The generation now committed (one primary-key lookup); :data:`MISSING` without the
+    row (the next watched change puts it back, with another value)."""
     # Plain SQL on the session's connection: this runs on every API request.
     value = db.connection().exec_driver_sql(GENERATION_SQL).scalar()
-    if value is None:
-        restore_generation(db.get_bind())
-    return value  # type: ignore[no-any-return]
-
-
-def restore_generation(engine: Engine | Connection) -> None:
-    """Put the generation row back if it is missing (a test emptied the table)."""
-    table = AuthGeneration.__table__
-    insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
-    statement = insert(table).values(id=ROW_ID, value=secrets.randbits(62)
-                                     ).on_conflict_do_nothing()
-    if isinstance(engine, Connection):
-        engine = engine.engine
-    with engine.begin() as conn:
-        conn.execute(statement)
+    return MISSING if value is None else int(value)

@@ -115,12 +115,12 @@ def check_access_token(db: Session, token: str, cache: TokenCache | None = None
     database (one more)."""
     key = digest(token)
     now = utcnow()
-    generation = None
+    generation = 0
     if cache is not None:
         # Read before the token row: a revocation committed in between leaves this entry
         # tagged with a generation that is already stale.
         generation = current_generation(db)
-        identity = None if generation is None else cache.get(key, generation, now)
+        identity = cache.get(key, generation, now)
         if identity is not None:
             return TokenCheck(identity)
     row = db.execute(_ACCESS_CHECK.where(OAuthToken.access_hash == key)).first()
@@ -135,7 +135,7 @@ def check_access_token(db: Session, token: str, cache: TokenCache | None = None
     identity = Identity(user_id=user_id, username=username, role=SystemRole(system_role),
                         scopes=frozenset(scopes.split()), client_id=client_id,
                         lenient=lenient)
-    if cache is not None and generation is not None:
+    if cache is not None:
         cache.put(key, identity, expires, generation)
     return TokenCheck(identity)
 
