@@ -6,6 +6,10 @@ server, a bare Pyramid view returning a similar JSON object. Prints requests per
 the SQL statements each request ran (which must not grow with the collection).
 
     .venv/bin/python bench/api.py [--projects 1000] [--seconds 5] [--threads 4]
+        [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/seqcore_bench]
+        [--mix 64]
+
+With ``--database-url`` the database named there is dropped and created afresh (PostgreSQL).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 
 from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
 
+SECRET = "bench-session-secret"
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory would come first on sys.path, and bench/graphql.py would
 # hide the graphql package: look modules up from the project root instead.
@@ -41,13 +46,27 @@ def free_port() -> int:
 
 
 def serve(port: int, url: str) -> None:
+    import logging
+
     import waitress
+
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    waitress.serve(build_app(url), host="127.0.0.1", port=port, threads=4, _quiet=True)
+
+
+def mix_app() -> object:
+    """The same application for gunicorn (``--mix``): the URL comes from the environment."""
+    return build_app(os.environ["SEQCORE_BENCH_URL"])
+
+
+def build_app(url: str) -> object:
+    """seqcore, and a bare Pyramid view at ``/bare``, in one WSGI application."""
     from pyramid.config import Configurator
     from sqlalchemy import event
 
     from seqcore.config import configure
 
-    config = configure({"sqlalchemy.url": url})
+    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
     app = config.make_wsgi_app()
     engine = registry_service(config.registry, IDatabaseEngine)
     counter = threading.local()
@@ -65,23 +84,48 @@ def serve(port: int, url: str) -> None:
     bare = bare_config.make_wsgi_app()
 
     def dispatch(environ: dict, start_response: object) -> object:
-        if environ["PATH_INFO"].startswith("/bare"):
-            return bare(environ, start_response)
+        """Either application, its body read whole; the thread's CPU time spent on the
+        request (``X-CPU-Microseconds``) and, for seqcore, its SQL statements go back as
+        headers. CPU time is what the server spent whatever else runs on the machine."""
+        target = bare if environ["PATH_INFO"].startswith("/bare") else app
         counter.n = 0
+        began = time.thread_time()
+        answer: list = []
 
         def start(status: str, headers: list, exc_info: object = None) -> object:
-            headers.append(("X-SQL-Count", str(counter.n)))
-            return start_response(status, headers, exc_info)
+            answer[:] = [status, headers, exc_info]
+            return lambda data: None
 
-        return app(environ, start)
+        result = target(environ, start)
+        try:
+            body = b"".join(result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+        status, headers, exc_info = answer
+        headers.append(("X-SQL-Count", str(counter.n)))
+        headers.append(("X-CPU-Microseconds", str(int((time.thread_time() - began) * 1e6))))
+        start_response(status, headers, exc_info)  # type: ignore[operator]
+        return [body]
 
-    import logging
-
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    waitress.serve(dispatch, host="127.0.0.1", port=port, threads=4, _quiet=True)
+    return dispatch
 
 
 # -- client side --------------------------------------------------------------------------------
+
+
+def fresh_database(url: str) -> str:
+    """Drop and create the PostgreSQL database ``url`` names; return the URL."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    admin = create_engine(parsed.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{parsed.database}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{parsed.database}"'))
+    admin.dispose()
+    return parsed.render_as_string(hide_password=False)
 
 
 def prepare(url: str, projects: int) -> str:
@@ -95,7 +139,8 @@ def prepare(url: str, projects: int) -> str:
     from seqcore.models.oauth import digest
     from seqcore.oauth.tokens import issue_token
 
-    config = configure({"sqlalchemy.url": url})
+    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
+    config.commit()
     upgrade(config.get_settings(), config.registry.pm)
     factory = registry_service(config.registry, ISessionFactory)
     with transaction.manager:
@@ -116,11 +161,13 @@ def prepare(url: str, projects: int) -> str:
 
 
 def hammer(port: int, path: str, headers: dict, seconds: float, threads: int
-           ) -> tuple[float, int, int]:
-    """Requests per second over ``seconds`` with keep-alive clients; SQL count; bytes."""
+           ) -> tuple[float, int, int, float]:
+    """Requests per second over ``seconds`` with keep-alive clients; SQL count; bytes;
+    the server's median CPU milliseconds per request."""
     done = [0]
     sql = [0]
     size = [0]
+    cpu: list[int] = []
     stop = time.perf_counter() + seconds
     lock = threading.Lock()
 
@@ -136,6 +183,7 @@ def hammer(port: int, path: str, headers: dict, seconds: float, threads: int
             with lock:
                 sql[0] = int(res.headers.get("X-SQL-Count", 0))
                 size[0] = len(body)
+                cpu.append(int(res.headers.get("X-CPU-Microseconds", 0)))
         with lock:
             done[0] += n
         conn.close()
@@ -146,7 +194,63 @@ def hammer(port: int, path: str, headers: dict, seconds: float, threads: int
         t.start()
     for t in pool:
         t.join()
-    return done[0] / (time.perf_counter() - start), sql[0], size[0]
+    cpu.sort()
+    return done[0] / (time.perf_counter() - start), sql[0], size[0], cpu[len(cpu) // 2] / 1000
+
+
+def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> dict:
+    """gunicorn with deploy/gunicorn.conf.py; ``clients`` keep-alive clients mixing reads of
+    projects, samples and metadata with small uploads, then the bare view under the same
+    load."""
+    sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+    from test_concurrency import mixed_steps
+
+    from seqcore.testing.load import run_load
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
+         "--pythonpath", str(ROOT), "--bind", f"127.0.0.1:{port}", "bench.api:mix_app()"],
+        env={**os.environ, "SEQCORE_BENCH_URL": url})
+    try:
+        wait_for(port)
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        project_ids = list(range(1, min(projects, 8) + 1))
+        samples = []
+        for pid in project_ids:
+            for s in range(5):
+                conn.request("POST", f"/api/projects/{pid}/samples",
+                             json.dumps({"sampleName": f"mix-{pid}-{s}"}), headers)
+                sid = json.loads(conn.getresponse().read())["resource"]["identifier"]
+                conn.request("POST", f"/api/samples/{sid}/metadata",
+                             json.dumps({"serovar": {"value": "Typhi", "type": "text"}}),
+                             headers)
+                conn.getresponse().read()
+                samples.append(sid)
+        conn.close()
+        # The collection of 1,000 projects would dominate: the mix lists a project's samples.
+        steps = [step for step in mixed_steps(token, project_ids, samples)]
+        steps = [step for step in steps if step[1] != 2]  # drop the /api/projects listing
+        seqcore = run_load(port, steps, clients, seconds)
+        bare = run_load(port, [(("GET", "/bare", {}, None), 1)], clients, seconds)
+        return {"mix_clients": clients,
+                "workers": os.environ.get("SEQCORE_WORKERS", "cpu count + 1"),
+                "seqcore_mix": seqcore.summary(), "bare_pyramid": bare.summary(),
+                "mix_throughput_vs_bare": round(seqcore.requests / seqcore.seconds /
+                                                (bare.requests / bare.seconds), 3)}
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def wait_for(port: int) -> None:
+    for _ in range(300):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
 
 
 def main() -> None:
@@ -154,15 +258,26 @@ def main() -> None:
     parser.add_argument("--projects", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--mix", type=int, metavar="CLIENTS", help="instead: gunicorn with "
+                        "deploy/gunicorn.conf.py and this many clients mixing reads and "
+                        "uploads, beside the bare view under the same load")
+    parser.add_argument("--database-url", help="PostgreSQL database to (re)create and use "
+                        "instead of a temporary SQLite file")
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), args.serve[1])
         return
 
-    tmp = tempfile.mkdtemp(prefix="seqcore-bench-")
-    url = f"sqlite:///{tmp}/bench.sqlite"
+    if args.database_url:
+        url = fresh_database(args.database_url)
+    else:
+        tmp = tempfile.mkdtemp(prefix="seqcore-bench-")
+        url = f"sqlite:///{tmp}/bench.sqlite"
     token = prepare(url, args.projects)
+    if args.mix:
+        print(json.dumps(mix(url, token, args.projects, args.seconds, args.mix), indent=2))
+        return
     port = free_port()
     server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url],
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -176,12 +291,13 @@ def main() -> None:
         headers = {"Authorization": f"Bearer {token}"}
         hammer(port, "/bare", {}, 0.5, args.threads)  # warm up
         hammer(port, "/api/projects/1", headers, 0.5, args.threads)
-        bare, _, _ = hammer(port, "/bare", {}, args.seconds, args.threads)
-        one, one_sql, one_size = hammer(port, "/api/projects/1", headers, args.seconds,
-                                        args.threads)
-        many, many_sql, many_size = hammer(port, "/api/projects", headers, args.seconds,
-                                           args.threads)
+        bare, _, _, bare_cpu = hammer(port, "/bare", {}, args.seconds, args.threads)
+        one, one_sql, one_size, one_cpu = hammer(port, "/api/projects/1", headers,
+                                                 args.seconds, args.threads)
+        many, many_sql, many_size, many_cpu = hammer(port, "/api/projects", headers,
+                                                     args.seconds, args.threads)
         results = {
+            "database": url.split(":", 1)[0],
             "projects": args.projects,
             "bare_pyramid_rps": round(bare, 1),
             "project_rps": round(one, 1),
@@ -193,6 +309,13 @@ def main() -> None:
             "collection_sql_statements": many_sql,
             "collection_bytes": many_size,
             "collection_entries_per_second": round(many * args.projects),
+            # The server's CPU per request (median, in the application, transport aside):
+            # what the figures above come to on an otherwise idle machine.
+            "cpu_ms_bare": bare_cpu,
+            "cpu_ms_project": one_cpu,
+            "cpu_ms_collection": many_cpu,
+            "cpu_collection_entries_per_second": round(args.projects / many_cpu * 1000)
+            if many_cpu else None,
         }
         print(json.dumps(results, indent=2))
     finally:

@@ -26,10 +26,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from pyramid.authorization import ALL_PERMISSIONS, Allow, AllPermissionsList, Authenticated
-from sqlalchemy import ColumnElement, Select, exists, false, literal, null, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Select,
+    bindparam,
+    exists,
+    false,
+    literal,
+    null,
+    or_,
+    select,
+)
 from sqlalchemy import true as sql_true
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
@@ -138,31 +150,47 @@ class Rules:
 
     # The ACL of one object.
 
-    def acl(self, db: Session, obj: Any) -> list:
-        """The ACL of the context standing for ``obj`` (one SQL statement at most: the
-        related accounts and the conditional roles of every grant together)."""
-        acl: list = []
+    @cached_property
+    def _acl_query(self) -> Select | None:
+        """One statement for the related accounts and conditional roles of every grant of
+        one object (its id bound as ``object_id``), built once per type: building it costs
+        more than running it."""
+        object_id = bindparam("object_id", type_=Integer)
         parts: list[Select] = []
         for index, grant in enumerate(self.grants):
             who = grant.who
-            if isinstance(who, Role) and who.when is None:
-                acl.append(_ace(who.principal, grant))
-            elif isinstance(who, Role):
+            if isinstance(who, Role) and who.when is not None:
                 parts.append(select(literal(index).label("grant"), null().label("user_id"))
-                             .where(who.when(literal(obj.id))))
-            elif isinstance(who, Holder):
-                user_id = getattr(obj, who.column.key)
-                if user_id is not None:
-                    acl.append(_ace(user_principal(user_id), grant))
-            else:
+                             .where(who.when(object_id)))
+            elif isinstance(who, Related):
                 pairs = who.pairs()
                 columns = pairs.selected_columns
                 parts.append(pairs.with_only_columns(literal(index).label("grant"),
                                                      columns.user_id)
-                             .where(columns.object_id == obj.id))
-        if parts:
-            statement = parts[0] if len(parts) == 1 else parts[0].union_all(*parts[1:])
-            for index, user_id in db.execute(statement):
+                             .where(columns.object_id == object_id))
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else parts[0].union_all(*parts[1:])
+
+    def acl(self, db: Session, obj: Any) -> list:
+        """The ACL of the context standing for ``obj`` (one SQL statement at most: the
+        related accounts and the conditional roles of every grant together)."""
+        acl: list = []
+        for grant in self.grants:
+            who = grant.who
+            if isinstance(who, Role) and who.when is None:
+                acl.append(_ace(who.principal, grant))
+            elif isinstance(who, Holder):
+                user_id = getattr(obj, who.column.key)
+                if user_id is not None:
+                    acl.append(_ace(user_principal(user_id), grant))
+        statement = self._acl_query
+        if statement is not None:
+            # On the session's connection (the statement is core SQL): the ORM's
+            # execution path costs more than the query. Pending changes are flushed first,
+            # as the ORM would.
+            db.flush()
+            for index, user_id in db.connection().execute(statement, {"object_id": obj.id}):
                 grant = self.grants[index]
                 who = grant.who
                 principal = who.principal if isinstance(who, Role) else user_principal(user_id)

@@ -47,7 +47,14 @@ class LinkService:
 def link_service(request: Request) -> LinkService:
     """The application's link service: ``request.link_service``, looked up once per
     request (rendering a page of entries asks for it once per entry)."""
-    return request.find_service(ILinkService, context=None)
+    registry = request.registry
+    service = registry.get(SERVICE_KEY)
+    if service is None:  # looked up once per application: find_service is not cheap
+        service = registry[SERVICE_KEY] = request.find_service(ILinkService, context=None)
+    return service
+
+
+SERVICE_KEY = "seqcore.link_service"
 
 
 def resource_path(resource: Any) -> str:

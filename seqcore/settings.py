@@ -118,6 +118,11 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "Default access-token lifetime for clients registered without one.", int),
     Setting("seqcore.oauth.refresh_token_seconds", 2592000,
             "Default refresh-token lifetime for clients registered without one.", int),
+    Setting("seqcore.oauth.token_cache_seconds", 30.0,
+            "How long a web worker trusts its last check of a bearer token without looking "
+            "the token up again; revocation, expiry and account changes still take effect "
+            "on the next request (a revocation generation is read every time). 0: look "
+            "every token up on every request.", float),
     Setting("seqcore.oauth.resource_servers", "",
             "Client ids of resource servers, separated by spaces or commas: they may "
             "introspect (/api/oauth/introspect) tokens issued to any client; every other "

@@ -6,6 +6,7 @@ from typing import Any
 
 import transaction
 import zope.sqlalchemy
+import zope.sqlalchemy.datamanager
 from pyramid.config import Configurator
 from pyramid.request import Request
 from sqlalchemy import create_engine, event
@@ -39,17 +40,85 @@ def get_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False)
 
 
+TM_KEY = "seqcore.transaction_manager"
+
+
+class _JoinTheSessionsManager(zope.sqlalchemy.datamanager.ZopeTransactionEvents):
+    """zope.sqlalchemy's session events, listening once on every :class:`Session` and
+    finding the transaction manager in ``session.info`` (put there by :func:`session_for`).
+
+    Registering zope.sqlalchemy's listeners on each new session costs seven
+    ``event.listen`` calls per request (a quarter of a small request's time); sessions
+    without a manager in ``info`` are left alone.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    def _manager(self, session: Session) -> Any:
+        return session.info.get(TM_KEY)
+
+    def after_begin(self, session: Session, transaction: Any, connection: Any) -> None:
+        manager = self._manager(session)
+        if manager is not None:
+            zope.sqlalchemy.datamanager.join_transaction(session, transaction_manager=manager)
+
+    def after_attach(self, session: Session, instance: Any) -> None:
+        manager = self._manager(session)
+        if manager is not None:
+            zope.sqlalchemy.datamanager.join_transaction(session, transaction_manager=manager)
+
+    def after_flush(self, session: Session, flush_context: Any) -> None:
+        manager = self._manager(session)
+        if manager is not None:
+            zope.sqlalchemy.mark_changed(session, manager)
+
+    def after_bulk_update(self, update_context: Any) -> None:
+        self.after_flush(update_context.session, None)
+
+    def after_bulk_delete(self, delete_context: Any) -> None:
+        self.after_flush(delete_context.session, None)
+
+    def before_commit(self, session: Session) -> None:
+        manager = self._manager(session)
+        if manager is not None:
+            assert (session.in_nested_transaction() or manager.get().status ==
+                    zope.sqlalchemy.datamanager.ZopeStatus.COMMITTING), \
+                "Transaction must be committed using the transaction manager"
+
+    def do_orm_execute(self, execute_state: Any) -> None:
+        if execute_state.is_orm_statement and (execute_state.is_update or
+                                               execute_state.is_insert or
+                                               execute_state.is_delete):
+            self.after_flush(execute_state.session, None)
+
+
+_JOIN = _JoinTheSessionsManager()
+for _name in ("after_begin", "after_attach", "after_flush", "after_bulk_update",
+              "after_bulk_delete", "before_commit", "do_orm_execute"):
+    event.listen(Session, _name, getattr(_JOIN, _name))
+
+
 def session_for(
     session_factory: sessionmaker[Session], manager: transaction.TransactionManager
 ) -> Session:
     """A session joined to ``manager``: committed or aborted with the transaction."""
     session = session_factory()
-    zope.sqlalchemy.register(session, transaction_manager=manager)
+    session.info[TM_KEY] = manager
     return session
 
 
 def _request_db(request: Request) -> Session:
-    return session_for(request.find_service(ISessionFactory, context=None), request.tm)
+    # The factory is looked up once per application, not per request (find_service builds
+    # a per-request container each time).
+    registry = request.registry
+    factory = registry.get(FACTORY_KEY)
+    if factory is None:
+        factory = registry[FACTORY_KEY] = request.find_service(ISessionFactory, context=None)
+    return session_for(factory, request.tm)
+
+
+FACTORY_KEY = "seqcore.session_factory"
 
 
 def includeme(config: Configurator) -> None:

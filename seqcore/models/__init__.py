@@ -13,6 +13,7 @@ from seqcore.models.analysis import (
 )
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.models.revocation import AuthGeneration
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import (
     ProcessingState,
@@ -29,6 +30,7 @@ __all__ = [
     "AnalysisOutput",
     "AnalysisState",
     "AnalysisSubmission",
+    "AuthGeneration",
     "AutomatedAnalysis",
     "CleanedState",
     "MetadataEntry",

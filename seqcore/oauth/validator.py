@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken, digest
+from seqcore.oauth.tokens import token_problem
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 
 CODE_SECONDS = 600
@@ -287,11 +288,9 @@ class Validator(RequestValidator):
         if row.refresh_spent is not None:
             revoke_family(self.db, row.family)
             return False
-        if row.revoked:
-            return False
-        if row.refresh_expires is not None and row.refresh_expires <= utcnow():
-            return False
-        if not row.user.enabled:
+        if token_problem(revoked=row.revoked, client_revoked=client.revoked,
+                         user_enabled=row.user.enabled, expires=row.refresh_expires,
+                         now=utcnow()) is not None:
             return False
         requested = scope_to_list(request.scope) if request.scope else []
         if requested and not set(requested) <= set(row.scopes.split()):
@@ -340,14 +339,16 @@ class Validator(RequestValidator):
         hashed = digest(token)
         column = OAuthToken.access_hash if kind == "access_token" else OAuthToken.refresh_hash
         row = self.db.scalar(select(OAuthToken).where(column == hashed))
-        if row is None or row.revoked or row.client.revoked or not row.user.enabled:
+        if row is None:
             return None
-        now = utcnow()
-        if kind == "access_token":
-            return row if row.expires > now else None
-        if row.refresh_spent is not None or "refresh_token" not in row.client.grant_type_list:
+        access = kind == "access_token"
+        if token_problem(revoked=row.revoked, client_revoked=row.client.revoked,
+                         user_enabled=row.user.enabled,
+                         expires=row.expires if access else row.refresh_expires,
+                         now=utcnow()) is not None:
             return None
-        if row.refresh_expires is not None and row.refresh_expires <= now:
+        if not access and (row.refresh_spent is not None
+                           or "refresh_token" not in row.client.grant_type_list):
             return None
         return row
 

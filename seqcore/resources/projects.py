@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.util import identity_key
 
 from seqcore.access import PROJECT, PROJECTS
 from seqcore.models.project import Project, ProjectMember
@@ -13,16 +15,37 @@ from seqcore.resources.base import Context, int_key
 from seqcore.resources.users import UserResource
 from seqcore.security.permissions import Permission
 
+# The project's columns by id: traversal reads a plain row (no ORM object, no identity map)
+# on the request's connection; the mapped Project is loaded only if a view asks for it.
+PROJECT_ROW = select(*Project.__table__.columns).where(
+    Project.__table__.c.id == bindparam("project_id"))
+
+
+def attach_project(db: Any, row: Any) -> Project:
+    """The mapped project for a row of its columns, without another query: the session's
+    own copy if it has one, else one built from the row and attached as persistent and
+    unchanged (changing it then writes an UPDATE, as with a loaded one)."""
+    if isinstance(row, Project):
+        return row
+    project = db.identity_map.get(identity_key(Project, row.id))
+    if project is None:
+        project = Project(**row._mapping)
+        make_transient_to_detached(project)
+        db.add(project)
+    return project  # type: ignore[no-any-return]
+
 
 class ProjectsCollection(Context):
     __acl__ = PROJECTS.acl()
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
-        project = self.db.get(Project, int_key(key))
-        if project is None:
+        pid = int_key(key)
+        self.db.flush()  # as an ORM query would (autoflush): the row includes this request's
+        row = self.db.connection().execute(PROJECT_ROW, {"project_id": pid}).first()
+        if row is None:
             raise KeyError(key)
-        return ProjectResource(self.request, str(project.id), self, project)
+        return ProjectResource(self.request, str(row.id), self, row=row)
 
     def resource_for(self, project: Project) -> ProjectResource:
         """The context of a project already loaded (collection entries: no extra query)."""
@@ -30,18 +53,38 @@ class ProjectsCollection(Context):
 
 
 class ProjectResource(Context):
+    """A project. ``row`` holds its columns as traversal read them; ``project`` is the
+    mapped :class:`Project` (views that change it, plugins), loaded on first use."""
+
     read_permission = PROJECT.read
 
-    def __init__(self, request: Any, name: str, parent: Context, project: Project) -> None:
+    def __init__(self, request: Any, name: str, parent: Context,
+                 project: Project | None = None, row: Any = None) -> None:
         super().__init__(request, name, parent)
-        self.project = project
+        if project is not None:
+            self.project = project
+        self.row = row if row is not None else project
+
+    @property
+    def project(self) -> Project:
+        if "_project" not in self.__dict__:
+            self.__dict__["_project"] = attach_project(self.db, self.row)
+        return self.__dict__["_project"]
+
+    @project.setter
+    def project(self, value: Project) -> None:
+        self.__dict__["_project"] = value
+
+    @property
+    def project_id(self) -> int:
+        return self.row.id  # type: ignore[no-any-return]
 
     @property
     def __acl__(self) -> list:
         """From :data:`seqcore.access.PROJECT`: owners write, every member reads, sequencer
         accounts (the uploader) read every project."""
         if not hasattr(self, "_acl"):
-            self._acl = PROJECT.acl(self.db, self.project)
+            self._acl = PROJECT.acl(self.db, self.row)
         return self._acl
 
     def child(self, key: str) -> Any:

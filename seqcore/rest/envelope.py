@@ -31,7 +31,8 @@ def single(request: Request, context: Any, fields: Mapping[str, Any],
 
 def collection(request: Request, context: Any, entries: Iterable[dict[str, Any]],
                self_href: str | None = None) -> dict[str, Any]:
-    return {"resource": {"resources": list(entries),
+    resources = entries if isinstance(entries, list) else list(entries)  # no second copy
+    return {"resource": {"resources": resources,
                          "links": links_for(request, context, self_href=self_href)}}
 
 

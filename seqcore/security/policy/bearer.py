@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pyramid.registry import Registry
 from pyramid.request import Request
 
-from seqcore.oauth.tokens import TokenCheck, check_access_token
+from seqcore.oauth.tokens import CACHE_SECONDS, TokenCache, TokenCheck, check_access_token
 from seqcore.security.policy.base import Credentials
 
 
@@ -26,9 +27,20 @@ def token_check(request: Request) -> TokenCheck | None:
     if "seqcore.token_check" not in request.environ:
         token = bearer_token(request)
         request.environ["seqcore.token_check"] = (
-            None if token is None else check_access_token(request.db, token)
+            None if token is None else
+            check_access_token(request.db, token, token_cache(request.registry))
         )
     return request.environ["seqcore.token_check"]
+
+
+def token_cache(registry: Registry) -> TokenCache:
+    """The process's cache of token checks (``seqcore.oauth.token_cache_seconds``)."""
+    cache = registry.get("seqcore.token_cache")
+    if cache is None:
+        seconds = float(registry.settings.get("seqcore.oauth.token_cache_seconds",
+                                              CACHE_SECONDS))
+        cache = registry.setdefault("seqcore.token_cache", TokenCache(seconds))
+    return cache
 
 
 class BearerTokenPolicy:

@@ -1,0 +1,34 @@
+"""The production gunicorn configuration of seqcore.
+
+    gunicorn -c deploy/gunicorn.conf.py --paste production.ini
+
+Workers x threads: one process per core plus one (``SEQCORE_WORKERS`` overrides), each with
+``SEQCORE_THREADS`` threads (default 4). Python runs one thread of a process at a time, so
+processes give the parallelism and threads cover the waits (database round trips, clients
+that read slowly). ``gthread`` workers keep idle keep-alive connections open without holding
+a thread, so many polling clients (dashboards, the uploader) reuse their connections.
+
+Each worker process has its own SQLAlchemy connection pool: 5 connections plus 10 overflow
+by default, which covers 4 threads (a request holds one connection, and a streamed
+collection one more after its transaction ends). PostgreSQL must accept
+``workers x 15`` connections, plus the processing workers' (docs/operations.md).
+
+Uploads are read from the socket by seqcore itself (``seqcore.rest.bodyreader``), so one
+upload may take long: ``timeout`` bounds the longest.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+workers = int(os.environ.get("SEQCORE_WORKERS", multiprocessing.cpu_count() + 1))
+threads = int(os.environ.get("SEQCORE_THREADS", 4))
+worker_class = "gthread"
+# Longer than the uploader's and proxies' idle time, so connections are reused, not raced.
+keepalive = 75
+timeout = 3600
+graceful_timeout = 30
+# Waiting connections beyond workers x threads queue in the kernel.
+backlog = 2048
+forwarded_allow_ips = os.environ.get("SEQCORE_FORWARDED_ALLOW_IPS", "127.0.0.1")

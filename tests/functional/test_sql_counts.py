@@ -1,0 +1,151 @@
+"""SQL statements per request, for every GET endpoint of the authorization matrix: pinned, so
+a regression to one statement per entry (N+1) or a lost cache fails here, and the same with
+2 entries as with 20 (projects, samples, members, metadata, sequencing objects)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import event
+
+from seqcore.models.project import ProjectRole
+from tests.functional.test_authorization_matrix import RULES, call, fill
+from tests.functional.test_authorization_matrix import world as matrix_world
+
+GETS = sorted(rule for rule in RULES if rule[1] == "GET")
+
+# Statements per request as the project's owner (the administrator where the owner may not
+# read), the token check answered from the cache (one statement: the revocation
+# generation). Lower is fine: lower the figure here.
+PINNED = {
+    "api.analysis_type": 1,
+    "api.analysis_types": 1,
+    "api.pairs": 14,
+    "api.pairs.alias": 14,
+    "api.pairs.file": 5,
+    "api.pairs.object": 8,
+    "api.pairs.object.alias": 8,
+    "api.pairs.qc": 6,
+    "api.plugins": 1,
+    "api.project": 3,
+    "api.project.analyses": 4,
+    "api.project.analyses.type": 4,
+    "api.project.automated": 4,
+    "api.project.hash": 6,
+    "api.project.sample": 5,
+    "api.project.sample_by_name": 4,
+    "api.project.sample_by_sequencer_id": 4,
+    "api.project.samples": 4,
+    "api.project.samples.metadata": 4,
+    "api.project.user": 4,
+    "api.project.users": 4,
+    "api.projects": 2,
+    "api.root": 1,
+    "api.run": 2,
+    "api.runs": 2,
+    "api.sample": 3,
+    "api.sample.metadata": 4,
+    "api.sample.sequencefile": 5,
+    "api.sample.sequencefiles": 5,
+    "api.submission": 3,
+    "api.submission.analysis": 4,
+    "api.submission.inputs": 9,
+    "api.submission.output": 4,
+    "api.submissions": 2,
+    "api.submissions.type": 2,
+    "api.unpaired": 5,
+    "api.unpaired.alias": 5,
+    "api.unpaired.file": 5,
+    "api.unpaired.object": 5,
+    "api.unpaired.object.alias": 5,
+    "api.unpaired.qc": 6,
+    "api.user": 2,
+    "api.user.projects": 3,
+    "api.users": 2,
+    "api.version": 1,
+}
+
+# Listings of pairs still run statements per pair, in plugins: the assemblies plugin's
+# describe_sequencing_object hook looks up the assembly made from each pair (and the pair's
+# description resolves its files' orientation). Pinned at what they cost now, so they get
+# no worse: statements per extra pair.
+PER_ENTRY = {"api.pairs": 3, "api.pairs.alias": 3}
+
+
+world = pytest.fixture(matrix_world.__wrapped__, name="world")
+
+
+@pytest.fixture
+def counter(engine) -> Iterator[list[int]]:
+    """Statements run on the test database, by any thread, since the last reset."""
+    count = [0]
+    lock = threading.Lock()
+
+    def before(*args: object) -> None:
+        with lock:
+            count[0] += 1
+
+    event.listen(engine, "before_cursor_execute", before)
+    yield count
+    event.remove(engine, "before_cursor_execute", before)
+
+
+def statements(testapp, counter, path: str, headers: dict) -> int:
+    # Twice: the first request after a test emptied the tables restores the revocation
+    # generation row; the token check is cached from the second on.
+    call(testapp, "GET", path, None, headers)
+    call(testapp, "GET", path, None, headers)
+    counter[0] = 0
+    res = call(testapp, "GET", path, None, headers)
+    assert res.status_int in (200, 302), res.text
+    return counter[0]
+
+
+def grow(factories, users, ids, n: int) -> None:
+    """``n`` more of everything the GET endpoints list: projects the owner owns (with a
+    member each), members, samples with metadata in the matrix project, and sequencing
+    objects of its sample."""
+    from seqcore.models.project import Project, ProjectMember
+    from seqcore.models.sample import Sample
+
+    with factories.session_factory() as db:
+        project = db.get(Project, ids["pid"])
+        sample = db.get(Sample, ids["sid"])
+        for i in range(n):
+            member = factories.user(username=f"extra-{ids['round']}-{i}")
+            factories.project(owner=users["owner"], name=f"Extra {ids['round']} {i}",
+                              members=[(member, ProjectRole.USER)])
+            db.add(ProjectMember(project_id=project.id, user_id=member.id,
+                                 role=ProjectRole.USER.value))
+            factories.sample(project, name=f"extra-{ids['round']}-{i}",
+                             metadata={"serovar": "Typhi", "source": f"s{i}"})
+            factories.sequencing_object(sample, "pairs", qc={"totalSequences": 20})
+        db.commit()
+    ids["round"] += 1
+
+
+def caller(rule) -> str:
+    """The project's owner where it may read, else the administrator."""
+    return "owner" if RULES[rule][2]["owner"] in (200, 302) else "admin"
+
+
+def measure(testapp, counter, headers, ids) -> dict:
+    return {rule: statements(testapp, counter, fill(RULES[rule][0], ids).format(**ids),
+                             headers[caller(rule)])
+            for rule in GETS}
+
+
+def test_statements_per_request_are_pinned_and_do_not_grow(testapp, factories, world,
+                                                           counter):
+    users, ids = world
+    ids = {**ids, "round": 0}
+    headers = {name: factories.headers(users[name]) for name in ("owner", "admin")}
+    grow(factories, users, ids, 2)
+    few = measure(testapp, counter, headers, ids)
+    grow(factories, users, ids, 18)
+    many = measure(testapp, counter, headers, ids)
+    assert {rule[0]: n for rule, n in few.items()} == PINNED
+    for rule, n in many.items():
+        assert n == few[rule] + 18 * PER_ENTRY.get(rule[0], 0), rule
