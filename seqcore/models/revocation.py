@@ -4,7 +4,7 @@ cached bearer-token check depends on changes.
 Every web worker keeps the outcome of checking a bearer token in memory for a short while
 (:mod:`seqcore.oauth.tokens`). So that revoking a token (or its client, or disabling,
 renaming or re-roling its account, or deleting any of them) takes effect at once on every
-worker, database triggers (migration ``c0009``) change the single row of
+worker, database triggers (migration ``c0010``) change the single row of
 ``auth_generation`` in the same transaction, whatever made the change: the application, the
 command line, or SQL typed by hand. Every API request reads that row (one primary-key
 lookup) before trusting its cache: a cached check is used only while the generation it was

@@ -22,6 +22,7 @@ GETS = sorted(rule for rule in RULES if rule[1] == "GET")
 PINNED = {
     "api.analysis_type": 1,
     "api.analysis_types": 1,
+    "api.openapi": 1,
     "api.pairs": 14,
     "api.pairs.alias": 14,
     "api.pairs.file": 5,

@@ -2,15 +2,15 @@
 account changes in a way that alters checking a bearer token, so that web workers caching
 those checks notice on the next request (``seqcore.models.revocation``).
 
-Revision ID: c0009
-Revises: c0008
+Revision ID: c0010
+Revises: c0009
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "c0009"
-down_revision = "c0008"
+revision = "c0010"
+down_revision = "c0009"
 branch_labels = None
 depends_on = None
 
