@@ -2,6 +2,7 @@
 on generated isolates with a known tree and known SNVs."""
 
 import os
+import re
 import stat
 
 import pytest
@@ -470,3 +471,20 @@ def test_deleting_a_submission_removes_its_reference_row_not_the_file(testapp, w
                 headers=world["headers"])
     report = check_consistency(engine, app_config.get_settings()["seqcore.storage.path"])
     assert not report, report.problems
+
+
+def test_readiness_reports_clean_version_numbers(testapp, world):
+    """/api/analysisTypes gives each tool's version as a number (BWA's only in its usage
+    text, PhyML's behind Debian's MPI wrapper, nucmer's after a banner)."""
+    clear_cache()
+    info = testapp.get("/api/analysisTypes/phylogenomics", headers=world["headers"]).json[
+        "resource"]
+    tools = {t["name"]: t for t in info["tools"]}
+    for name in ("BWA", "PhyML", "MUMmer (nucmer)", "minimap2", "SAMtools", "SMALT",
+                 "BCFtools", "FreeBayes", "FastTree"):
+        assert tools[name]["path"], name
+        assert re.fullmatch(r"\d+(\.\d+)+(-r\d+)?", tools[name]["version"] or ""), tools[name]
+    assert tools["BWA"]["version"].startswith("0.7.")
+    assert tools["MUMmer (nucmer)"]["version"] == "3.1"
+    # show-coords prints no version at all: none is reported rather than a stray number.
+    assert tools["MUMmer (show-coords)"]["version"] is None
