@@ -364,7 +364,19 @@ def test_known_snvs_matrix_and_tree(testapp, app_config, factories, dataset):
     assert " : " not in out["mapping-quality"]  # every isolate maps well
     assert f"Number of sites used to generate phylogeny: {len(expected)}" in out[
         "filter-stats"]
-    assert out["core"].splitlines()[-1].startswith(f"all\t{truth.reference.size}\t")
+    # filterStats.txt as SNVPhyl's filter-stats.pl -a writes it from the table: isolates by
+    # descending count of N and -, then name.
+    header, *rows = [line.split("\t") for line in out["table"].splitlines()]
+    missing = {n: sum(r[4 + i] in ("N", "-") for r in rows) for i, n in enumerate(header[4:])}
+    order = sorted(header[4:], key=lambda n: (-missing[n], n))
+    stats = out["filter-stats"].splitlines()
+    assert stats[:2] == ["Chromosome\tGenomes", "\t".join(["chromosome", "ALL", *order])]
+    assert stats[2].split("\t")[2:] == [str(missing[n]) for n in order]
+    assert stats[4] == f"Total number of unfiltered variants in chromosome: {len(rows)}"
+    assert stats[-1] == f"Invalid filtered: {sum(r[2] == 'filtered-invalid' for r in rows)}"
+    core = [line.split("\t") for line in out["core"].splitlines()]
+    assert [r[0] for r in core] == ["#Reference name", "chromosome", "all"]
+    assert core[-1][:2] == ["all", str(truth.reference.size)] and int(core[-1][2]) > 0
     assert "Log-likelihood" in out["tree-stats"] or "likelihood" in out["tree-stats"].lower()
 
 
