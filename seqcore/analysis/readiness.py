@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -25,6 +27,40 @@ class ToolState:
         return self.problem is None and (not self.command or self.path is not None)
 
 
+# A version number: dotted digits, with the build tag some tools make part of it (BWA's
+# and minimap2's ``-r1188``); not glued to a word (``x86_64``, ``htslib-1.16``, ``GPLv3``).
+VERSION = re.compile(r"(?<![\w.-])v?(\d+(?:\.\d+)+(?:-r\d+)?)(?![\w])")
+# PhyML prints ``3.3.3:3.3.20220408``, its build and its release: the release is the last.
+PAIRED = re.compile(r"(\d+(?:\.\d+)+):(\d+(?:\.\d+)+)")
+# Debian's PhyML wrapper starts the MPI build under ``mpirun`` on several cores, and OpenMPI
+# refuses to run as root: the probe asks for the plain build and lets MPI run as root.
+PROBE_ENV = {"PHYMLMPI": "no", "OMPI_ALLOW_RUN_AS_ROOT": "1",
+             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+def clean_version(text: str) -> str | None:
+    """The version number in what a tool prints for its version, or ``None``.
+
+    Tools print it every way (``Version: 0.7.17-r1188`` after a usage banner, ``NUCmer
+    (NUCleotide MUMmer) version 3.1``, ``This is PhyML version 3.3.3:3.3.20220408-3.``,
+    ``blastn: 2.12.0+``, ``v7.505 (2022/Apr/10)``, ``FLASH v1.2.11`` above a licence
+    naming GPL version 3): the dotted number after ``version`` on a line that says it,
+    else the first dotted number of the output; an output that is only a number is that
+    number. A tool that prints none (MUMmer's ``show-coords``) has no version."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    saying = [line[line.lower().index("version") + 7:] for line in lines
+              if "version" in line.lower()]
+    for rest in [*saying, *lines]:
+        paired = PAIRED.search(rest)
+        if paired:
+            return paired.group(2)
+        found = VERSION.search(rest)
+        if found:
+            return found.group(1)
+    whole = text.strip()
+    return whole if re.fullmatch(r"\d+", whole) else None
+
+
 @functools.lru_cache(maxsize=256)
 def _probe(command: str, version_args: tuple[str, ...]) -> tuple[str | None, str | None]:
     path = shutil.which(command)
@@ -33,9 +69,10 @@ def _probe(command: str, version_args: tuple[str, ...]) -> tuple[str | None, str
     try:
         # Some tools print bytes that are not UTF-8 with their version (samtools does).
         done = subprocess.run([path, *version_args], capture_output=True, text=True,
-                              errors="replace", timeout=20, check=False)
-        text = (done.stdout or done.stderr).strip().splitlines()
-        return path, text[0].strip() if text else None
+                              errors="replace", timeout=20, check=False,
+                              env={**os.environ, **PROBE_ENV}, stdin=subprocess.DEVNULL)
+        # Some print it on stdout, some on stderr, some after a usage text (bwa).
+        return path, clean_version(f"{done.stdout}\n{done.stderr}")
     except (OSError, subprocess.TimeoutExpired):
         return path, None
 

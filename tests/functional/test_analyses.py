@@ -3,6 +3,9 @@ the state machine, outputs, errors, parameters, sharing, write-back, automation,
 
 import json
 import os
+import platform
+import re
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -10,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from seqcore import hookimpl
+from seqcore.analysis.readiness import clean_version, tool_state
+from seqcore.analysis.readiness import clear_cache as clear_readiness_cache
 from seqcore.analysis.worker import AnalysisWorker
+from seqcore.contrib import Tool
 from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry
@@ -244,7 +250,7 @@ def test_types_aliases_and_readiness(testapp, world):
     tool = {t["name"]: t for t in types["needs-tool"]["tools"]}
     assert types["needs-tool"]["ready"] is False
     assert tool["Frobnicator"]["install"] == "apt-get install frobnicator"
-    assert tool["Python"]["version"].startswith("Python 3")
+    assert tool["Python"]["version"] == platform.python_version()  # not "Python 3.11.7"
     assert tool["Python"]["ready"] is True and tool["Python"]["problem"] is None
     # A requirement that is not a program (a database) says why it is not there.
     assert tool["Count database"]["ready"] is False
@@ -419,3 +425,55 @@ def test_worker_killed_mid_run(testapp, app_config, world, db, database_url, tmp
     states = [state for state, _ in done.history]
     assert states[-1] == "COMPLETED" and states.count("RUNNING") == (2 if also_kill_the_job
                                                                       else 1)
+
+
+# What tools print when asked for their version (Debian 12's builds, copied from their
+# output), and the number readiness reports.
+TOOL_OUTPUTS = [
+    ("\nProgram: bwa (alignment via Burrows-Wheeler transformation)\nVersion: 0.7.17-r1188\n"
+     "Contact: Heng Li <lh3@sanger.ac.uk>\n\nUsage:   bwa <command> [options]\n",
+     "0.7.17-r1188"),
+    ("\n\n. This is PhyML version 3.3.3:3.3.20220408-3.\n\n", "3.3.20220408"),
+    ("nucmer \nNUCmer (NUCleotide MUMmer) version 3.1\n    \n", "3.1"),
+    ("2.24-r1122\n", "2.24-r1122"),
+    ("1.16.1+htslib-1.16\n", "1.16.1"),
+    ("\n              SMALT - Sequence Mapping and Alignment Tool\nVersion: 0.7.6\n"
+     "Date:    21-03-2014\n", "0.7.6"),
+    ("bcftools 1.16\nUsing htslib 1.16\nCopyright (C) 2022 Genome Research Ltd.\n", "1.16"),
+    ("version:  v1.3.6\n", "1.3.6"),
+    ("Detailed usage for FastTree 2.1.11 Double precision (No SSE3):\n", "2.1.11"),
+    ("FLASH v1.2.11\nCopyright (C) 2012 Tanja Magoc\nLicense GPLv3+; GNU GPL version 3 or "
+     "later <http://gnu.org/licenses/gpl.html>.\n", "1.2.11"),
+    ("SPAdes genome assembler v3.15.5\n", "3.15.5"),
+    ("MEGAHIT v1.2.9\n", "1.2.9"),
+    ("blastn: 2.12.0+\n Package: blast 2.12.0, build Feb 17 2022 10:04:48\n", "2.12.0"),
+    ("v7.505 (2022/Apr/10)\n", "7.505"),
+    ("2.3\n", "2.3"),
+    ("Python 3.11.7\n", "3.11.7"),
+    ("sistr_cmd 1.1.3; DB downloaded on 2024-01-01\n", "1.1.3"),
+    ("prokka 1.14.6\n", "1.14.6"),
+    ("7\n", "7"),
+    ("\nUSAGE: show-coords  [options]  <deltafile>\n\n-b  Merges overlapping alignments\n"
+     "-c  Include percent coverage\n  -I float  Set minimum percent identity to display\n"
+     "  -L long   Set minimum alignment length to display\n", None),
+    ("", None),
+]
+
+
+@pytest.mark.parametrize(("output", "version"), TOOL_OUTPUTS)
+def test_readiness_reads_a_clean_version_number(output, version):
+    assert clean_version(output) == version
+
+
+def test_readiness_probes_the_installed_tools_for_their_numbers():
+    """The probe runs the real programs: PhyML's Debian wrapper (MPI, refused as root
+    unless told), bwa (the version only in its usage text), nucmer."""
+    clear_readiness_cache()
+    found = {}
+    for command, args in (("bwa", ()), ("phyml", ("--version",)),
+                          ("nucmer", ("--version",))):
+        if shutil.which(command) is None:
+            pytest.skip(f"{command} is not installed")
+        found[command] = tool_state(Tool(command, command, args)).version
+    assert all(re.fullmatch(r"\d+(\.\d+)+(-r\d+)?", v or "") for v in found.values()), found
+    assert found["nucmer"] == "3.1" and found["bwa"].startswith("0.7.")

@@ -114,3 +114,45 @@ def repeat_positions(genome: Genome) -> np.ndarray:
         for start in starts:
             mask[start:start + length] = True
     return mask
+
+
+def aligned_blocks(genome: str, contigs: list[str], min_identity: float = 0.95,
+                   aligner=None) -> list[int]:
+    """Lengths of the contigs' primary alignment blocks to the genome (a misassembled
+    contig is broken where its alignment breaks), as NGA50 counts them."""
+    import mappy
+
+    aligner = aligner or mappy.Aligner(seq=genome, preset="asm5")
+    blocks = []
+    for contig in contigs:
+        for hit in aligner.map(contig):
+            if hit.is_primary and hit.blen and hit.mlen / hit.blen >= min_identity:
+                blocks.append(hit.r_en - hit.r_st)
+    return blocks
+
+
+def nga50(genome: str, contigs: list[str], aligner=None) -> int:
+    """NGA50: the aligned block length at which the longest blocks reach half the genome
+    (0 when they never do)."""
+    running = 0
+    for length in sorted(aligned_blocks(genome, contigs, aligner=aligner), reverse=True):
+        running += length
+        if running * 2 >= len(genome):
+            return length
+    return 0
+
+
+def repeat_family_of(genome: Genome, contig: str, aligner=None) -> int | None:
+    """The number of copies of the repeat family a contig aligns to (most of it inside
+    the copies), or ``None`` for a contig of unique sequence."""
+    import mappy
+
+    aligner = aligner or mappy.Aligner(seq=genome.sequence, preset="asm5")
+    hit = next(iter(aligner.map(contig)), None)
+    if hit is None:
+        return None
+    for length, starts in genome.repeats:
+        inside = sum(max(0, min(hit.r_en, s + length) - max(hit.r_st, s)) for s in starts)
+        if inside >= 0.5 * (hit.r_en - hit.r_st):
+            return len(starts)
+    return None

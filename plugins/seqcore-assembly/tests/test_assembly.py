@@ -9,15 +9,28 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from simulate import genome_fraction, random_genome, repeat_positions, simulate_reads
+from simulate import (
+    genome_fraction,
+    random_genome,
+    repeat_family_of,
+    repeat_positions,
+    simulate_reads,
+)
 
 from seqcore.testing.contracts import AnalysisPluginContract
 from seqcore.testing.workers import AnalysisWorker
-from seqcore_assembly.contigs import Contig, filter_contigs, read_fasta, stats_report
+from seqcore_assembly.contigs import (
+    Contig,
+    filter_contigs,
+    filter_report,
+    read_fasta,
+    stats_report,
+)
 from seqcore_assembly.pipeline import OUTPUTS, check_kmers
 
 RELS = {f"outputFile/{key}" for key in OUTPUTS}
 LAUNCH = "/api/analysisSubmissions/analysisType/{}"
+IRIDA_CASE = Path(__file__).parent / "data" / "filter_spades_repeats"
 
 
 class TestAssemblyContract(AnalysisPluginContract):
@@ -99,12 +112,45 @@ def check_filter(files, **rules):
         elif cov >= average * rules["repeat_ratio"] - 0.01:
             repeats += 1
             copies = int(cov / average)
-            assert f"{contig.header} ({copies} copies)" in with_repeats
+            assert f"{contig.header}({copies} copies)" in with_repeats
             assert contig.header not in without
-            assert f">{contig.header} ({copies} copies)" in report.split("Repeat sequences:")[1]
+            assert f">{contig.header}({copies} copies)" in report.split("Repeat sequences:")[1]
         else:
             assert contig.header in with_repeats and contig.header in without
     return repeats
+
+
+def check_copy_numbers(genome, files):
+    """Against the truth of the generated genome (a 3-copy 5 kb and a 5-copy 1.5 kb repeat
+    family, single-copy coverage about 14.5 on this data):
+
+    * IRIDA's rule flags both families but under-counts: the collapsed 5 kb repeat is one
+      of the nine contigs >= 5 kb that set the plain mean (17.9 instead of 14.5), and
+      int() truncates: 45.2 / 17.9 = 2.5 -> 2 copies, 71.0 / 17.9 = 4.0 -> 3 copies. It
+      never over-counts, and here it under-counts the 5-copy family.
+    * the median of those contigs (14.5) with rounding to the nearest integer gives the
+      true numbers, 3 and 5.
+    """
+    import mappy
+
+    aligner = mappy.Aligner(seq=genome.sequence, preset="asm5")
+
+    def flagged(contigs):
+        found = {}
+        for contig in contigs:
+            reported = re.search(r"\((\d+) copies\)$", contig.header)
+            if reported:
+                truth = repeat_family_of(genome, contig.sequence, aligner)
+                found.setdefault(truth, []).append(int(reported.group(1)))
+        return found
+
+    irida = flagged(parse_fasta(files["contigs-with-repeats"]))
+    assert set(irida) == {3, 5}, irida  # both families flagged, nothing unique flagged
+    assert all(n <= truth for truth, ns in irida.items() for n in ns), irida
+    assert min(irida[5]) < 5, irida
+    right = filter_contigs(parse_fasta(files["contigs-all"]), mean="median",
+                           copy_numbers="nearest")
+    assert flagged(right.repeats) == {3: [3], 5: [5]}
 
 
 def parse_fasta(text):
@@ -228,6 +274,7 @@ def test_spades_on_a_small_genome(testapp, app_config, factories, reads_dir):
     contigs = parse_fasta(files["contigs-with-repeats"])
     assert genome_fraction(data[0].sequence, [c.sequence for c in contigs]) >= 0.95
     assert check_filter(files) >= 1
+    check_copy_numbers(data[0], files)
     check_genbank(files["annotations-genbank"], contigs)
     # Not asked to write back: no assembly on the sample.
     assert testapp.get(f"/api/samples/{sample.id}/assemblies", headers=headers).json[
@@ -355,13 +402,15 @@ def test_readiness_reports_the_tools(testapp, factories):
         info = testapp.get(f"/api/analysisTypes/{name}", headers=headers).json["resource"]
         assert info["ready"] is True
         tools = {t["name"]: t for t in info["tools"]}
-        assert tools["FLASH"]["version"].startswith("FLASH v")
-        assert tools["SPAdes"]["version"].startswith("SPAdes genome assembler v")
-        assert tools["MEGAHIT"]["version"].startswith("MEGAHIT v")
+        # Clean numbers, not "FLASH v1.2.11" or "SPAdes genome assembler v3.15.5".
+        assert re.fullmatch(r"1\.2\.\d+", tools["FLASH"]["version"])
+        assert re.fullmatch(r"3\.\d+\.\d+", tools["SPAdes"]["version"])
+        assert re.fullmatch(r"1\.\d+\.\d+", tools["MEGAHIT"]["version"])
         assert tools["SPAdes"]["install"] == "apt-get install spades"
         defaults = {p["name"]: p["default"] for p in info["parameters"]}
         assert defaults["min_contig_length"] == 1000 and defaults["repeat_ratio"] == 1.75
         assert defaults["coverage_ratio"] == 0.33 and defaults["length_for_average"] == 5000
+        assert defaults["coverage_mean"] == "plain" and defaults["copy_numbers"] == "down"
         assert defaults["read_merge_min_overlap"] == 20
         assert defaults["read_merge_max_overlap"] == 300
 
@@ -369,24 +418,95 @@ def test_readiness_reports_the_tools(testapp, factories):
 # -- the filter and the report, by hand -----------------------------------------------------
 
 
-def test_filter_rules():
-    def node(n, length, cov):
-        return Contig(f"NODE_{n}_length_{length}_cov_{cov}", "A" * length)
+def node(n, length, cov):
+    return Contig(f"NODE_{n}_length_{length}_cov_{cov}", "A" * length)
 
-    contigs = [node(1, 10_000, 20.0), node(2, 6_000, 20.0), node(3, 5_000, 50.0),
-               node(4, 1_500, 81.0), node(5, 900, 20.0), node(6, 2_000, 6.0)]
+
+def test_filter_rules_are_irida_s():
+    """A table worked out by hand with the rule of IRIDA's ``filter_spades_repeats.pl``
+    at its defaults (length 1000, coverage ratio 0.33, repeat ratio 1.75, mean over
+    contigs >= 5000 bp):
+
+    * mean = plain mean of the coverages of NODE_1, NODE_2, NODE_3 (the repeat NODE_3
+      counts; NODE_7 is 1 bp too short) = (20 + 22 + 60) / 3 = 34.0
+    * coverage cutoff = 34 x 0.33 = 11.22; repeat cutoff = 34 x 1.75 = 59.5
+    * NODE_1 (20), NODE_2 (22), NODE_7 (40): kept in both files
+    * NODE_3 (60 >= 59.5): repeat, int(60 / 34) = int(1.76) = 1 copy
+    * NODE_4 (100): repeat, int(100 / 34) = int(2.94) = 2 copies (the script truncates)
+    * NODE_5 (900 bp < 1000): discarded; NODE_6 (7 < 11.22): discarded
+    """
+    contigs = [node(1, 10_000, 20.0), node(2, 6_000, 22.0), node(3, 5_000, 60.0),
+               node(4, 1_500, 100.0), node(5, 900, 20.0), node(6, 2_000, 7.0),
+               node(7, 4_999, 40.0)]
     result = filter_contigs(contigs)
-    average = (10_000 * 20 + 6_000 * 20 + 5_000 * 50) / 21_000
-    assert result.average == pytest.approx(average)
-    assert [c.header for c in result.without_repeats] == [contigs[0].header,
-                                                          contigs[1].header]
+    assert result.average == 34.0
+    assert result.coverage_cutoff == pytest.approx(11.22)
+    assert result.repeat_cutoff == 59.5
+    assert [c.header for c in result.without_repeats] == [
+        "NODE_1_length_10000_cov_20.0", "NODE_2_length_6000_cov_22.0",
+        "NODE_7_length_4999_cov_40.0"]
     assert [c.header for c in result.repeats] == [
-        f"{contigs[2].header} ({int(50 / average)} copies)",
-        f"{contigs[3].header} ({int(81 / average)} copies)"]
-    assert [c.header for c in result.discarded] == [contigs[4].header, contigs[5].header]
-    assert len(result.with_repeats) == 4
+        "NODE_3_length_5000_cov_60.0(1 copies)", "NODE_4_length_1500_cov_100.0(2 copies)"]
+    assert [c.header for c in result.discarded] == [
+        "NODE_5_length_900_cov_20.0", "NODE_6_length_2000_cov_7.0"]
+    assert [c.header for c in result.with_repeats] == [
+        "NODE_1_length_10000_cov_20.0", "NODE_2_length_6000_cov_22.0",
+        "NODE_3_length_5000_cov_60.0(1 copies)", "NODE_4_length_1500_cov_100.0(2 copies)",
+        "NODE_7_length_4999_cov_40.0"]
+    report = filter_report(result, min_length=1000, coverage_ratio=0.33, repeat_ratio=1.75,
+                           length_for_average=5000)
+    assert "Average coverage: 34\nCoverage cutoff: 11.22\nRepeat cutoff: 59.5\n" in report
+
+    # The options: copies rounded to the nearest integer (100 / 34 = 2.94 -> 3; 1.76 -> 2)
+    nearest = filter_contigs(contigs, copy_numbers="nearest")
+    assert [c.header[-10:] for c in nearest.repeats] == ["(2 copies)", "(3 copies)"]
+    # and the length-weighted mean: (10000 x 20 + 6000 x 22 + 5000 x 60) / 21000 = 30.095;
+    # repeat cutoff 52.67, so the same repeats, with 60 / 30.095 = 1.99 -> 1 and
+    # 100 / 30.095 = 3.32 -> 3 copies; the report names the mean.
+    weighted = filter_contigs(contigs, mean="weighted")
+    assert weighted.average == pytest.approx(632_000 / 21_000)
+    assert [c.header[-10:] for c in weighted.repeats] == ["(1 copies)", "(3 copies)"]
+    assert "Average coverage: 30.0952380952381 (length-weighted)\n" in filter_report(
+        weighted, min_length=1000, coverage_ratio=0.33, repeat_ratio=1.75,
+        length_for_average=5000)
+    # and the median of 20, 22, 60 = 22: repeat cutoff 38.5, so NODE_7 (40) is a repeat
+    # too; nearest copies 60 / 22 = 2.7 -> 3, 100 / 22 = 4.5 -> 5, 40 / 22 = 1.8 -> 2.
+    median = filter_contigs(contigs, mean="median", copy_numbers="nearest")
+    assert median.average == 22.0 and median.repeat_cutoff == 38.5
+    assert [c.header for c in median.repeats] == [
+        "NODE_3_length_5000_cov_60.0(3 copies)", "NODE_4_length_1500_cov_100.0(5 copies)",
+        "NODE_7_length_4999_cov_40.0(2 copies)"]
+
+
+def test_filter_boundaries_and_fallback():
+    # Mean 40: a contig exactly at the repeat cutoff (70) is a repeat, one exactly
+    # min_length long passes, one just below is discarded.
+    contigs = [node(1, 8_000, 40.0), node(2, 5_000, 40.0), node(3, 1_000, 70.0),
+               node(4, 999, 40.0)]
+    result = filter_contigs(contigs)
+    assert result.average == 40.0 and result.repeat_cutoff == 70.0
+    assert [c.header for c in result.repeats] == ["NODE_3_length_1000_cov_70.0(1 copies)"]
+    assert [c.header for c in result.discarded] == ["NODE_4_length_999_cov_40.0"]
+    # No contig of 5 kb: IRIDA's script divides by zero; seqcore takes every contig and
+    # says so in the report.
+    short = filter_contigs([node(1, 3_000, 30.0), node(2, 2_000, 10.0)])
+    assert short.average == 20.0 and short.average_note.startswith("all contigs")
     # MEGAHIT headers carry multi=.
     assert Contig("k141_3 flag=0 multi=72.0000 len=5000", "").coverage == 72.0
+
+
+def test_filter_reproduces_irida_s_test_case():
+    """IRIDA's own test case (galaxy_tools, filter_spades_repeats/test-data): 167 SPAdes
+    contigs rebuilt from the stats table give its Results_summary.txt byte for byte: mean
+    39.0276794117647 over the 34 contigs >= 5 kb, 5 and 2 copies truncated."""
+    rows = [line.split("\t") for line in (IRIDA_CASE / "SPAdes_scaffold_stats.tabular")
+            .read_text().splitlines() if not line.startswith("#")]
+    contigs = [Contig(f"{name} length_{length}_cov_{cov}", "A" * int(length))
+               for name, length, cov in rows]
+    rules = {"min_length": 1000, "coverage_ratio": 0.33, "repeat_ratio": 1.75,
+             "length_for_average": 5000}
+    report = filter_report(filter_contigs(contigs, **rules), **rules)
+    assert report == (IRIDA_CASE / "Results_summary.txt").read_text()
 
 
 def test_stats_report():

@@ -2,6 +2,7 @@
 on generated isolates with a known tree and known SNVs."""
 
 import os
+import re
 import stat
 
 import pytest
@@ -363,7 +364,19 @@ def test_known_snvs_matrix_and_tree(testapp, app_config, factories, dataset):
     assert " : " not in out["mapping-quality"]  # every isolate maps well
     assert f"Number of sites used to generate phylogeny: {len(expected)}" in out[
         "filter-stats"]
-    assert out["core"].splitlines()[-1].startswith(f"all\t{truth.reference.size}\t")
+    # filterStats.txt as SNVPhyl's filter-stats.pl -a writes it from the table: isolates by
+    # descending count of N and -, then name.
+    header, *rows = [line.split("\t") for line in out["table"].splitlines()]
+    missing = {n: sum(r[4 + i] in ("N", "-") for r in rows) for i, n in enumerate(header[4:])}
+    order = sorted(header[4:], key=lambda n: (-missing[n], n))
+    stats = out["filter-stats"].splitlines()
+    assert stats[:2] == ["Chromosome\tGenomes", "\t".join(["chromosome", "ALL", *order])]
+    assert stats[2].split("\t")[2:] == [str(missing[n]) for n in order]
+    assert stats[4] == f"Total number of unfiltered variants in chromosome: {len(rows)}"
+    assert stats[-1] == f"Invalid filtered: {sum(r[2] == 'filtered-invalid' for r in rows)}"
+    core = [line.split("\t") for line in out["core"].splitlines()]
+    assert [r[0] for r in core] == ["#Reference name", "chromosome", "all"]
+    assert core[-1][:2] == ["all", str(truth.reference.size)] and int(core[-1][2]) > 0
     assert "Log-likelihood" in out["tree-stats"] or "likelihood" in out["tree-stats"].lower()
 
 
@@ -470,3 +483,20 @@ def test_deleting_a_submission_removes_its_reference_row_not_the_file(testapp, w
                 headers=world["headers"])
     report = check_consistency(engine, app_config.get_settings()["seqcore.storage.path"])
     assert not report, report.problems
+
+
+def test_readiness_reports_clean_version_numbers(testapp, world):
+    """/api/analysisTypes gives each tool's version as a number (BWA's only in its usage
+    text, PhyML's behind Debian's MPI wrapper, nucmer's after a banner)."""
+    clear_cache()
+    info = testapp.get("/api/analysisTypes/phylogenomics", headers=world["headers"]).json[
+        "resource"]
+    tools = {t["name"]: t for t in info["tools"]}
+    for name in ("BWA", "PhyML", "MUMmer (nucmer)", "minimap2", "SAMtools", "SMALT",
+                 "BCFtools", "FreeBayes", "FastTree"):
+        assert tools[name]["path"], name
+        assert re.fullmatch(r"\d+(\.\d+)+(-r\d+)?", tools[name]["version"] or ""), tools[name]
+    assert tools["BWA"]["version"].startswith("0.7.")
+    assert tools["MUMmer (nucmer)"]["version"] == "3.1"
+    # show-coords prints no version at all: none is reported rather than a stray number.
+    assert tools["MUMmer (show-coords)"]["version"] is None

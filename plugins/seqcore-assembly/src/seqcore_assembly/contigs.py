@@ -1,11 +1,13 @@
 """Contigs: reading them, the repeat and short-contig filter, and the statistics report.
 
-The filter follows IRIDA's AssemblyAnnotation 0.3 (``filter_spades_repeats``): the mean
-coverage is taken over the long contigs (at least ``length_for_average`` bp, weighted by
-length); contigs shorter than ``min_length`` or below ``coverage_ratio`` x mean are
-discarded; contigs at or above ``repeat_ratio`` x mean are repeats, kept in
-contigs-with-repeats with `` (N copies)`` appended to the header (N = int(coverage / mean))
-and left out of contigs-without-repeats.
+The filter is IRIDA's ``filter_spades_repeats`` (AssemblyAnnotation 0.3) at its defaults:
+the mean coverage is the plain mean of the coverages of the contigs at least
+``length_for_average`` bp long; a contig passes when it is at least ``min_length`` long and
+its coverage is at least ``coverage_ratio`` x mean; a passing contig whose coverage is at
+least ``repeat_ratio`` x mean is a repeat, kept in contigs-with-repeats with
+``(N copies)`` appended to the header (no space, N = int(coverage / mean), truncated as
+the script does) and left out of contigs-without-repeats. Options depart from it on
+request: a length-weighted or median coverage, copy numbers rounded to the nearest integer.
 """
 
 from __future__ import annotations
@@ -66,6 +68,10 @@ def write_fasta(path: Path, contigs: Iterable[Contig], width: int = 60) -> int:
     return count
 
 
+PLAIN, WEIGHTED, MEDIAN = "plain", "weighted", "median"
+DOWN, NEAREST = "down", "nearest"
+
+
 @dataclass
 class FilterResult:
     with_repeats: list[Contig] = field(default_factory=list)
@@ -75,38 +81,66 @@ class FilterResult:
     average: float = 0.0
     coverage_cutoff: float = 0.0
     repeat_cutoff: float = 0.0
-    average_from: str = ""
+    # Empty when the mean is IRIDA's; otherwise what it was taken over, for the report.
+    average_note: str = ""
 
 
-def mean_coverage(contigs: list[Contig], length_for_average: int) -> tuple[float, str]:
-    """Length-weighted mean coverage of the contigs at least ``length_for_average`` long.
+def mean_coverage(contigs: list[Contig], length_for_average: int,
+                  mean: str = PLAIN) -> tuple[float, str]:
+    """The reference coverage of the filter and a note when it is not IRIDA's.
 
-    When no contig is that long (a poor assembly), all contigs with a coverage are used, so
-    the filter still has a reference point; the report says which was used."""
+    IRIDA's rule (``mean="plain"``): the plain mean of the coverages of the contigs at least
+    ``length_for_average`` long, repeats included. ``mean="weighted"`` weights each by its
+    length (long contigs count more, so short noisy ones move it less). ``mean="median"``
+    takes their median: the single-copy coverage as long as most long contigs are single
+    copy, which a collapsed repeat of that length does not pull up as it does the mean
+    (the copy numbers then come out right; see docs/analyses/assembly.md).
+
+    IRIDA's script stops with a division by zero when no contig is that long; a poor
+    assembly is better judged against all its contigs than failed, so the mean then falls
+    back to every contig with a coverage, and the note says so."""
     covered = [c for c in contigs if c.coverage is not None]
-    for pool, how in ((
-            [c for c in covered if len(c) >= length_for_average],
-            f"contigs >= {length_for_average} bp"), (covered, "all contigs")):
-        bases = sum(len(c) for c in pool)
-        if bases:
-            return sum(len(c) * (c.coverage or 0.0) for c in pool) / bases, how
-    return 0.0, "no contig carries a coverage"
+    long_ = [c for c in covered if len(c) >= length_for_average]
+    pool, note = (long_, "") if long_ else (covered, "all contigs: none is "
+                                                      f"{length_for_average} bp long")
+    if not pool:
+        return 0.0, "no contig carries a coverage"
+    if mean == WEIGHTED:
+        average = sum(len(c) * (c.coverage or 0.0) for c in pool) / sum(len(c) for c in pool)
+        note = "; ".join(filter(None, ["length-weighted", note]))
+    elif mean == MEDIAN:
+        average = statistics.median(c.coverage or 0.0 for c in pool)
+        note = "; ".join(filter(None, ["median", note]))
+    else:
+        total = 0.0
+        for contig in pool:  # in file order, as the script adds them
+            total += contig.coverage or 0.0
+        average = total / len(pool)
+    return average, note
+
+
+def copy_number(coverage: float, average: float, rounding: str = DOWN) -> int:
+    """Copies of a repeat: coverage over the mean, truncated as IRIDA's script does
+    (``int``), or rounded to the nearest integer (halves up)."""
+    ratio = coverage / average
+    return int(ratio + 0.5) if rounding == NEAREST else int(ratio)
 
 
 def filter_contigs(contigs: list[Contig], *, min_length: int = 1000,
                    coverage_ratio: float = 0.33, repeat_ratio: float = 1.75,
-                   length_for_average: int = 5000) -> FilterResult:
-    average, how = mean_coverage(contigs, length_for_average)
+                   length_for_average: int = 5000, mean: str = PLAIN,
+                   copy_numbers: str = DOWN) -> FilterResult:
+    average, note = mean_coverage(contigs, length_for_average, mean)
     result = FilterResult(average=average, coverage_cutoff=average * coverage_ratio,
-                          repeat_cutoff=average * repeat_ratio, average_from=how)
+                          repeat_cutoff=average * repeat_ratio, average_note=note)
     for contig in contigs:
         coverage = contig.coverage
         if len(contig) < min_length or (coverage is not None and
                                         coverage < result.coverage_cutoff):
             result.discarded.append(contig)
         elif coverage is not None and average > 0 and coverage >= result.repeat_cutoff:
-            copies = int(coverage / average)
-            repeat = Contig(f"{contig.header} ({copies} copies)", contig.sequence)
+            copies = copy_number(coverage, average, copy_numbers)
+            repeat = Contig(f"{contig.header}({copies} copies)", contig.sequence)
             result.repeats.append(repeat)
             result.with_repeats.append(repeat)
         else:
@@ -115,24 +149,31 @@ def filter_contigs(contigs: list[Contig], *, min_length: int = 1000,
     return result
 
 
+def perl_number(value: float) -> str:
+    """A number as Perl prints it (``%.15g``), so the report reads like IRIDA's."""
+    return format(value, ".15g")
+
+
 def filter_report(result: FilterResult, *, min_length: int, coverage_ratio: float,
-                  repeat_ratio: float, length_for_average: int) -> str:
-    """``filter-spades.txt``, laid out as IRIDA's (its ``Paramaters`` spelling included,
-    since clients may look for it)."""
+                  repeat_ratio: float, length_for_average: int, **_options: str) -> str:
+    """``filter-spades.txt``: IRIDA's summary file byte for byte (its ``Paramaters`` and
+    ``calcularing`` spellings included, since clients may look for them); a mean that is
+    not IRIDA's is named in brackets after the figure."""
+    note = f" ({result.average_note})" if result.average_note else ""
     lines = [
         "Filter SPAdes repeats Results Summary",
         "======================================",
         "",
         "Paramaters used:",
-        f"Length cutoff for calcuating average: {length_for_average}",
-        f"Coverage ratio cutoff: {coverage_ratio:g}",
-        f"Repeat ratio cutoff: {repeat_ratio:g}",
+        f"Length cutoff for calcularing average cutoff: {length_for_average}",
+        f"Coverage cutoff ratio: {perl_number(coverage_ratio)}",
+        f"Repeat cutoff ratio: {perl_number(repeat_ratio)}",
         f"Length cutoff: {min_length}",
         "",
         "Calculations:",
-        f"Average coverage: {result.average:.2f} (length-weighted, {result.average_from})",
-        f"Coverage cutoff: {result.coverage_cutoff:.2f}",
-        f"Repeat cutoff: {result.repeat_cutoff:.2f}",
+        f"Average coverage: {perl_number(result.average)}{note}",
+        f"Coverage cutoff: {perl_number(result.coverage_cutoff)}",
+        f"Repeat cutoff: {perl_number(result.repeat_cutoff)}",
         "",
         "File headers:",
     ]
@@ -143,7 +184,7 @@ def filter_report(result: FilterResult, *, min_length: int, coverage_ratio: floa
         lines.append(title)
         lines.extend(f">{c.header}" for c in contigs)
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
 
 
 def n50(lengths: list[int]) -> tuple[int, int]:

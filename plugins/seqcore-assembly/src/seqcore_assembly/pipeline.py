@@ -181,7 +181,10 @@ def assemble_and_filter(inp: InputObject, work: Path, params: dict[str, Any],
     rules = {"min_length": params["min_contig_length"],
              "coverage_ratio": params["coverage_ratio"],
              "repeat_ratio": params["repeat_ratio"],
-             "length_for_average": params["length_for_average"]}
+             "length_for_average": params["length_for_average"],
+             # Submissions made before these options existed get IRIDA's rule.
+             "mean": params.get("coverage_mean", "plain"),
+             "copy_numbers": params.get("copy_numbers", "down")}
     result = filter_contigs(contigs, **rules)
     paths["filter-assembly-log"].write_text(filter_report(result, **rules))
     write_fasta(paths["contigs-with-repeats"], result.with_repeats)

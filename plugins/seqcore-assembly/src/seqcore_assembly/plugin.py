@@ -39,6 +39,13 @@ PARAMETERS = (
               "the mean coverage are repeats.", minimum=1, maximum=1000),
     Parameter("length_for_average", "int", 5000, "Filter: only contigs at least this long "
               "set the mean coverage.", minimum=0),
+    Parameter("coverage_mean", "choice", "plain",
+              "Filter: the coverage of those long contigs the ratios refer to: their plain "
+              "mean (IRIDA's), their mean weighted by length, or their median (right copy "
+              "numbers).", choices=("plain", "weighted", "median")),
+    Parameter("copy_numbers", "choice", "down",
+              "Filter: a repeat's copies, coverage over the mean rounded down (IRIDA's) or "
+              "to the nearest integer.", choices=("down", "nearest")),
     Parameter("genus", "str", "Genus", "Annotation: genus name."),
     Parameter("species", "str", "species", "Annotation: species name."),
     Parameter("strain", "str", "strain", "Annotation: strain name."),

@@ -310,7 +310,7 @@ def run(ctx: PipelineContext) -> dict[str, Path]:
     snv.write_matrix(result, reference, names, out["matrix"])
     snv.write_phylip(result, reference, names, out["alignment"])
     snv.write_core(result, reference, out["core"])
-    snv.write_filter_stats(result, reference, names, out["filter-stats"])
+    snv.write_filter_stats(out["table"], out["filter-stats"])
     ctx.progress(0.9, f"building the tree ({int(result.valid.sum())} valid sites)")
     labels, rows = snv.alignment(result, reference)
     build_tree(p["tree"], [*labels, *names], rows, work / "tree", out["tree"],

@@ -71,6 +71,8 @@ REFERENCE = re.compile(r"^(referenceFile|assembly):([0-9]+)$", re.ASCII)
 
 
 def _tool(name: str, command: str, package: str, *args: str) -> Tool:
+    """A Debian-packaged tool; ``args`` make it print its version (``--version`` unless
+    given; ``bwa`` prints it only when run bare)."""
     return Tool(name, command, args or ("--version",), install=f"apt-get install {package}")
 
 
@@ -189,7 +191,7 @@ PHYLOGENOMICS = AnalysisType(
         _tool("MUMmer (nucmer)", "nucmer", "mummer"),
         _tool("MUMmer (show-coords)", "show-coords", "mummer", "-h"),
         _tool("minimap2", "minimap2", "minimap2"),
-        _tool("BWA", "bwa", "bwa", "-h"),
+        Tool("BWA", "bwa", (), install="apt-get install bwa"),
         _tool("SMALT", "smalt", "smalt", "version"),
         _tool("SAMtools", "samtools", "samtools", "--version-only"),  # --version is not UTF-8
         _tool("BCFtools", "bcftools", "bcftools"),

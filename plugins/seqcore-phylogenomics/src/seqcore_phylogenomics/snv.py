@@ -343,18 +343,27 @@ def evidence_from_callers(variants: np.ndarray, mp_depth: np.ndarray, mp_base: n
 
 def density_mask(variant_positions: Sequence[np.ndarray], reference: Reference, window: int,
                  threshold: int) -> np.ndarray:
-    """Regions where one isolate has more than ``threshold`` SNVs within ``window`` bp."""
+    """SNVPhyl's density filter (``filter_snv_density``), per isolate: wherever at least
+    ``threshold`` of its SNVs on one contig lie at most ``window`` bp apart (first to
+    last), the positions from the first to the last of them are masked.
+
+    SNVPhyl slides a queue over each isolate's SNVs, drops from its head while the span
+    exceeds the window (``last - first > window``), and marks the queue's span dense when
+    it holds ``>= threshold`` SNVs; the regions it writes are the union of those spans,
+    which is what this computes for every SNV as the queue's tail."""
     mask = np.zeros(reference.size, dtype=bool)
-    contig = None
+    offsets = reference.offsets
     for positions in variant_positions:
-        pos = np.sort(positions)
-        if pos.size <= threshold:
+        pos = np.sort(np.asarray(positions, dtype=np.int64))
+        if pos.size < threshold or pos.size == 0:
             continue
-        contig = reference.contig_index(pos)
-        first, last = pos[:-threshold], pos[threshold:]
-        dense = (last - first < window) & (contig[:-threshold] == contig[threshold:])
-        for lo, hi in zip(first[dense], last[dense], strict=True):
-            mask[lo:hi + 1] = True
+        contig_start = np.searchsorted(pos, offsets[reference.contig_index(pos)], "left")
+        first = np.maximum(np.searchsorted(pos, pos - window, "left"), contig_start)
+        dense = np.arange(pos.size) - first + 1 >= threshold
+        edges = np.zeros(reference.size + 1, dtype=np.int64)
+        np.add.at(edges, pos[first[dense]], 1)
+        np.add.at(edges, pos[dense] + 1, -1)
+        mask |= np.cumsum(edges[:-1]) > 0
     return mask
 
 
@@ -394,6 +403,10 @@ def consolidate(reference: Reference, evidence: Sequence[Evidence], repeats: np.
     core = ~invalid
     for e in evidence:
         core &= e.base < N_CODE
+    # SNVPhyl counts a listed site as core when every isolate is covered and none is
+    # invalid: a filtered-mpileup site (some isolate N, none -) is in the core, though an
+    # N elsewhere (no isolate has a variant there) is not.
+    core[positions[status == MPILEUP]] = True
     return Consolidated(positions, status.astype(str), cells, invalid, core)
 
 
@@ -449,70 +462,114 @@ def write_phylip(result: Consolidated, reference: Reference, names: Sequence[str
     path.write_text("\n".join(lines) + "\n")
 
 
-def write_core(result: Consolidated, reference: Reference, path: Path) -> None:
-    """``vcf2core.tsv``: per contig and overall, how much of the reference is valid and
-    how much of that every isolate covers (the core)."""
+def write_core(result: Consolidated, reference: Reference, path: Path,
+               invalid_positions: bool = True) -> None:
+    """``vcf2core.tsv``, as SNVPhyl's ``vcf2snv_alignment`` writes its ``-stats.csv``: one
+    row per contig in name order (Perl's ``cmp``), then ``all``. A contig without invalid
+    positions reads ``N/A`` there (SNVPhyl counts only contigs its invalid-positions file
+    names), and so does ``all`` when no such file was given (``invalid_positions=False``;
+    the pipeline always has one, the repeats); percentages ``%.2f``, ``NaN`` when every
+    position is invalid."""
     header = ["#Reference name", "Total length", "Total invalid and excluded positions",
               "Total valid and included positions",
               "Total valid and included positions in core genome",
               "Percentage of valid and included positions in core genome",
               "Percentage of all positions that are valid, included, and part of the core "
               "genome"]
-    rows = []
-    totals = np.zeros(4, dtype=np.int64)
-    for name, start, length in zip(reference.names, reference.offsets, reference.lengths,
-                                   strict=False):
+    rows = [header]
+    total_length = total_invalid = total_core = 0
+    order = sorted(range(len(reference.names)), key=lambda i: reference.names[i].encode())
+    for index in order:
+        start, length = int(reference.offsets[index]), reference.lengths[index]
         invalid = int(result.invalid[start:start + length].sum())
         core = int(result.core[start:start + length].sum())
-        values = np.array([length, invalid, length - invalid, core])
-        totals += values
-        rows.append([name, *_core_row(values)])
-    rows.append(["all", *_core_row(totals)])
-    path.write_text("\n".join("\t".join(r) for r in [header, *rows]) + "\n")
+        total_length, total_invalid, total_core = (total_length + length,
+                                                   total_invalid + invalid, total_core + core)
+        rows.append([reference.names[index], *_core_row(length, invalid, core,
+                                                         "N/A" if not invalid else None)])
+    rows.append(["all", *_core_row(total_length, total_invalid, total_core,
+                                   None if invalid_positions else "N/A")])
+    path.write_text("".join("\t".join(r) + "\n" for r in rows))
 
 
-def _core_row(values: np.ndarray) -> list[str]:
-    length, invalid, valid, core = (int(v) for v in values)
+def _core_row(length: int, invalid: int, core: int, no_invalid: str | None) -> list[str]:
+    """Length, invalid (or ``no_invalid``), valid, core, core % of valid, core % of all."""
+    valid = length - invalid
     in_core = f"{100 * core / valid:.2f}" if valid else "NaN"
     of_all = f"{100 * core / length:.2f}" if length else "NaN"
-    return [str(length), str(invalid), str(valid), str(core), in_core, of_all]
+    return [str(length), no_invalid or str(invalid), str(valid), str(core), in_core, of_all]
 
 
-def write_filter_stats(result: Consolidated, reference: Reference, names: Sequence[str],
-                       path: Path) -> None:
-    contig = reference.contig_index(result.positions)
-    lines: list[str] = []
-    for index, name in enumerate(reference.names):
-        here = contig == index
-        cells = result.cells[:, here]
-        missing = (cells >= N_CODE).sum(axis=1) if cells.size else np.zeros(len(names), int)
-        any_missing = int((cells >= N_CODE).any(axis=0).sum()) if cells.size else 0
-        total = int(here.sum())
-        order = sorted(range(len(names)), key=lambda i: (-int(missing[i]), names[i]))
+def write_filter_stats(table: Path, path: Path) -> None:
+    """``filterStats.txt``: SNVPhyl's ``filter-stats.pl -a`` (as its workflow runs it) on
+    ``snvTable.tsv``."""
+    path.write_text(filter_stats(table.read_text()))
 
-        def pct(v: int, total: int = total) -> str:
-            return f"{100 * v / total:.2f}" if total else "0.00"
 
-        lines += ["Chromosome\tGenomes",
-                  "\t".join([name, "ALL", *(names[i] for i in order)]),
-                  "\t".join(["Total number of N's and -'s", str(any_missing),
-                             *(str(int(missing[i])) for i in order)]),
-                  "\t".join(["Total percent of N's and -'s", pct(any_missing),
-                             *(pct(int(missing[i])) for i in order)]),
-                  f"Total number of unfiltered variants in chromosome: {total}", ""]
-    status = result.status
-    total = int(status.size)
-    used = int((status == VALID).sum())
-    lines += ["================= Filter Summary Statistics =====================",
-              f"Number of sites used to generate phylogeny: {used}",
-              f"Total number of sites identified: {total}",
-              f"Number of sites filtered: {total - used}",
-              f"Percentage of sites filtered: "
-              f"{(100 * (total - used) / total) if total else 0:.2f}",
-              f"Coverage filtered: {int((status == COVERAGE).sum())}",
-              f"mpileup filtered: {int((status == MPILEUP).sum())}",
-              f"Invalid filtered: {int((status == INVALID).sum())}"]
-    path.write_text("\n".join(lines) + "\n")
+def filter_stats(table: str, all_invalid: bool = True) -> str:
+    """SNVPhyl's ``filter-stats.pl`` on a positions table, byte for byte.
+
+    Per contig that has sites (in Perl's ``cmp`` order): the sites with an N or - in any
+    isolate, then each isolate's count of N and -, isolates in descending count then name
+    (so the order may differ between contigs, as SNVPhyl's does), with percentages of the
+    contig's sites; then the summary over all sites. ``all_invalid`` is its ``-a`` (the
+    workflow's choice): without it ``filtered-invalid`` sites are left out of the counts,
+    and the summary says so."""
+    lines = table.splitlines()
+    header = lines[0].split("\t") if lines else []
+    totals: dict[str, int] = {}
+    any_missing: dict[str, int] = {}
+    counts: dict[str, dict[str, int]] = {}
+    by_status = {VALID: 0, INVALID: 0, COVERAGE: 0, MPILEUP: 0}
+    for line in lines[1:]:
+        entries = line.split("\t")
+        chrom, status = entries[0], entries[2]
+        totals[chrom] = totals.get(chrom, 0) + 1
+        by_status[status] = by_status.get(status, 0) + 1
+        skip = status == INVALID and not all_invalid
+        if skip and len(entries) > 4:
+            totals[chrom] -= 1
+        seen = False
+        for name, cell in zip(header[4:], entries[4:], strict=False):
+            here = counts.setdefault(chrom, {})
+            here.setdefault(name, 0)
+            if cell in ("N", "-") and not skip:
+                here[name] += 1
+                if not seen:
+                    any_missing[chrom] = any_missing.get(chrom, 0) + 1
+                    seen = True
+
+    def pct(value: int, total: int) -> str:
+        return f"{100 * value / total:.2f}" if total else "0.00"
+
+    out: list[str] = []
+    for chrom in sorted(counts, key=str.encode):
+        here, total = counts[chrom], totals.get(chrom, 0)
+        order = sorted(here, key=lambda n: (-here[n], n.encode()))
+        missing = any_missing.get(chrom, 0)
+        out += ["Chromosome\tGenomes",
+                "\t".join([chrom, "ALL", *order]),
+                "\t".join(["Total number of N's and -'s", str(missing),
+                           *(str(here[n]) for n in order)]),
+                "\t".join(["Total percent of N's and -'s", pct(missing, total),
+                           *(pct(here[n], total) for n in order)]),
+                f"Total number of unfiltered variants in chromosome: {total}", ""]
+    total = len(lines) - 1
+    filtered = total - by_status[VALID]
+    invalid: int | str = by_status[INVALID]
+    if not all_invalid:
+        total, filtered = total - by_status[INVALID], filtered - by_status[INVALID]
+        invalid = "Invalid positions not analyzed.  Please use -a flag to analyze.\n"
+    out += ["================= Filter Summary Statistics =====================",
+            f"Number of sites used to generate phylogeny: {total - filtered}",
+            f"Total number of sites identified: {total}",
+            f"Number of sites filtered: {filtered}",
+            # SNVPhyl's script stops on a division by zero with no site; 0.00 here.
+            f"Percentage of sites filtered: {pct(filtered, total)}",
+            f"Coverage filtered: {by_status[COVERAGE]}",
+            f"mpileup filtered: {by_status[MPILEUP]}",
+            f"Invalid filtered: {invalid}"]
+    return "\n".join(out) + "\n"
 
 
 def mapped_percentages(evidence: Sequence[Evidence], min_coverage: int) -> list[float]:
