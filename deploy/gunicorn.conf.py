@@ -8,10 +8,12 @@ processes give the parallelism and threads cover the waits (database round trips
 that read slowly). ``gthread`` workers keep idle keep-alive connections open without holding
 a thread, so many polling clients (dashboards, the uploader) reuse their connections.
 
-Each worker process has its own SQLAlchemy connection pool: 5 connections plus 10 overflow
-by default, which covers 4 threads (a request holds one connection, and a streamed
-collection one more after its transaction ends). PostgreSQL must accept
-``workers x 15`` connections, plus the processing workers' (docs/operations.md).
+Each worker process has its own SQLAlchemy connection pool, sized from the same
+``SEQCORE_THREADS`` (setting ``seqcore.threads``): two connections per thread (a request holds
+one connection, and a streamed collection one more after its transaction ends) plus 10
+overflow (``seqcore.db.pool_size``, ``seqcore.db.max_overflow``). PostgreSQL must accept
+``workers x (2 x threads + 10)`` connections, plus the processing workers'
+(docs/operations.md).
 
 Uploads are read from the socket by seqcore itself (``seqcore.rest.bodyreader``), so one
 upload may take long: ``timeout`` bounds the longest.

@@ -118,6 +118,18 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "Default access-token lifetime for clients registered without one.", int),
     Setting("seqcore.oauth.refresh_token_seconds", 2592000,
             "Default refresh-token lifetime for clients registered without one.", int),
+    Setting("seqcore.threads", 4,
+            "Threads serving requests in each web process (deploy/gunicorn.conf.py starts "
+            "that many per worker from the same SEQCORE_THREADS); sizes the database "
+            "connection pool.", int),
+    Setting("seqcore.db.pool_size", 0,
+            "Connections each web process keeps open to PostgreSQL. 0: twice "
+            "seqcore.threads (a request holds one connection, a streamed collection one "
+            "more after its transaction has ended). SQLite is left to SQLAlchemy's default.",
+            int),
+    Setting("seqcore.db.max_overflow", 10,
+            "Connections PostgreSQL may get beyond seqcore.db.pool_size under load, closed "
+            "again when given back.", int),
     Setting("seqcore.oauth.token_cache_seconds", 30.0,
             "How long a web worker trusts its last check of a bearer token without looking "
             "the token up again; revocation, expiry and account changes still take effect "

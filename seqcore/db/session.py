@@ -36,6 +36,16 @@ def get_engine(url: str, **kwargs: Any) -> Engine:
     return engine
 
 
+def pool_options(settings: Any) -> dict[str, int]:
+    """Connection-pool size for a server database, from the threads each web process runs:
+    ``seqcore.db.pool_size`` when set, else two connections per thread (a request holds one;
+    a streamed collection takes one more after its transaction has ended), so no thread
+    waits for a connection another thread of its process holds."""
+    threads = int(settings.get("seqcore.threads") or 4)
+    size = int(settings.get("seqcore.db.pool_size") or 0) or 2 * threads
+    return {"pool_size": size, "max_overflow": int(settings.get("seqcore.db.max_overflow", 10))}
+
+
 def get_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False)
 
@@ -126,7 +136,10 @@ def includeme(config: Configurator) -> None:
     tests) and its session factory as services, pyramid_tm with an explicit manager, and
     ``request.db``."""
     settings = config.get_settings()
-    engine = settings.get("seqcore.engine") or get_engine(settings["sqlalchemy.url"])
+    engine = settings.get("seqcore.engine")
+    if engine is None:
+        url = settings["sqlalchemy.url"]
+        engine = get_engine(url, **({} if url.startswith("sqlite") else pool_options(settings)))
     config.register_service(engine, IDatabaseEngine)
     config.register_service(get_session_factory(engine), ISessionFactory)
     settings["tm.manager_hook"] = "pyramid_tm.explicit_manager"
