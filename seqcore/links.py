@@ -78,7 +78,19 @@ def url_for(request: Request, resource: Any, *elements: str) -> str:
     path = resource_path(getattr(resource, "canonical", resource))
     if elements:
         path = path.rstrip("/") + "/" + "/".join(str(e) for e in elements)
-    return request.application_url + path
+    return application_url(request) + path
+
+
+def application_url(request: Request) -> str:
+    """``request.application_url``, worked out once per request (webob rebuilds it from the
+    environ on every access, and one resource's links need it about six times)."""
+    cached = request.__dict__.get(_APPLICATION_URL)
+    if cached is None:
+        cached = request.__dict__[_APPLICATION_URL] = request.application_url
+    return cached
+
+
+_APPLICATION_URL = "_seqcore_application_url"
 
 
 def static(href: Href) -> Href:
@@ -99,7 +111,7 @@ def child_href(*elements: str) -> Href:
 
 def api_href(*elements: str) -> Href:
     """An href below ``/api`` regardless of the resource: ``api_href("users")``."""
-    return static(lambda request, resource: request.application_url + "/api/" +
+    return static(lambda request, resource: application_url(request) + "/api/" +
                   "/".join(elements))
 
 

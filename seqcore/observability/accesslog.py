@@ -20,6 +20,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 from urllib.parse import parse_qsl, quote
 
 from pyramid.config import Configurator
@@ -129,14 +130,35 @@ def access_tween_factory(handler: Callable, registry: Registry) -> Callable:
     return tween
 
 
+# The instruments' children by label values, so a request's figures cost two dictionary
+# look-ups (prometheus_client's ``labels`` checks and joins its arguments on every call). The
+# label values are the ones prometheus_client keeps children for anyway.
+_REQUESTS: dict[tuple[str, str, int], Any] = {}
+_LATENCY: dict[tuple[str, str], Any] = {}
+
+
+def _children(route: str, method: str, status: int) -> tuple[Any, Any]:
+    counter = _REQUESTS.get((route, method, status))
+    if counter is None:
+        counter = _REQUESTS[(route, method, status)] = instruments.REQUESTS.labels(
+            route=route, method=method, status=str(status))
+    histogram = _LATENCY.get((route, method))
+    if histogram is None:
+        histogram = _LATENCY[(route, method)] = instruments.LATENCY.labels(route=route,
+                                                                           method=method)
+    return counter, histogram
+
+
 def record(request: Request, status: int, size: int, started: float, rid: str,
            write_line: bool = True) -> None:
     """Count the finished request for /-/metrics and write its access line."""
     elapsed = time.perf_counter() - started
-    route = route_label(request)
-    instruments.REQUESTS.labels(route=route, method=request.method, status=str(status)).inc()
-    instruments.LATENCY.labels(route=route, method=request.method).observe(elapsed)
-    if not write_line:
+    method = request.method
+    counter, histogram = _children(route_label(request), method, status)
+    counter.inc()
+    histogram.observe(elapsed)
+    # The path is made safe only for a line that will be written.
+    if not write_line or not log.isEnabledFor(logging.INFO):
         return
     user = request.environ.get(USER_KEY)
     path = safe_path(request)
