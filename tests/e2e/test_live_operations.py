@@ -11,6 +11,7 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from seqcore.testing import database
 from seqcore.testing.server import live_server
 
 pytestmark = pytest.mark.slow
@@ -41,8 +42,11 @@ def counter(text, name, **labels):
     return total
 
 
-def serve(tmp_path, database_url, **settings):
-    srv = live_server(tmp_path / "server", **{"sqlalchemy.url": database_url,
+def serve(tmp_path, **settings):
+    """A live server on a database of its own: serving migrates it with every installed
+    plugin's branch, which the session's database must not take."""
+    url = database.test_database_url(tmp_path, "live_ops")
+    srv = live_server(tmp_path / "server", **{"sqlalchemy.url": url,
                                               "seqcore.session.secret": "live-ops-test",
                                               **settings})
     srv.create_user("admin", PASSWORD, "ROLE_ADMIN")
@@ -51,8 +55,8 @@ def serve(tmp_path, database_url, **settings):
 
 
 @pytest.mark.parametrize("log_format", ["", "json"])
-def test_access_log_under_waitress(tmp_path, database_url, engine, log_format):
-    srv = serve(tmp_path, database_url, **{"seqcore.log.format": log_format})
+def test_access_log_under_waitress(tmp_path, log_format):
+    srv = serve(tmp_path, **{"seqcore.log.format": log_format})
     srv.start("waitress")
     try:
         token = srv.token("client", srv.secret, "admin", PASSWORD)
@@ -84,11 +88,11 @@ def test_access_log_under_waitress(tmp_path, database_url, engine, log_format):
     assert "POST /api/oauth/token 200" in log or '"path": "/api/oauth/token"' in log
 
 
-def test_metrics_add_up_across_gunicorn_workers(tmp_path, database_url, engine, monkeypatch):
+def test_metrics_add_up_across_gunicorn_workers(tmp_path, monkeypatch):
     multiproc = tmp_path / "prometheus"
     multiproc.mkdir()
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(multiproc))
-    srv = serve(tmp_path, database_url)
+    srv = serve(tmp_path)
     srv.start("gunicorn", workers=2)
     sent = 60
     try:
