@@ -17,6 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seqcore import hookimpl
+from seqcore.analysis.descriptors import (
+    PipelineDescriptor,
+    choice_values,
+    pipeline_descriptors,
+)
 from seqcore.analysis.executors import JobStatus
 from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.launching import Actor, Launch, LaunchChecked, LaunchRequest
@@ -248,6 +253,7 @@ __all__ = [
     "Parameter",
     "Permission",
     "PipelineContext",
+    "PipelineDescriptor",
     "PipelineError",
     "ProjectResource",
     "ProjectRole",
@@ -264,6 +270,7 @@ __all__ = [
     "View",
     "WriteBack",
     "child_href",
+    "choice_values",
     "collection",
     "download",
     "entry",
@@ -280,6 +287,7 @@ __all__ = [
     "negotiate",
     "not_ready_message",
     "parse_id",
+    "pipeline_descriptors",
     "process_settings",
     "purge_files",
     "read_json",

@@ -127,6 +127,14 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                       "state."),
         ("not_ready_message", "The message a launch of a type that is not ready answers "
                               "with."),
+        ("PipelineDescriptor", "One version of a pipeline declared in IRIDA Next's "
+                               "`pipelines.json` format: id, engine, workflow, schemas "
+                               "(overrides applied), `parameters()`, `type_name`."),
+        ("choice_values", "The values of a descriptor parameter's `enum` (IRIDA Next lets "
+                          "it hold `[label, value]` pairs)."),
+        ("pipeline_descriptors", "The application's pipeline descriptors by analysis type "
+                                 "name (`seqcore.pipelines.dir` and "
+                                 "`register_pipeline_descriptors`), read once."),
     ]),
     ("Links, resources and permissions", "", [
         ("url_for", "The absolute URL of a resource (and path elements below it)."),

@@ -1,0 +1,41 @@
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from wes_server import Relay, WesServer, cache_dir, wes_venv  # noqa: E402
+
+READCOUNT = HERE / "data" / "readcount"
+
+
+@pytest.fixture(scope="session")
+def wes(tmp_path_factory):
+    """The reference WES server (cwltool backend) behind a relay seqcore talks to."""
+    bin_dir = wes_venv(cache_dir())
+    server = WesServer(bin_dir, tmp_path_factory.mktemp("wes-server"))
+    server.start()
+    relay = Relay(server.port)
+    relay.restore()
+    yield SimpleNamespace(server=server, relay=relay, url=relay.url)
+    relay.cut()
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def seqcore_settings(seqcore_settings, wes):
+    return {**seqcore_settings, "seqcore.wes.url": wes.url,
+            "seqcore.pipelines.dir": str(READCOUNT)}
+
+
+@pytest.fixture(scope="session")
+def seqcore_plugins():
+    import irida_next_descriptors
+
+    import seqcore_sequencefiles.plugin
+    import seqcore_wes.plugin
+
+    return [seqcore_wes.plugin, seqcore_sequencefiles.plugin, irida_next_descriptors]

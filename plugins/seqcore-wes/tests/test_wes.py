@@ -1,0 +1,218 @@
+"""Descriptor pipelines run on a real WES server (the GA4GH reference server with cwltool):
+launched over REST and GraphQL, followed through its states, outputs collected and metadata
+written back; and every failure the issue lists."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+
+import httpx
+import pytest
+
+from seqcore.plugin import AnalysisSubmission, MetadataEntry
+from seqcore.testing.uploads import fastq
+from seqcore.testing.workers import AnalysisWorker
+
+TYPE = "seqcore-readcount-1.0.0"
+LAUNCH = f"/api/analysisSubmissions/analysisType/{TYPE}"
+GRAPHQL_LAUNCH = """
+mutation($input: LaunchAnalysisInput!) {
+  launchAnalysis(input: $input) { submission { id analysisType state } errors { message path } }
+}"""
+
+
+@pytest.fixture
+def world(factories, upload_reads):
+    owner = factories.user()
+    headers = factories.headers(owner)
+    project = factories.project(owner=owner)
+    sample = factories.sample(project, name="isolate-1", metadata={"organism": "E. coli"})
+    reads = upload_reads(sample, headers, files=[
+        ("isolate_R1.fastq", fastq(reads=20, length=60, seed=1)),
+        ("isolate_R2.fastq", fastq(reads=20, length=50, seed=2))])
+    return {"owner": owner, "headers": headers, "sample": sample, "reads": reads}
+
+
+def launch(testapp, world, status=201, **parameters):
+    body = {"name": "count", "sequencingObjects": [world["reads"].id],
+            "writeResultsToSamples": True}
+    if parameters:
+        body["parameters"] = parameters
+    return testapp.post_json(LAUNCH, body, headers=world["headers"], status=status)
+
+
+def state(db, submission_id):
+    db.expire_all()
+    return db.get(AnalysisSubmission, submission_id)
+
+
+def run_until(worker, db, submission_id, states, timeout=120.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        worker.run_once()
+        sub = state(db, submission_id)
+        if sub.state in states:
+            return sub
+        time.sleep(0.1)
+    raise TimeoutError(f"submission {submission_id} still {sub.state}")
+
+
+def test_rest_launch_runs_on_wes_and_writes_back(testapp, app_config, db, world, wes,
+                                                 run_analysis):
+    res = launch(testapp, world, min_length=0, label="batch-7", mode="careful")
+    submission_id = int(res.json["resource"]["identifier"])
+    run = run_analysis.drive(submission_id, world["headers"], timeout=180)
+    assert run.state == "COMPLETED", run.error
+
+    sub = state(db, submission_id)
+    states = [entry[0] for entry in sub.history]
+    assert states.index("RUNNING") < states.index("COMPLETING") < states.index("COMPLETED")
+    assert sub.executor == "wes"
+    # The WES run id is the submission's remoteWorkflowId, and the server knows that run.
+    assert run.submission["remoteWorkflowId"] == sub.remote_workflow_id
+    log = httpx.get(f"{wes.server.url}/runs/{sub.remote_workflow_id}").json()
+    assert log["state"] == "COMPLETE"
+    assert log["request"]["workflow_params"]["label"] == "batch-7"
+
+    sample_id = world["sample"].id
+    manifest = json.loads(gzip.decompress(run.outputs["outputFile/iridanext-output"]))
+    assert manifest["metadata"]["samples"][str(sample_id)]["readcount"] == {
+        "reads": 40, "bases": 20 * 60 + 20 * 50}
+    sheet = run.outputs["outputFile/samplesheet"].decode().splitlines()
+    assert sheet[0] == "sample,sample_name,fastq_1,fastq_2,organism"
+    assert sheet[1].startswith(f"{sample_id},isolate-1,") and sheet[1].endswith(",E. coli")
+
+    metadata = testapp.get(f"/api/samples/{sample_id}/metadata", headers=world["headers"]
+                           ).json["resource"]["metadata"]
+    assert metadata["readcount.reads"]["value"] == "40"
+    assert metadata["readcount.bases"]["value"] == "2200"
+    assert metadata["readcount_organism_seen"]["value"] == "E. coli"
+    assert metadata["readcount_mode"]["value"] == "careful"
+    entry = db.query(MetadataEntry).filter_by(sample_id=sample_id,
+                                               field="readcount.reads").one()
+    assert entry.submission_id == submission_id  # provenance
+    # The per-sample and global files the manifest names are outputs of the analysis.
+    keys = {o.key for o in sub.outputs}
+    assert {"iridanext-output", "samplesheet", "global-summary.txt",
+            f"sample-{sample_id}-{sample_id}.counts.txt"} == keys
+
+
+def test_graphql_launch_runs_on_wes(graphql, app_config, db, world, run_analysis):
+    gid = f"gid://seqcore/Sample/{world['sample'].id}"
+    payload = graphql.as_user(world["owner"])(GRAPHQL_LAUNCH, {"input": {
+        "analysisType": TYPE, "sampleIds": [gid], "parameters": {"label": "gql"}}})[
+        "data"]["launchAnalysis"]
+    assert payload["errors"] == []
+    assert payload["submission"]["analysisType"] == TYPE
+    submission_id = int(payload["submission"]["id"].rsplit("/", 1)[1])
+    run = run_analysis.drive(submission_id, world["headers"], timeout=180)
+    assert run.state == "COMPLETED"
+    sub = state(db, submission_id)
+    assert sub.parameters["label"] == "gql" and sub.remote_workflow_id
+
+
+def test_a_failing_pipeline_ends_in_error_with_the_wes_log(testapp, db, world, run_analysis):
+    res = launch(testapp, world, fail=True)
+    run = run_analysis.drive(int(res.json["resource"]["identifier"]), world["headers"],
+                             timeout=180)
+    assert run.state == "ERROR"
+    sub = state(db, run.id)
+    assert "ended EXECUTOR_ERROR" in sub.error
+    assert "readcount: refusing to count: fail was set" in sub.error
+
+
+def test_a_bad_parameter_is_refused_with_every_problem(testapp, db, world):
+    res = launch(testapp, world, status=400, min_length=-1, label="two words", mode="slow",
+                 bogus="1")
+    problems = res.json
+    assert set(problems) >= {"parameters.min_length", "parameters.label", "parameters.mode",
+                             "parameters.bogus"} or set(problems) >= {
+        "min_length", "label", "mode", "bogus"}, problems
+    assert "does not match" in json.dumps(problems)  # the schema's pattern
+    assert db.query(AnalysisSubmission).count() == 0
+
+
+def test_too_many_samples_are_refused(testapp, factories, upload_reads, db, world):
+    more = []
+    for n in range(3):
+        sample = factories.sample(factories.project(owner=world["owner"]), name=f"extra-{n}")
+        more.append(upload_reads(sample, world["headers"]).id)
+    res = testapp.post_json(LAUNCH, {"sequencingObjects": [world["reads"].id, *more]},
+                            headers=world["headers"], status=400)
+    assert "at most 3 samples; 4 given" in json.dumps(res.json)
+    assert db.query(AnalysisSubmission).count() == 0
+
+
+def test_a_server_down_at_launch_is_409(testapp, db, world, wes):
+    wes.relay.cut()
+    try:
+        res = launch(testapp, world, status=409)
+    finally:
+        wes.relay.restore()
+    assert "the WES server does not answer" in res.json["message"]
+    assert db.query(AnalysisSubmission).count() == 0
+
+
+def test_a_server_down_mid_run_is_waited_for(testapp, app_config, db, world, wes,
+                                             run_analysis):
+    res = launch(testapp, world, sleep=3)
+    submission_id = int(res.json["resource"]["identifier"])
+    worker = AnalysisWorker(app_config.registry)
+    run_until(worker, db, submission_id, {"RUNNING"})
+    wes.relay.cut()
+    try:
+        for _ in range(3):
+            worker.run_once()
+            time.sleep(0.5)
+        assert state(db, submission_id).state == "RUNNING"
+    finally:
+        wes.relay.restore()
+    run = run_analysis.drive(submission_id, world["headers"], timeout=180)
+    assert run.state == "COMPLETED"
+
+
+def test_a_server_down_too_long_ends_in_error(testapp, build_app, db, world, wes,
+                                              app_config):
+    res = launch(testapp, world, sleep=3)
+    submission_id = int(res.json["resource"]["identifier"])
+    run_until(AnalysisWorker(app_config.registry), db, submission_id, {"RUNNING"})
+    impatient = build_app(**{"seqcore.wes.unreachable_seconds": 1}).app.registry
+    worker = AnalysisWorker(impatient)
+    wes.relay.cut()
+    try:
+        worker.run_once()
+        time.sleep(1.5)
+        worker.run_once()
+    finally:
+        wes.relay.restore()
+    sub = state(db, submission_id)
+    assert sub.state == "ERROR"
+    assert "The WES server did not answer for" in sub.error
+
+
+def test_a_restarted_worker_follows_the_submitted_run(testapp, app_config, db, world, wes):
+    res = launch(testapp, world, sleep=2)
+    submission_id = int(res.json["resource"]["identifier"])
+    first = AnalysisWorker(app_config.registry, name="first")
+    run_id = run_until(first, db, submission_id, {"RUNNING"}).remote_workflow_id
+    del first  # the worker stops; a new one (another process, after a restart) takes over
+    second = AnalysisWorker(app_config.registry, name="second")
+    sub = run_until(second, db, submission_id, {"COMPLETED", "ERROR"}, timeout=180)
+    assert sub.state == "COMPLETED", sub.error
+    assert sub.remote_workflow_id == run_id  # followed, not submitted again
+    runs = httpx.get(f"{wes.server.url}/runs").json()["workflows"]
+    assert sum(1 for r in runs if r["run_id"] == run_id) == 1
+
+
+def test_cancel_is_sent_to_the_wes_server(world, testapp, app_config, db, wes):
+    from seqcore_wes.executor import WesExecutor
+
+    res = launch(testapp, world, sleep=1)
+    submission_id = int(res.json["resource"]["identifier"])
+    sub = run_until(AnalysisWorker(app_config.registry), db, submission_id, {"RUNNING"})
+    executor = WesExecutor(app_config.registry.settings)
+    executor.cancel(sub.remote_workflow_id)  # the server accepts it (answers 200)
+    log = (wes.server.workdir / "server.log").read_text()
+    assert f"POST /ga4gh/wes/v1/runs/{sub.remote_workflow_id}/cancel HTTP/1.1\" 200" in log
