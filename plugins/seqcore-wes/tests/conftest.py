@@ -27,8 +27,10 @@ def wes(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def seqcore_settings(seqcore_settings, wes):
+    # The reference server runs `cwltool --version` for every service-info: slow on a busy
+    # machine, so the tests give each call more time than the default.
     return {**seqcore_settings, "seqcore.wes.url": wes.url,
-            "seqcore.pipelines.dir": str(READCOUNT)}
+            "seqcore.pipelines.dir": str(READCOUNT), "seqcore.wes.timeout_seconds": 30}
 
 
 @pytest.fixture(scope="session")

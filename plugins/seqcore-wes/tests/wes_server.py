@@ -6,6 +6,7 @@ seqcore and the server (and restore it) while the server keeps its runs."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import socket
 import subprocess
@@ -22,12 +23,16 @@ API = "/ga4gh/wes/v1"
 
 
 def wes_venv(cache: Path) -> Path:
-    """The virtualenv's bin directory, created and filled on first use."""
+    """The virtualenv's bin directory, created and filled on first use (under a lock, so
+    parallel test sessions build it once)."""
     bin_dir = cache / "bin"
-    if not (bin_dir / "wes-server").exists() or not (bin_dir / "cwltool").exists():
-        venv.EnvBuilder(with_pip=True, clear=True).create(cache)
-        subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", *PACKAGES],
-                       check=True)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache.parent / "wes-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (bin_dir / "wes-server").exists() or not (bin_dir / "cwltool").exists():
+            venv.EnvBuilder(with_pip=True, clear=True).create(cache)
+            subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q",
+                            *PACKAGES], check=True)
     return bin_dir
 
 

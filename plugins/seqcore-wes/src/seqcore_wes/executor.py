@@ -18,6 +18,7 @@ restarted worker carries on following the runs already submitted.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +33,7 @@ WAITING = ("QUEUED", "INITIALIZING", "RUNNING", "PAUSED", "UNKNOWN", "CANCELING"
 FAILED = ("EXECUTOR_ERROR", "SYSTEM_ERROR", "CANCELED")
 MARKER = "wes-unreachable-since"
 STATE = "wes-state.json"
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # engines colour their logs (cwltool does)
 
 
 def run_params(job: Mapping[str, Any], sheet: Path, outdir: Path) -> dict[str, Any]:
@@ -130,7 +132,8 @@ def failure_message(run_id: str, state: str, log: Mapping[str, Any]) -> str:
     for task in log.get("task_logs") or []:
         if task.get("exit_code") not in (0, None):
             texts.append(str(task.get("stderr") or ""))
-    lines = [line for text in texts for line in text.strip().splitlines() if line.strip()]
+    lines = [line for text in texts for line in ANSI.sub("", text).strip().splitlines()
+             if line.strip()]
     tail = "\n".join(lines[-20:])
     exit_code = run_log.get("exit_code")
     head = f"WES run {run_id} ended {state}" + (f" (exit code {exit_code})"

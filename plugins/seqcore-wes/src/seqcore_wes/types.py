@@ -41,7 +41,6 @@ PIPELINE = "seqcore_wes.pipeline:run"
 def wes_problem(settings: Mapping[str, Any], engine: str, engine_version: str) -> str | None:
     """Why the WES server cannot run this engine now, or ``None`` when it can."""
     client = WesClient.from_settings(settings)
-    client.timeout = min(client.timeout, 5.0)
     try:
         info = client.service_info()
     except (WesUnavailable, WesError) as err:
