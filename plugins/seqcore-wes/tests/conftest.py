@@ -30,7 +30,9 @@ def seqcore_settings(seqcore_settings, wes):
     # The reference server runs `cwltool --version` for every service-info: slow on a busy
     # machine, so the tests give each call more time than the default.
     return {**seqcore_settings, "seqcore.wes.url": wes.url,
-            "seqcore.pipelines.dir": str(READCOUNT), "seqcore.wes.timeout_seconds": 30}
+            "seqcore.pipelines.dir": str(READCOUNT), "seqcore.wes.timeout_seconds": 30,
+            # Readiness asks the server every time, so a cut shows at once.
+            "seqcore.wes.service_info_seconds": 0}
 
 
 @pytest.fixture(scope="session")

@@ -157,6 +157,18 @@ def test_a_server_down_at_launch_is_409(testapp, db, world, wes):
     assert db.query(AnalysisSubmission).count() == 0
 
 
+def test_readiness_reuses_the_servers_answer_for_a_while(build_app, factories, wes):
+    app = build_app(**{"seqcore.wes.service_info_seconds": 60})
+    headers = factories.headers(factories.user())
+    url = f"/api/analysisTypes/{TYPE}"
+    assert app.get(url, headers=headers).json["resource"]["ready"] is True
+    wes.relay.cut()
+    try:  # answered from the last question, without asking the server
+        assert app.get(url, headers=headers).json["resource"]["ready"] is True
+    finally:
+        wes.relay.restore()
+
+
 def test_a_server_down_mid_run_is_waited_for(testapp, app_config, db, world, wes,
                                              run_analysis):
     res = launch(testapp, world, sleep=3)

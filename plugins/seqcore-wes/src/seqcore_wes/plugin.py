@@ -19,6 +19,9 @@ def register_settings() -> list[Setting]:
                          "runs pipeline descriptors; empty: descriptor types are not ready."),
         Setting(TOKEN, "", "Bearer token sent to the WES server; empty: none."),
         Setting(TIMEOUT, 10.0, "Seconds to wait for one answer of the WES server.", float),
+        Setting(types.SERVICE_INFO_SECONDS, 10.0,
+                "Seconds the WES server's service-info answer (readiness: does it run the "
+                "pipeline's engine) is reused; 0: ask on every launch.", float),
         Setting(UNREACHABLE, 600.0, "Seconds a submission keeps waiting for a WES server "
                                     "that stopped answering before it fails.", float),
     ]

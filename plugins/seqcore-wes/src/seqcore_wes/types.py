@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -33,16 +34,31 @@ from seqcore.plugin import (
     choice_values,
 )
 from seqcore_wes import outputs
-from seqcore_wes.client import WesClient, WesError, WesUnavailable
+from seqcore_wes.client import TOKEN, WesClient, WesError, WesUnavailable
 
 PIPELINE = "seqcore_wes.pipeline:run"
+SERVICE_INFO_SECONDS = "seqcore.wes.service_info_seconds"
+# (url, token) -> (when asked, the answer); one question serves every descriptor type for a
+# few seconds, so listing many types does not ask the server once per type.
+_answers: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
+
+
+def service_info(settings: Mapping[str, Any]) -> dict[str, Any]:
+    client = WesClient.from_settings(settings)
+    key = (client.base_url, str(settings.get(TOKEN) or ""))
+    keep = float(settings.get(SERVICE_INFO_SECONDS) or 0)
+    asked = _answers.get(key)
+    if asked is not None and time.monotonic() - asked[0] < keep:
+        return asked[1]
+    info = client.service_info()  # an error is never kept: the next call asks again
+    _answers[key] = (time.monotonic(), info)
+    return info
 
 
 def wes_problem(settings: Mapping[str, Any], engine: str, engine_version: str) -> str | None:
     """Why the WES server cannot run this engine now, or ``None`` when it can."""
-    client = WesClient.from_settings(settings)
     try:
-        info = client.service_info()
+        info = service_info(settings)
     except (WesUnavailable, WesError) as err:
         return f"the WES server does not answer: {err}"
     versions = (info.get("workflow_type_versions") or {})
