@@ -66,12 +66,16 @@ class WesClient:
 
     def submit(self, workflow_url: str, workflow_type: str, workflow_type_version: str,
                params: Mapping[str, Any], attachments: list[Path] = (),  # type: ignore[assignment]
-               tags: Mapping[str, str] | None = None) -> str:
+               tags: Mapping[str, str] | None = None,
+               engine_parameters: Mapping[str, Any] | None = None,
+               workflow_engine: str = "") -> str:
         """``POST /runs`` as multipart form data (WES 1.1's workflow_attachment); the run id."""
         data = {"workflow_params": json.dumps(params), "workflow_type": workflow_type,
                 "workflow_type_version": workflow_type_version, "workflow_url": workflow_url,
                 "tags": json.dumps(dict(tags or {})),
-                "workflow_engine_parameters": json.dumps({})}
+                "workflow_engine_parameters": json.dumps(dict(engine_parameters or {}))}
+        if workflow_engine:  # WES 1.1 (Sapporo reads it)
+            data["workflow_engine"] = workflow_engine
         handles = [path.open("rb") for path in attachments]
         try:
             files = [("workflow_attachment", (path.name, handle))

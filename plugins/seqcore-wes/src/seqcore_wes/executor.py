@@ -48,6 +48,14 @@ def run_params(job: Mapping[str, Any], sheet: Path, outdir: Path) -> dict[str, A
     return params
 
 
+def engine_options(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What IRIDA Next sends for Nextflow: the engine's name and the release to run
+    (``-r <version>``, the pipeline's ``url`` being its repository)."""
+    if data["engine"].upper() == "NFL":
+        return {"workflow_engine": "nextflow", "engine_parameters": {"-r": data["version"]}}
+    return {}
+
+
 class WesExecutor:
     name = "wes"
 
@@ -69,7 +77,8 @@ class WesExecutor:
             workflow_url, data["engine"], data["engine_version"],
             run_params(job, sheet, outdir), attachments,
             tags={"seqcore_submission": str(job["submission_id"]),
-                  "pipeline": data["pipeline_id"], "version": data["version"]})
+                  "pipeline": data["pipeline_id"], "version": data["version"]},
+            **engine_options(data))
         return run_id
 
     def _remember(self, work_dir: Path, state: str) -> None:

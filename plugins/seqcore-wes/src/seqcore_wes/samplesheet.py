@@ -57,7 +57,8 @@ def rows(schema: Mapping[str, Any], inputs: list[Mapping[str, Any]],
             elif match:
                 index = int(match.group(1)) - 1
                 files = item["files"]
-                row.append(str(files[index]) if index < len(files) else "")
+                # Absolute: the WES server reads them from its own working directory.
+                row.append(str(Path(files[index]).resolve()) if index < len(files) else "")
             elif field is not None:
                 row.append(values.get(field, ""))
             else:
