@@ -169,6 +169,16 @@ def test_readiness_reuses_the_servers_answer_for_a_while(build_app, factories, w
         wes.relay.restore()
 
 
+def test_the_bearer_token_goes_to_the_wes_server(build_app, factories, wes):
+    app = build_app(**{"seqcore.wes.token": "wes-s3cret-token"})
+    headers = factories.headers(factories.user())
+    del wes.relay.requests[:]
+    assert app.get(f"/api/analysisTypes/{TYPE}", headers=headers).json["resource"]["ready"]
+    sent = bytes(wes.relay.requests).lower()
+    assert b"get /ga4gh/wes/v1/service-info" in sent
+    assert b"authorization: bearer wes-s3cret-token" in sent
+
+
 def test_a_server_down_mid_run_is_waited_for(testapp, app_config, db, world, wes,
                                              run_analysis):
     res = launch(testapp, world, sleep=3)

@@ -88,6 +88,7 @@ class Relay:
         self.url = f"http://127.0.0.1:{self.port}{API}"
         self._listener: socket.socket | None = None
         self._open: set[socket.socket] = set()
+        self.requests = bytearray()  # what clients sent, to check the headers seqcore sends
 
     def restore(self) -> None:
         listener = socket.socket()
@@ -120,12 +121,14 @@ class Relay:
                 client.close()
                 continue
             self._open |= {client, upstream}
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+            for a, b, record in ((client, upstream, True), (upstream, client, False)):
+                threading.Thread(target=self._pipe, args=(a, b, record), daemon=True).start()
 
-    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+    def _pipe(self, source: socket.socket, sink: socket.socket, record: bool) -> None:
         try:
             while chunk := source.recv(65536):
+                if record:
+                    self.requests += chunk
                 sink.sendall(chunk)
         except OSError:
             pass
