@@ -137,6 +137,18 @@ def test_a_bad_descriptor_stops_the_start_up(tmp_path, build_app, mutate, proble
     assert problem in str(failed.value)
 
 
+def test_a_parameter_schema_json_schema_refuses_stops_the_start_up(tmp_path, build_app):
+    directory, path = _copy(tmp_path, lambda d: None)
+    schema_path = directory / "seqcore" / "readcount" / "1.0.0" / "nextflow_schema.json"
+    schema = json.loads(schema_path.read_text())
+    schema["definitions"]["options"]["properties"]["min_length"]["minimum"] = "zero"
+    schema_path.write_text(json.dumps(schema))
+    with pytest.raises(ConfigurationError, match="not valid JSON Schema at "
+                                                 "properties/min_length/minimum") as failed:
+        build_app(**{"seqcore.pipelines.dir": str(directory)})
+    assert str(path) in str(failed.value)
+
+
 def test_a_pipeline_version_declared_twice_names_both_files(tmp_path, build_app):
     directory, path = _copy(tmp_path, lambda d: None)
     shutil.copy(path, directory / "again.json")

@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 import jsonschema
+from pyramid.exceptions import ConfigurationError
 from sqlalchemy import select
 
 from seqcore.plugin import (
@@ -152,8 +153,23 @@ def write_back(ctx: WriteBack) -> None:
                 ctx.metadata(sample_id, flat)
 
 
+def check_schema(descriptor: PipelineDescriptor) -> None:
+    """A schema JSON Schema cannot use would fail every launch with a 500: stop the start-up
+    instead, naming the file."""
+    validator = _validator(descriptor)
+    try:
+        type(validator).check_schema(validator.schema)
+    except jsonschema.SchemaError as err:
+        where = "/".join(map(str, err.path)) or "the schema"
+        raise ConfigurationError(
+            f"pipeline descriptor {descriptor.source}, pipeline {descriptor.pipeline_id!r} "
+            f"version {descriptor.version!r}: the parameter schema is not valid JSON Schema "
+            f"at {where}: {err.message}") from None
+
+
 def analysis_type(descriptor: PipelineDescriptor, settings: Mapping[str, Any]) -> AnalysisType:
     d = descriptor
+    check_schema(d)
     ready = Tool(f"WES server ({d.engine} {d.engine_version})",
                  check=partial(wes_problem, settings, d.engine, d.engine_version),
                  install="set seqcore.wes.url to a WES server that runs "
