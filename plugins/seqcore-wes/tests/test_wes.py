@@ -136,6 +136,24 @@ def test_a_bad_parameter_is_refused_with_every_problem(testapp, db, world):
     assert db.query(AnalysisSubmission).count() == 0
 
 
+def test_single_end_reads_fill_fastq_1_alone(testapp, factories, upload_reads, db, world,
+                                             run_analysis):
+    sample = factories.sample(factories.project(owner=world["owner"]), name="single")
+    reads = upload_reads(sample, world["headers"], kind="unpaired",
+                         files=[("single.fastq", fastq(reads=7, length=30, seed=3))])
+    res = testapp.post_json(LAUNCH, {"sequencingObjects": [reads.id],
+                                     "writeResultsToSamples": True}, headers=world["headers"])
+    run = run_analysis.drive(int(res.json["resource"]["identifier"]), world["headers"],
+                             timeout=180)
+    assert run.state == "COMPLETED", run.error
+    row = run.outputs["outputFile/samplesheet"].decode().splitlines()[1].split(",")
+    assert row[0] == str(sample.id) and row[2].endswith("single.fastq") and row[3] == ""
+    metadata = testapp.get(f"/api/samples/{sample.id}/metadata", headers=world["headers"]
+                           ).json["resource"]["metadata"]
+    assert metadata["readcount.reads"]["value"] == "7"
+    assert metadata["readcount_organism_seen"]["value"] == "none"  # no organism metadata
+
+
 def test_too_many_samples_are_refused(testapp, factories, upload_reads, db, world):
     more = []
     for n in range(3):

@@ -38,6 +38,9 @@ from seqcore_wes import outputs
 from seqcore_wes.client import TOKEN, WesClient, WesError, WesUnavailable
 
 PIPELINE = "seqcore_wes.pipeline:run"
+# The samplesheet's fastq_<n> columns take a pair (forward, reverse) or a single-end file
+# (seqcore-sequencefiles' kinds); named, so projects can automate the types too.
+READS = ("pairs", "unpaired")
 SERVICE_INFO_SECONDS = "seqcore.wes.service_info_seconds"
 # (url, token) -> (when asked, the answer); one question serves every descriptor type for a
 # few seconds, so listing many types does not ask the server once per type.
@@ -177,6 +180,7 @@ def analysis_type(descriptor: PipelineDescriptor, settings: Mapping[str, Any]) -
     return AnalysisType(
         name=d.type_name, label=f"{d.name} {d.version}", workflow_id=d.url, version=d.version,
         pipeline=PIPELINE, samples="one" if d.max_samples == 1 else "many",
+        inputs=READS,
         parameters=d.parameters(), writes_back=True, write_back=write_back, tools=(ready,),
         description=d.description, launch_check=DescriptorLaunch(d),
         job_data=DescriptorJob(d))
