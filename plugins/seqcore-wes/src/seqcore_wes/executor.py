@@ -90,8 +90,8 @@ class WesExecutor:
             return JobStatus("done", done)
         marker = work_dir / MARKER
         try:
-            state = self.client.status(remote_id)
-        except WesUnavailable as err:
+            status = self._follow(remote_id, work_dir)
+        except WesUnavailable as err:  # status, log or outputs: ask again next round
             now = time.time()
             if not marker.exists():
                 marker.write_text(str(now))
@@ -107,6 +107,10 @@ class WesExecutor:
                                                 f"{remote_id}")
             raise
         marker.unlink(missing_ok=True)
+        return status
+
+    def _follow(self, remote_id: str, work_dir: Path) -> JobStatus:
+        state = self.client.status(remote_id)
         self._remember(work_dir, state)
         if state in WAITING:
             return JobStatus("running", detail=state)
