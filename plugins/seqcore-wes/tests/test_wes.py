@@ -97,6 +97,10 @@ def test_rest_launch_runs_on_wes_and_writes_back(testapp, app_config, db, world,
     keys = {o.key for o in sub.outputs}
     assert {"iridanext-output", "samplesheet", "global-summary.txt",
             f"sample-{sample_id}-{sample_id}.counts.txt"} == keys
+    # ... and served over REST as outputFile/<key>, as a client downloads them.
+    assert run.outputs["outputFile/global-summary.txt"] == f"batch-7 {sample_id} 40 2200\n".encode()
+    assert run.outputs[f"outputFile/sample-{sample_id}-{sample_id}.counts.txt"] == \
+        b"isolate-1\t40\t2200\n"
 
 
 def test_graphql_launch_runs_on_wes(graphql, app_config, db, world, run_analysis):
