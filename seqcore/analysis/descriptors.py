@@ -197,6 +197,10 @@ def _version(source: Path, pipeline_id: str, entry: Mapping[str, Any],
             if not isinstance(overrides, dict):
                 raise DescriptorError(f"{where}: 'overrides' must be an object")
             schema = deep_merge(schema, overrides)
+    for key in ("settings", "samplesheet_schema_overrides"):
+        for value in (entry.get(key), version.get(key)):
+            if value is not None and not isinstance(value, dict):
+                raise DescriptorError(f"{where}: {key!r} must be an object")
     sheet_path = directory / "assets" / "schema_input.json"
     sheet: Any = _read_json(sheet_path, source, "the samplesheet schema") if sheet_path.exists() \
         else {"items": {"properties": {"sample": {"type": "string", "meta": ["id"]},
@@ -207,7 +211,8 @@ def _version(source: Path, pipeline_id: str, entry: Mapping[str, Any],
                       version.get("samplesheet_schema_overrides")):
         if overrides is not None:
             sheet = deep_merge(sheet, overrides)
-    if not isinstance(sheet.get("items", {}).get("properties"), dict):
+    if not isinstance(sheet, dict) or not isinstance(sheet.get("items"), dict) or \
+            not isinstance(sheet["items"].get("properties"), dict):
         raise DescriptorError(f"{where}: the samplesheet schema has no items.properties")
     settings = deep_merge(entry.get("settings") or {}, version.get("settings") or {})
     for key in ("min_samples", "max_samples"):

@@ -128,6 +128,8 @@ def _copy(tmp_path, mutate):
      "'executable' must be true or false"),
     (lambda d: d["seqcore/readcount"].update(settings={"max_samples": "many"}),
      "settings.max_samples must be a whole number"),
+    (lambda d: d["seqcore/readcount"].update(samplesheet_schema_overrides=[]),
+     "'samplesheet_schema_overrides' must be an object"),
 ])
 def test_a_bad_descriptor_stops_the_start_up(tmp_path, build_app, mutate, problem):
     directory, path = _copy(tmp_path, mutate)
