@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -250,6 +254,45 @@ def test_a_restarted_worker_follows_the_submitted_run(testapp, app_config, db, w
     assert sub.remote_workflow_id == run_id  # followed, not submitted again
     runs = httpx.get(f"{wes.server.url}/runs").json()["workflows"]
     assert sum(1 for r in runs if r["run_id"] == run_id) == 1
+
+
+def test_a_killed_worker_process_is_followed_by_the_next_one(testapp, app_config, db, world,
+                                                             wes, database_url, tmp_path):
+    """Two real ``seqcore worker`` processes: the first submits the run and is killed
+    (SIGKILL, no clean-up); the next one follows the same WES run to COMPLETED."""
+    settings = app_config.registry.settings
+    env = {**os.environ, "SEQCORE_SQLALCHEMY_URL": database_url,
+           "SEQCORE_STORAGE_PATH": settings["seqcore.storage.path"],
+           "SEQCORE_ANALYSIS_WORK_PATH": settings["seqcore.analysis.work_path"],
+           "SEQCORE_WES_URL": wes.url, "SEQCORE_PIPELINES_DIR": settings["seqcore.pipelines.dir"],
+           "SEQCORE_WES_TIMEOUT_SECONDS": "30", "SEQCORE_PLUGINS_ENABLED": "wes,sequencefiles",
+           "SEQCORE_SESSION_SECRET": settings["seqcore.session.secret"]}
+    command = [str(Path(sys.executable).with_name("seqcore")), "-c",
+               str(tmp_path / "none.ini"), "worker"]
+    res = launch(testapp, world, sleep=3)
+    submission_id = int(res.json["resource"]["identifier"])
+    log = (tmp_path / "first-worker.log").open("w")
+    first = subprocess.Popen([*command, "--interval", "0.2"], env=env, stdout=log,
+                             stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while state(db, submission_id).state != "RUNNING":
+            assert time.monotonic() < deadline, "the first worker never ran it"
+            assert first.poll() is None, (tmp_path / "first-worker.log").read_text()
+            time.sleep(0.2)
+    finally:
+        first.kill()
+        first.wait()
+        log.close()
+    killed = state(db, submission_id)
+    assert killed.state == "RUNNING"  # the run goes on without a worker
+    run_id = killed.remote_workflow_id
+    done = subprocess.run([*command, "--once"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    sub = state(db, submission_id)
+    assert sub.state == "COMPLETED", sub.error
+    assert sub.remote_workflow_id == run_id
 
 
 def test_cancel_is_sent_to_the_wes_server(world, testapp, app_config, db, wes):
