@@ -139,7 +139,7 @@ def test_a_bad_descriptor_stops_the_start_up(tmp_path, build_app, mutate, proble
     assert problem in str(failed.value)
 
 
-def test_a_parameter_schema_json_schema_refuses_stops_the_start_up(tmp_path, build_app):
+def test_a_parameter_schema_that_is_not_json_schema_stops_the_start_up(tmp_path, build_app):
     directory, path = _copy(tmp_path, lambda d: None)
     schema_path = directory / "seqcore" / "readcount" / "1.0.0" / "nextflow_schema.json"
     schema = json.loads(schema_path.read_text())
