@@ -22,7 +22,7 @@ from seqcore.analysis.descriptors import (
     choice_values,
     pipeline_descriptors,
 )
-from seqcore.analysis.executors import JobStatus
+from seqcore.analysis.executors import JobStatus, SubmitLater
 from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.launching import Actor, Launch, LaunchChecked, LaunchRequest
 from seqcore.analysis.pipeline import (
@@ -265,6 +265,7 @@ __all__ = [
     "Setting",
     "SubmissionInput",
     "SubmissionResource",
+    "SubmitLater",
     "SystemRole",
     "Tool",
     "View",

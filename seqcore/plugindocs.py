@@ -121,8 +121,10 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("run_job", "Run the job in a work directory (what an executor's worker calls)."),
         ("read_result", "A job directory's result, or `None` while it runs (for an "
                         "executor's `poll`)."),
-        ("JobStatus", "What an executor's `poll` returns: running, done (with the result) "
-                      "or lost."),
+        ("JobStatus", "What an executor's `poll` returns: queued (executors with "
+                      "`queues = True`), running, done (with the result) or lost."),
+        ("SubmitLater", "Raise from an executor's `submit` while its server does not answer: "
+                        "the worker keeps the submission PREPARED and hands it over again."),
         ("readiness", "Whether an analysis type's tools are all present, with each tool's "
                       "state."),
         ("not_ready_message", "The message a launch of a type that is not ready answers "

@@ -242,6 +242,50 @@ def test_a_server_down_too_long_ends_in_error(testapp, build_app, db, world, wes
     assert "The WES server did not answer for" in sub.error
 
 
+def test_a_server_down_before_the_run_is_submitted_is_waited_for(testapp, app_config, db,
+                                                                 world, wes, run_analysis):
+    """The launch finds the server; it stops answering before the worker's ``POST /runs``:
+    the submission waits PREPARED (no run, no error) and is submitted once it is back."""
+    res = launch(testapp, world)
+    submission_id = int(res.json["resource"]["identifier"])
+    worker = AnalysisWorker(app_config.registry)
+    wes.relay.cut()
+    try:
+        for _ in range(3):
+            worker.run_once()
+            time.sleep(0.3)
+        waiting = state(db, submission_id)
+        assert (waiting.state, waiting.remote_workflow_id, waiting.error) == (
+            "PREPARED", None, None)
+        assert [h[0] for h in waiting.history].count("SUBMITTING") >= 3  # asked every round
+    finally:
+        wes.relay.restore()
+    run = run_analysis.drive(submission_id, world["headers"], timeout=180)
+    assert run.state == "COMPLETED"
+    assert state(db, submission_id).remote_workflow_id
+
+
+def test_a_server_down_too_long_before_submitting_ends_in_error(testapp, build_app, db, world,
+                                                               wes):
+    res = launch(testapp, world)
+    submission_id = int(res.json["resource"]["identifier"])
+    impatient = build_app(**{"seqcore.wes.unreachable_seconds": 1}).app.registry
+    worker = AnalysisWorker(impatient)
+    wes.relay.cut()
+    try:
+        worker.run_once()
+        assert state(db, submission_id).state == "PREPARED"
+        time.sleep(1.5)
+        worker.run_once()
+    finally:
+        wes.relay.restore()
+    sub = state(db, submission_id)
+    assert sub.state == "ERROR"
+    assert "The WES server did not answer for" in sub.error
+    assert "the run was not submitted" in sub.error
+    assert sub.remote_workflow_id is None
+
+
 def test_a_restarted_worker_follows_the_submitted_run(testapp, app_config, db, world, wes):
     res = launch(testapp, world, sleep=2)
     submission_id = int(res.json["resource"]["identifier"])

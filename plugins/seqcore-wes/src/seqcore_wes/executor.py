@@ -11,8 +11,11 @@ submission's ``remoteWorkflowId``.
 directory (the core then stores them); ``EXECUTOR_ERROR``, ``SYSTEM_ERROR`` and ``CANCELED``
 end it in ``ERROR`` with the run log's message. A server that does not answer is asked again
 on the next round; after ``seqcore.wes.unreachable_seconds`` without an answer the
-submission fails. Everything the executor knows is in the job directory and the run id, so a
-restarted worker carries on following the runs already submitted.
+submission fails. The same holds before the run is submitted: while ``POST /runs`` finds no
+server the executor answers :class:`SubmitLater`, the submission stays ``PREPARED`` and is
+handed over again on the worker's next rounds (``ERROR`` after the same time). Everything
+the executor knows is in the job directory and the run id, so a restarted worker carries on
+following the runs already submitted.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from seqcore.plugin import JobStatus, read_result
+from seqcore.plugin import JobStatus, SubmitLater, read_result
 from seqcore_wes import outputs, samplesheet
 from seqcore_wes.client import WesClient, WesError, WesUnavailable
 
@@ -73,13 +76,31 @@ class WesExecutor:
         outdir.mkdir(exist_ok=True)
         attachments = [Path(data["workflow_file"])] if data.get("workflow_file") else []
         workflow_url = attachments[0].name if attachments else data["workflow_url"]
-        run_id = self.client.submit(
-            workflow_url, data["engine"], data["engine_version"],
-            run_params(job, sheet, outdir), attachments,
-            tags={"seqcore_submission": str(job["submission_id"]),
-                  "pipeline": data["pipeline_id"], "version": data["version"]},
-            **engine_options(data))
+        marker = work_dir / MARKER
+        try:
+            run_id = self.client.submit(
+                workflow_url, data["engine"], data["engine_version"],
+                run_params(job, sheet, outdir), attachments,
+                tags={"seqcore_submission": str(job["submission_id"]),
+                      "pipeline": data["pipeline_id"], "version": data["version"]},
+                **engine_options(data))
+        except WesUnavailable as err:  # the worker hands the job over again next round
+            waited = self._unanswered(marker)
+            if waited > self.unreachable:
+                raise WesUnavailable(f"The WES server did not answer for {waited:.0f} s; the "
+                                     f"run was not submitted: {err}") from err
+            raise SubmitLater(str(err)) from err
+        marker.unlink(missing_ok=True)
         return run_id
+
+    @staticmethod
+    def _unanswered(marker: Path) -> float:
+        """Seconds since the server first did not answer (the marker in the job directory
+        remembers it across rounds and workers)."""
+        now = time.time()
+        if not marker.exists():
+            marker.write_text(str(now))
+        return now - float(marker.read_text() or now)
 
     def _remember(self, work_dir: Path, state: str) -> None:
         (work_dir / STATE).write_text(json.dumps({"state": state, "at": time.time()}))
@@ -92,10 +113,7 @@ class WesExecutor:
         try:
             status = self._follow(remote_id, work_dir)
         except WesUnavailable as err:  # status, log or outputs: ask again next round
-            now = time.time()
-            if not marker.exists():
-                marker.write_text(str(now))
-            waited = now - float(marker.read_text() or now)
+            waited = self._unanswered(marker)
             if waited > self.unreachable:
                 return self._finish(work_dir, {"status": "error", "error": (
                     f"The WES server did not answer for {waited:.0f} s while following run "

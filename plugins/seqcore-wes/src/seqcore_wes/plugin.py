@@ -23,7 +23,8 @@ def register_settings() -> list[Setting]:
                 "Seconds the WES server's service-info answer (readiness: does it run the "
                 "pipeline's engine) is reused; 0: ask on every launch.", float),
         Setting(UNREACHABLE, 600.0, "Seconds a submission keeps waiting for a WES server "
-                                    "that stopped answering before it fails.", float),
+                                    "that stopped answering (before its run is submitted "
+                                    "or while it runs) before it fails.", float),
     ]
 
 
