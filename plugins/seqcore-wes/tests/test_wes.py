@@ -339,13 +339,75 @@ def test_a_killed_worker_process_is_followed_by_the_next_one(testapp, app_config
     assert sub.remote_workflow_id == run_id
 
 
-def test_cancel_is_sent_to_the_wes_server(world, testapp, app_config, db, wes):
-    from seqcore_wes.executor import WesExecutor
+GRAPHQL_CANCEL = """
+mutation($input: CancelAnalysisInput!) {
+  cancelAnalysis(input: $input) { submission { id state error } errors { message path } }
+}"""
 
-    res = launch(testapp, world, sleep=1)
-    submission_id = int(res.json["resource"]["identifier"])
-    sub = run_until(AnalysisWorker(app_config.registry), db, submission_id, {"RUNNING"})
-    executor = WesExecutor(app_config.registry.settings)
-    executor.cancel(sub.remote_workflow_id)  # the server accepts it (answers 200)
+
+def cancelled(db, wes, world, submission_id, run_id, worker):
+    """What a cancel leaves: the cancel request on the wire, the submission in ERROR with
+    the message, and a worker that neither follows the run nor collects its outputs."""
+    deadline = time.monotonic() + 30
+    wire = f"POST /ga4gh/wes/v1/runs/{run_id}/cancel".encode()
+    while wire not in bytes(wes.relay.requests) and time.monotonic() < deadline:
+        time.sleep(0.1)  # the executor is called once the cancel is committed
+    assert wire in bytes(wes.relay.requests)
     log = (wes.server.workdir / "server.log").read_text()
-    assert f"POST /ga4gh/wes/v1/runs/{sub.remote_workflow_id}/cancel HTTP/1.1\" 200" in log
+    assert f"POST /ga4gh/wes/v1/runs/{run_id}/cancel HTTP/1.1\" 200" in log
+    del wes.relay.requests[:]
+    for _ in range(3):
+        worker.run_once()
+        time.sleep(0.3)
+    sub = state(db, submission_id)
+    assert (sub.state, sub.error, list(sub.outputs)) == (
+        "ERROR", f"Cancelled by {world['owner'].username} while RUNNING.", [])
+    assert f"/runs/{run_id}".encode() not in bytes(wes.relay.requests)  # no longer followed
+    return sub
+
+
+def test_rest_cancel_cancels_the_wes_run(world, testapp, app_config, db, wes):
+    res = launch(testapp, world, sleep=5)
+    submission_id = int(res.json["resource"]["identifier"])
+    worker = AnalysisWorker(app_config.registry)
+    run_id = run_until(worker, db, submission_id, {"RUNNING"}).remote_workflow_id
+    del wes.relay.requests[:]
+    res = testapp.post(f"/api/analysisSubmissions/{submission_id}/cancel",
+                       headers=world["headers"])
+    assert res.json["resource"]["analysisState"] == "ERROR"
+    cancelled(db, wes, world, submission_id, run_id, worker)
+    testapp.post(f"/api/analysisSubmissions/{submission_id}/cancel",
+                 headers=world["headers"], status=409)
+
+
+def test_graphql_cancel_cancels_the_wes_run(world, testapp, graphql, factories, app_config, db,
+                                            wes):
+    res = launch(testapp, world, sleep=5)
+    submission_id = int(res.json["resource"]["identifier"])
+    worker = AnalysisWorker(app_config.registry)
+    run_id = run_until(worker, db, submission_id, {"RUNNING"}).remote_workflow_id
+    gid = f"gid://seqcore/AnalysisSubmission/{submission_id}"
+    payload = graphql.as_user(factories.user())(GRAPHQL_CANCEL, {"input": {"id": gid}})[
+        "data"]["cancelAnalysis"]
+    assert payload["errors"] == [{"message": "Analysis submission not found by provided ID",
+                                  "path": ["id"]}]
+    assert state(db, submission_id).state == "RUNNING"
+    del wes.relay.requests[:]
+    payload = graphql.as_user(world["owner"])(GRAPHQL_CANCEL, {"input": {"id": gid}})[
+        "data"]["cancelAnalysis"]
+    assert payload == {"errors": [], "submission": {
+        "id": gid, "state": "ERROR",
+        "error": f"Cancelled by {world['owner'].username} while RUNNING."}}
+    cancelled(db, wes, world, submission_id, run_id, worker)
+
+
+def test_a_completed_wes_submission_cannot_be_cancelled(world, testapp, db, run_analysis, wes):
+    res = launch(testapp, world)
+    submission_id = int(res.json["resource"]["identifier"])
+    assert run_analysis.drive(submission_id, world["headers"], timeout=180).state == "COMPLETED"
+    del wes.relay.requests[:]
+    res = testapp.post(f"/api/analysisSubmissions/{submission_id}/cancel",
+                       headers=world["headers"], status=409)
+    assert "is COMPLETED" in res.json["message"]
+    assert b"/cancel" not in bytes(wes.relay.requests)
+    assert state(db, submission_id).state == "COMPLETED"
