@@ -26,6 +26,17 @@ def wes(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def toil_backend(tmp_path_factory):
+    """The reference server with its Toil backend, which reports QUEUED while a run has not
+    started (Toil itself is not installed: only the queue is used)."""
+    server = WesServer(wes_venv(cache_dir()), tmp_path_factory.mktemp("wes-toil"),
+                       backend="wes_service.toil_wes")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def seqcore_settings(seqcore_settings, wes):
     # The reference server runs `cwltool --version` for every service-info: slow on a busy
     # machine, so the tests give each call more time than the default.

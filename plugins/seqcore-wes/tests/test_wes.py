@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -284,6 +285,75 @@ def test_a_server_down_too_long_before_submitting_ends_in_error(testapp, build_a
     assert "The WES server did not answer for" in sub.error
     assert "the run was not submitted" in sub.error
     assert sub.remote_workflow_id is None
+
+
+def test_a_submission_is_submitting_until_its_run_runs(testapp, app_config, db, world, wes,
+                                                      run_analysis):
+    """Handed over, the submission is SUBMITTING with its run id; it is RUNNING once the
+    server says the run runs (cwltool starts at once: the next poll)."""
+    res = launch(testapp, world, sleep=3)
+    submission_id = int(res.json["resource"]["identifier"])
+    worker = AnalysisWorker(app_config.registry)
+    worker.schedule()  # prepares and submits; no poll yet
+    submitted = state(db, submission_id)
+    assert submitted.state == "SUBMITTING" and submitted.remote_workflow_id
+    assert submitted.lease_until is None  # followed by advance(), not redone by recover()
+    worker.recover()
+    assert state(db, submission_id).state == "SUBMITTING"
+    running = run_until(worker, db, submission_id, {"RUNNING"})
+    assert running.remote_workflow_id == submitted.remote_workflow_id
+    states = [s for s, _ in running.history]
+    assert states[-2:] == ["SUBMITTING", "RUNNING"]
+    assert run_analysis.drive(submission_id, world["headers"], timeout=180).state == "COMPLETED"
+
+
+def test_a_queued_run_keeps_its_submission_submitting(testapp, build_app, app_config, db, world,
+                                                     toil_backend, tmp_path):
+    """The reference server's Toil backend answers QUEUED for a run Toil has not started;
+    here the run never starts (the backend refuses CWL v1.3 once the run is queued), so
+    the submission stays SUBMITTING, its run id recorded, round after round; cancelling it
+    cancels the queued run."""
+    pipelines = tmp_path / "pipelines"
+    shutil.copytree(app_config.registry.settings["seqcore.pipelines.dir"], pipelines)
+    descriptor = pipelines / "pipelines.json"
+    descriptor.write_text(descriptor.read_text().replace('"v1.0"', '"v1.3"'))
+    res = launch(testapp, world)  # ready: the launch's server runs CWL v1.0
+    submission_id = int(res.json["resource"]["identifier"])
+    queueing = build_app(**{"seqcore.wes.url": toil_backend.url,
+                            "seqcore.pipelines.dir": str(pipelines)})
+    worker = AnalysisWorker(queueing.app.registry)
+    for _ in range(4):
+        worker.run_once()
+        time.sleep(0.3)
+    sub = state(db, submission_id)
+    assert sub.state == "SUBMITTING" and sub.remote_workflow_id, sub.error
+    assert httpx.get(f"{toil_backend.url}/runs/{sub.remote_workflow_id}/status").json() == {
+        "run_id": sub.remote_workflow_id, "state": "QUEUED"}
+    assert "RUNNING" not in [s for s, _ in sub.history]
+    queueing.post(f"/api/analysisSubmissions/{submission_id}/cancel", headers=world["headers"])
+    sub = state(db, submission_id)
+    assert (sub.state, sub.error) == (
+        "ERROR", f"Cancelled by {world['owner'].username} while SUBMITTING.")
+    log = (toil_backend.workdir / "server.log").read_text()
+    assert f"POST /ga4gh/wes/v1/runs/{sub.remote_workflow_id}/cancel HTTP/1.1\" 200" in log
+
+
+@pytest.mark.parametrize(("document", "expected"), [
+    ({"run_id": "r1", "state": "QUEUED"}, "queued"),
+    ({"run_id": "r1", "state": "INITIALIZING"}, "queued"),
+    ({"run_id": "r1", "state": "RUNNING"}, "running"),
+    ({"run_id": "r1", "state": "PAUSED"}, "running"),
+    ({"run_id": "r1", "state": "COMPLETE"}, None),
+    ({"run_id": "r1", "state": "EXECUTOR_ERROR"}, None),
+    ({"run_id": "r1", "state": "CANCELED"}, None),
+])
+def test_run_states_as_the_workers_statuses(document, expected):
+    """The reference server's status documents (``{"run_id", "state"}``, as its cwltool and
+    Toil backends answer them) as the worker's statuses; ended states read the run log."""
+    from seqcore_wes.executor import job_status
+
+    status = job_status(document["state"])
+    assert (status.state if status else None) == expected
 
 
 def test_a_restarted_worker_follows_the_submitted_run(testapp, app_config, db, world, wes):

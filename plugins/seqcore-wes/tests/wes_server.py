@@ -43,9 +43,13 @@ def free_port() -> int:
 
 
 class WesServer:
-    """``wes-server`` running ``cwltool`` in ``workdir``; ``url`` is its API root."""
+    """``wes-server`` running ``cwltool`` in ``workdir``; ``url`` is its API root. The
+    reference server's Toil backend (``backend="wes_service.toil_wes"``) answers ``QUEUED``
+    and ``INITIALIZING`` until Toil has started a run."""
 
-    def __init__(self, bin_dir: Path, workdir: Path) -> None:
+    def __init__(self, bin_dir: Path, workdir: Path,
+                 backend: str = "wes_service.cwl_runner") -> None:
+        self.backend = backend
         self.bin_dir = bin_dir
         self.workdir = workdir
         self.port = free_port()
@@ -57,7 +61,7 @@ class WesServer:
         env.pop("PYTHONPATH", None)
         self.log = (self.workdir / "server.log").open("ab")
         self.process = subprocess.Popen(
-            [str(self.bin_dir / "wes-server"), "--backend=wes_service.cwl_runner",
+            [str(self.bin_dir / "wes-server"), f"--backend={self.backend}",
              "--opt", "runner=cwltool", "--port", str(self.port)],
             cwd=self.workdir, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60

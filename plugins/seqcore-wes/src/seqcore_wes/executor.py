@@ -6,16 +6,18 @@ the parameters, the samplesheet as ``input``, an output directory as ``outdir`` 
 descriptor names a local workflow file, that file attached (WES 1.1). The run id is the
 submission's ``remoteWorkflowId``.
 
-``poll`` follows ``GET /runs/{id}/status``: ``QUEUED``, ``INITIALIZING``, ``RUNNING`` and
-``PAUSED`` keep the submission running; ``COMPLETE`` collects the outputs into the job
-directory (the core then stores them); ``EXECUTOR_ERROR``, ``SYSTEM_ERROR`` and ``CANCELED``
-end it in ``ERROR`` with the run log's message. A server that does not answer is asked again
-on the next round; after ``seqcore.wes.unreachable_seconds`` without an answer the
-submission fails. The same holds before the run is submitted: while ``POST /runs`` finds no
-server the executor answers :class:`SubmitLater`, the submission stays ``PREPARED`` and is
-handed over again on the worker's next rounds (``ERROR`` after the same time). Everything
-the executor knows is in the job directory and the run id, so a restarted worker carries on
-following the runs already submitted.
+``poll`` follows ``GET /runs/{id}/status``: ``QUEUED`` and ``INITIALIZING`` are ``queued``
+(the executor ``queues``: the submission stays ``SUBMITTING`` with its run id), ``RUNNING``,
+``PAUSED`` and the other unfinished states keep it running; ``COMPLETE`` collects the
+outputs into the job directory (the core then stores them); ``EXECUTOR_ERROR``,
+``SYSTEM_ERROR`` and ``CANCELED`` end it in ``ERROR`` with the run log's message. A server
+that does not answer is asked again on the next round; after
+``seqcore.wes.unreachable_seconds`` without an answer the submission fails. The same holds
+before the run is submitted: while ``POST /runs`` finds no server the executor answers
+:class:`SubmitLater`, the submission stays ``PREPARED`` and is handed over again on the
+worker's next rounds (``ERROR`` after the same time). Everything the executor knows is in
+the job directory and the run id, so a restarted worker carries on following the runs
+already submitted.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from seqcore_wes import outputs, samplesheet
 from seqcore_wes.client import WesClient, WesError, WesUnavailable
 
 UNREACHABLE = "seqcore.wes.unreachable_seconds"
-WAITING = ("QUEUED", "INITIALIZING", "RUNNING", "PAUSED", "UNKNOWN", "CANCELING", "PREEMPTED")
+QUEUED = ("QUEUED", "INITIALIZING")
+WAITING = ("RUNNING", "PAUSED", "UNKNOWN", "CANCELING", "PREEMPTED")
 FAILED = ("EXECUTOR_ERROR", "SYSTEM_ERROR", "CANCELED")
 MARKER = "wes-unreachable-since"
 STATE = "wes-state.json"
@@ -59,8 +62,19 @@ def engine_options(data: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def job_status(state: str) -> JobStatus | None:
+    """A WES run state the submission waits in, as the worker's status; ``None`` for the
+    states that end the run (their log is read)."""
+    if state in QUEUED:
+        return JobStatus("queued", detail=state)
+    if state in WAITING:
+        return JobStatus("running", detail=state)
+    return None
+
+
 class WesExecutor:
     name = "wes"
+    queues = True  # QUEUED and INITIALIZING runs keep their submission SUBMITTING
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.client = WesClient.from_settings(settings)
@@ -105,6 +119,15 @@ class WesExecutor:
     def _remember(self, work_dir: Path, state: str) -> None:
         (work_dir / STATE).write_text(json.dumps({"state": state, "at": time.time()}))
 
+    @staticmethod
+    def _last_state(work_dir: Path) -> str | None:
+        """The run's state the server last answered (``None``: not asked yet), so a server
+        that stops answering leaves a queued submission queued and a running one running."""
+        try:
+            return json.loads((work_dir / STATE).read_text())["state"]
+        except (OSError, ValueError, KeyError):
+            return None
+
     def poll(self, remote_id: str, work_dir: Path) -> JobStatus:
         done = read_result(work_dir)
         if done is not None:  # collected on an earlier round
@@ -118,7 +141,8 @@ class WesExecutor:
                 return self._finish(work_dir, {"status": "error", "error": (
                     f"The WES server did not answer for {waited:.0f} s while following run "
                     f"{remote_id}: {err}")})
-            return JobStatus("running", detail=str(err))
+            return JobStatus("queued" if self._last_state(work_dir) in (None, *QUEUED)
+                             else "running", detail=str(err))
         except WesError as err:
             if err.status == 404:
                 return JobStatus("lost", detail=f"the WES server does not know run "
@@ -130,8 +154,9 @@ class WesExecutor:
     def _follow(self, remote_id: str, work_dir: Path) -> JobStatus:
         state = self.client.status(remote_id)
         self._remember(work_dir, state)
-        if state in WAITING:
-            return JobStatus("running", detail=state)
+        waiting = job_status(state)
+        if waiting is not None:
+            return waiting
         log = self.client.run_log(remote_id)
         if state == "COMPLETE":
             try:
