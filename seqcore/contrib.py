@@ -274,8 +274,10 @@ class Executor:
     """Something that runs analysis pipelines (local processes, a Celery cluster).
 
     ``factory(settings)`` returns an object with ``submit(job) -> str`` (the executor's id
-    for the job), ``poll(remote_id, job) -> seqcore.analysis.executors.JobStatus`` and
-    ``cancel(remote_id)``; see :mod:`seqcore.analysis.executors`. Each executor is the
+    for the job, or raises ``SubmitLater`` while its server does not answer), ``poll(remote_id,
+    job) -> seqcore.analysis.executors.JobStatus``, ``cancel(remote_id)`` and ``queues``
+    (True when accepted jobs may wait, ``poll`` answering ``queued``); see
+    :mod:`seqcore.analysis.executors`. Each executor is the
     :class:`seqcore.services.IExecutor` service named ``name``; every lookup builds a new
     one with the application's (typed) settings.
     """

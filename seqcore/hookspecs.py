@@ -16,6 +16,7 @@ checks that every hook here appears there.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seqcore import hookspec
@@ -146,6 +147,20 @@ def register_file_kinds() -> Iterable[FileKind] | None:
 def register_analysis_types() -> Iterable[AnalysisType] | None:
     """Return analysis types; the core derives ``analysisSubmissions/<name>`` and the
     ``/api/analysisSubmissions/analysisType/<name>`` filter from each.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_pipeline_descriptors() -> Iterable[str | Path] | None:
+    """Return descriptor files (IRIDA Next's ``pipelines.json`` format) a plugin ships; each
+    pipeline version they declare becomes an analysis type, run by an executor that takes
+    descriptors (the ``wes`` plugin), like the files in ``seqcore.pipelines.dir``.
+
+    A version's schemas sit beside the file, in IRIDA Next's layout:
+    ``<url path>/<version>/nextflow_schema.json`` and ``.../assets/schema_input.json``
+    (``docs/pipelines.md``). A bad file stops the start-up naming the file and the problem.
 
     .. versionadded:: 26.11
     """

@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seqcore import hookimpl
-from seqcore.analysis.executors import JobStatus
+from seqcore.analysis.descriptors import (
+    PipelineDescriptor,
+    choice_values,
+    pipeline_descriptors,
+)
+from seqcore.analysis.executors import JobStatus, SubmitLater
 from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.launching import Actor, Launch, LaunchChecked, LaunchRequest
 from seqcore.analysis.pipeline import (
@@ -253,6 +258,7 @@ __all__ = [
     "Parameter",
     "Permission",
     "PipelineContext",
+    "PipelineDescriptor",
     "PipelineError",
     "ProjectResource",
     "ProjectRole",
@@ -265,6 +271,7 @@ __all__ = [
     "Setting",
     "SubmissionInput",
     "SubmissionResource",
+    "SubmitLater",
     "SystemRole",
     "Tool",
     "ToolEnvironment",
@@ -272,6 +279,7 @@ __all__ = [
     "View",
     "WriteBack",
     "child_href",
+    "choice_values",
     "collection",
     "download",
     "ensure_tool_environment",
@@ -289,6 +297,7 @@ __all__ = [
     "negotiate",
     "not_ready_message",
     "parse_id",
+    "pipeline_descriptors",
     "process_settings",
     "purge_files",
     "read_json",

@@ -126,12 +126,22 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("run_job", "Run the job in a work directory (what an executor's worker calls)."),
         ("read_result", "A job directory's result, or `None` while it runs (for an "
                         "executor's `poll`)."),
-        ("JobStatus", "What an executor's `poll` returns: running, done (with the result) "
-                      "or lost."),
+        ("JobStatus", "What an executor's `poll` returns: queued (executors with "
+                      "`queues = True`), running, done (with the result) or lost."),
+        ("SubmitLater", "Raise from an executor's `submit` while its server does not answer: "
+                        "the worker keeps the submission PREPARED and hands it over again."),
         ("readiness", "Whether an analysis type's tools are all present, with each tool's "
                       "state."),
         ("not_ready_message", "The message a launch of a type that is not ready answers "
                               "with."),
+        ("PipelineDescriptor", "One version of a pipeline declared in IRIDA Next's "
+                               "`pipelines.json` format: id, engine, workflow, schemas "
+                               "(overrides applied), `parameters()`, `type_name`."),
+        ("choice_values", "The values of a descriptor parameter's `enum` (IRIDA Next lets "
+                          "it hold `[label, value]` pairs)."),
+        ("pipeline_descriptors", "The application's pipeline descriptors by analysis type "
+                                 "name (`seqcore.pipelines.dir` and "
+                                 "`register_pipeline_descriptors`), read once."),
     ]),
     ("Links, resources and permissions", "", [
         ("url_for", "The absolute URL of a resource (and path elements below it)."),

@@ -29,7 +29,7 @@ error naming the setting, the value and where it came from, for example
 SEQCORE_MAX_BODY_BYTES (expected int: invalid literal for int() with base 10: 'lots')`.
 
 This page is generated (`python -m seqcore.settingdocs assemblies assembly celery fast5
-phylogenomics sequencefiles serotyper > docs/settings.md`);
+phylogenomics sequencefiles serotyper wes > docs/settings.md`);
 `tests/meta/test_settings_documented.py` fails when it is out of date or a setting has no
 documentation.
 """

@@ -112,6 +112,9 @@ CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("seqcore.analysis.cleanup_days", "",
             "Remove work directories of finished analyses older than this many days "
             "(fractions allowed); empty: keep them."),
+    Setting("seqcore.pipelines.dir", "",
+            "Directory of pipeline descriptors (IRIDA Next's pipelines.json format, with each "
+            "version's schemas below it; docs/pipelines.md); empty: none."),
     Setting("seqcore.worker.embedded", False,
             "Run a processing worker thread inside the web server (development).", as_bool),
     Setting("seqcore.oauth.access_token_seconds", 43200,

@@ -1,9 +1,12 @@
 """Executors run pipelines; the embedded default starts each job as a local process.
 
 An executor's contract is small: :meth:`submit` starts a job (its directory holds
-``job.json``) and returns an id; :meth:`poll` says whether it is running, finished or lost;
-:meth:`cancel` stops it. Results always come back through the job directory, so a worker
-that restarts can pick up a job another worker started.
+``job.json``) and returns an id, or raises :class:`SubmitLater` when its server does not
+answer yet; :meth:`poll` says whether it is queued, running, finished or lost; :meth:`cancel`
+stops it. An executor whose jobs may wait in a queue of its own says so (``queues = True``):
+the worker then keeps the submission ``SUBMITTING`` until ``poll`` says ``running``.
+Results always come back through the job directory, so a worker that restarts can pick up
+a job another worker started.
 """
 
 from __future__ import annotations
@@ -25,16 +28,26 @@ from seqcore.contrib import Executor
 
 @dataclass(frozen=True)
 class JobStatus:
-    """``state``: ``running``, ``done`` (``result`` holds result.json) or ``lost`` (the
-    executor no longer knows the job and it left no result)."""
+    """``state``: ``queued`` (accepted, waiting for the executor's resources: only from
+    executors with ``queues = True``), ``running``, ``done`` (``result`` holds result.json)
+    or ``lost`` (the executor no longer knows the job and it left no result)."""
 
     state: str
     result: dict[str, Any] | None = None
     detail: str = ""
 
 
+class SubmitLater(Exception):
+    """Raised by ``submit`` when the executor cannot take the job now but may soon (its
+    server does not answer). The worker keeps the submission ``PREPARED`` and hands it over
+    again on its next rounds; the executor decides how long it keeps saying so, and then
+    raises any other error, which ends the submission in ``ERROR``."""
+
+
 class JobExecutor(Protocol):
     name: str
+    # True: accepted jobs may wait (``poll`` answers ``queued``) before they run.
+    queues: bool
 
     def submit(self, work_dir: Path) -> str: ...
 
@@ -66,6 +79,7 @@ class LocalExecutor:
     started it: a restarted worker finds its result in the job directory."""
 
     name = "local"
+    queues = False
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.settings = settings

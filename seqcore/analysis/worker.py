@@ -11,6 +11,14 @@ the next worker redoes the step (``PREPARING`` and ``SUBMITTING`` restart from `
 ``COMPLETING`` from ``FINISHED_RUNNING``, ``POST_PROCESSING`` from ``TRANSFERRED``), or, after
 ``seqcore.processing.max_attempts`` interruptions, marks the submission ``ERROR``. A running
 job belongs to its executor: a job whose executor lost it is resubmitted the same way.
+
+An executor whose server does not answer yet (:class:`SubmitLater`) leaves the submission
+``PREPARED`` (its work directory ready, no lease): every round hands it over again, until
+the executor takes it or gives up. An executor whose jobs wait in a queue (``queues``) leaves
+it ``SUBMITTING`` with its remote id until ``poll`` says ``running``. A submission cancelled
+meanwhile (``ERROR``, :mod:`seqcore.analysis.cancelling`) is never moved again: each move
+is conditional on the state the worker read, and a job handed over just as it was cancelled
+is cancelled at once.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from pyramid.registry import Registry
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
+from seqcore.analysis.executors import SubmitLater
 from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.parameters import check_parameters
 from seqcore.analysis.pipeline import write_job
@@ -51,8 +60,9 @@ log = logging.getLogger(__name__)
 S = AnalysisState
 ACTIVE = (S.PREPARING, S.PREPARED, S.SUBMITTING, S.RUNNING, S.FINISHED_RUNNING, S.COMPLETING,
           S.TRANSFERRED, S.POST_PROCESSING)
-# Where a worker's interrupted step starts over.
-RESTART = {S.PREPARING: S.NEW, S.PREPARED: S.NEW, S.SUBMITTING: S.NEW,
+# Where a worker's interrupted step starts over (PREPARED is only ever committed while it
+# waits for its executor, which every round asks again: nothing to restart).
+RESTART = {S.PREPARING: S.NEW, S.SUBMITTING: S.NEW,
            S.FINISHED_RUNNING: S.FINISHED_RUNNING, S.COMPLETING: S.FINISHED_RUNNING,
            S.TRANSFERRED: S.TRANSFERRED, S.POST_PROCESSING: S.TRANSFERRED}
 
@@ -60,6 +70,10 @@ RESTART = {S.PREPARING: S.NEW, S.PREPARED: S.NEW, S.SUBMITTING: S.NEW,
 def _aware(moment: datetime) -> datetime:
     """SQLite hands back naive datetimes; they are UTC."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+class Superseded(Exception):
+    """The submission left the state this worker read (it was cancelled): leave it alone."""
 
 
 class AnalysisWorker:
@@ -97,7 +111,15 @@ class AnalysisWorker:
     # -- moving between states -------------------------------------------------------------
 
     def _move(self, db: Session, sub: AnalysisSubmission, new: S, **values: Any) -> None:
+        """``sub``'s state → ``new``, only if it is still the state read (else
+        :class:`Superseded`: it was cancelled meanwhile)."""
         old = sub.state
+        moved = db.execute(
+            update(AnalysisSubmission)
+            .where(AnalysisSubmission.id == sub.id, AnalysisSubmission.state == old)
+            .values(state=new.value).execution_options(synchronize_session=False))
+        if moved.rowcount != 1:
+            raise Superseded(f"submission {sub.id} is no longer {old}")
         sub.state = new.value
         sub.history = [*(sub.history or []), [new.value, epoch_ms(utcnow())]]
         sub.modified = utcnow()
@@ -134,10 +156,13 @@ class AnalysisWorker:
         return True
 
     def fail(self, submission_id: int, reason: str) -> None:
-        with self.session() as (db, _):
-            sub = db.get(AnalysisSubmission, submission_id)
-            if sub is not None and sub.state != S.ERROR:
-                self._move(db, sub, S.ERROR, error=reason[:10_000], lease_until=None)
+        try:
+            with self.session() as (db, _):
+                sub = db.get(AnalysisSubmission, submission_id)
+                if sub is not None and sub.state not in (S.ERROR, S.COMPLETED):
+                    self._move(db, sub, S.ERROR, error=reason[:10_000], lease_until=None)
+        except Superseded:
+            pass  # it ended meanwhile (cancelled)
 
     # -- one round --------------------------------------------------------------------------
 
@@ -174,15 +199,21 @@ class AnalysisWorker:
                 or_(AnalysisSubmission.lease_until.is_(None),
                     AnalysisSubmission.lease_until < now)))
             for sub in stale:
-                sub.attempts += 1
-                if sub.attempts >= self.max_attempts:
-                    self._move(db, sub, S.ERROR, lease_until=None, error=(
-                        f"Interrupted {sub.attempts} times while {sub.state} (worker "
-                        f"{sub.worker} stopped); giving up."))
-                else:
-                    log.warning("submission %s: %s was interrupted; redoing it", sub.id,
-                                sub.state)
-                    self._move(db, sub, RESTART[S(sub.state)], lease_until=None)
+                if sub.state == S.SUBMITTING and sub.remote_workflow_id:
+                    continue  # handed over, queued at its executor: advance() follows it
+                try:
+                    if sub.attempts + 1 >= self.max_attempts:
+                        self._move(db, sub, S.ERROR, lease_until=None,
+                                   attempts=sub.attempts + 1, error=(
+                                       f"Interrupted {sub.attempts + 1} times while "
+                                       f"{sub.state} (worker {sub.worker} stopped); giving up."))
+                    else:
+                        log.warning("submission %s: %s was interrupted; redoing it", sub.id,
+                                    sub.state)
+                        self._move(db, sub, RESTART[S(sub.state)], lease_until=None,
+                                   attempts=sub.attempts + 1)
+                except Superseded:
+                    continue
                 moved += 1
         return moved
 
@@ -202,7 +233,19 @@ class AnalysisWorker:
             if self._claim(submission_id, S.NEW, S.PREPARING):
                 self.start(submission_id)
                 started += 1
+        for submission_id in self._waiting_for_executor():
+            if self._claim(submission_id, S.PREPARED, S.SUBMITTING):
+                with requestid.bound(self._origin(submission_id)):
+                    self.hand_over(submission_id)
+                started += 1
         return started
+
+    def _waiting_for_executor(self) -> list[int]:
+        """Prepared submissions whose executor could not take them yet."""
+        with self.session() as (db, _):
+            return list(db.scalars(
+                select(AnalysisSubmission.id).where(AnalysisSubmission.state == S.PREPARED.value)
+                .order_by(AnalysisSubmission.priority_rank, AnalysisSubmission.id)))
 
     def start(self, submission_id: int) -> None:
         """PREPARING → PREPARED → SUBMITTING → RUNNING."""
@@ -229,12 +272,65 @@ class AnalysisWorker:
                 write_job(work_dir, self._job(db, sub, analysis_type))
                 executor_name = self.executor_for(analysis_type)
                 self._move(db, sub, S.PREPARED, work_dir=str(work_dir),
-                           executor=executor_name, remote_input_data_id=str(work_dir))
+                           executor=executor_name, remote_input_data_id=str(work_dir),
+                           remote_workflow_id=None)
                 self._move(db, sub, S.SUBMITTING)
-            remote_id = self.executor(executor_name).submit(work_dir)
+        except Superseded:
+            log.info("submission %s was cancelled while it was prepared", submission_id)
+            return
+        except Exception as err:
+            log.exception("submission %s could not start", submission_id)
+            self.fail(submission_id, f"Could not start: {type(err).__name__}: {err}")
+            return
+        self.hand_over(submission_id)
+
+    def hand_over(self, submission_id: int) -> None:
+        """SUBMITTING → RUNNING (or stays SUBMITTING while the executor queues the job); back
+        to PREPARED, to be handed over again, while the executor cannot take it yet."""
+        with self.session() as (db, _):
+            sub = db.get(AnalysisSubmission, submission_id)
+            executor_name, work_dir = sub.executor, Path(sub.work_dir)
+        executor = self.executor(executor_name)
+        try:
+            remote_id = executor.submit(work_dir)
+        except SubmitLater as err:
+            log.warning("submission %s: its executor cannot take it yet (%s)", submission_id,
+                        err)
+            try:
+                with self.session() as (db, _):
+                    self._move(db, db.get(AnalysisSubmission, submission_id), S.PREPARED,
+                               lease_until=None)
+            except Superseded:
+                pass
+            return
+        except Exception as err:
+            log.exception("submission %s could not start", submission_id)
+            self.fail(submission_id, f"Could not start: {type(err).__name__}: {err}")
+            return
+        try:
             with self.session() as (db, _):
-                sub = db.get(AnalysisSubmission, submission_id)
-                self._move(db, sub, S.RUNNING, remote_workflow_id=remote_id, lease_until=None)
+                if getattr(executor, "queues", False):  # RUNNING once poll says so
+                    recorded = db.execute(
+                        update(AnalysisSubmission).where(
+                            AnalysisSubmission.id == submission_id,
+                            AnalysisSubmission.state == S.SUBMITTING.value)
+                        .values(remote_workflow_id=remote_id, lease_until=None,
+                                modified=utcnow())
+                        .execution_options(synchronize_session=False))
+                    if recorded.rowcount != 1:
+                        raise Superseded(f"submission {submission_id} was cancelled")
+                else:
+                    sub = db.get(AnalysisSubmission, submission_id)
+                    self._move(db, sub, S.RUNNING, remote_workflow_id=remote_id,
+                               lease_until=None)
+        except Superseded:  # cancelled while it was handed over: the job must not run
+            log.info("submission %s was cancelled while submitted; cancelling %s",
+                     submission_id, remote_id)
+            try:
+                executor.cancel(remote_id)
+            except Exception:
+                log.exception("cancelling %s of submission %s failed", remote_id,
+                              submission_id)
         except Exception as err:
             log.exception("submission %s could not start", submission_id)
             self.fail(submission_id, f"Could not start: {type(err).__name__}: {err}")
@@ -269,8 +365,11 @@ class AnalysisWorker:
         moved = 0
         with self.session() as (db, _):
             running = [(s.id, s.executor, s.remote_workflow_id, s.work_dir, s.request_id)
-                       for s in db.scalars(select(AnalysisSubmission).where(
-                           AnalysisSubmission.state == S.RUNNING.value))]
+                       for s in db.scalars(select(AnalysisSubmission).where(or_(
+                           AnalysisSubmission.state == S.RUNNING.value,
+                           (AnalysisSubmission.state == S.SUBMITTING.value)
+                           & AnalysisSubmission.remote_workflow_id.is_not(None)
+                           & AnalysisSubmission.lease_until.is_(None))))]
             ready = list(db.scalars(select(AnalysisSubmission.id).where(
                 AnalysisSubmission.state.in_([S.FINISHED_RUNNING.value,
                                               S.TRANSFERRED.value]),
@@ -285,36 +384,60 @@ class AnalysisWorker:
 
     def _poll(self, submission_id: int, executor: str | None, remote_id: str, work_dir: str,
               ready: list[int]) -> int:
-        """Ask the executor about one running job; 1 if the submission moved."""
+        """Ask the executor about one running (or queued) job; 1 if the submission moved."""
         try:
             status = self.executor(executor).poll(remote_id, Path(work_dir))
         except Exception as err:
             log.exception("polling submission %s failed", submission_id)
             self.fail(submission_id, f"The executor could not be asked: {err}")
             return 1
-        if status.state == "running":
+        if status.state == "queued":
             return 0
+        if status.state == "running":
+            return self._started_running(submission_id)
         if status.state == "lost":
             self._requeue(submission_id, status.detail)
         elif status.result.get("status") == "ok":
-            with self.session() as (db, _):
-                sub = db.get(AnalysisSubmission, submission_id)
-                self._move(db, sub, S.FINISHED_RUNNING)
+            try:
+                with self.session() as (db, _):
+                    self._started_running(submission_id, db)
+                    sub = db.get(AnalysisSubmission, submission_id)
+                    self._move(db, sub, S.FINISHED_RUNNING)
+            except Superseded:
+                return 1  # cancelled meanwhile: its outputs are not collected
             ready.append(submission_id)
         else:
             self.fail(submission_id, status.result.get("error") or "The pipeline failed.")
         return 1
 
+    def _started_running(self, submission_id: int, db: Session | None = None) -> int:
+        """A job its executor had queued runs now: SUBMITTING → RUNNING (1 if it moved)."""
+        if db is None:
+            try:
+                with self.session() as (own, _):
+                    return self._started_running(submission_id, own)
+            except Superseded:
+                return 0
+        sub = db.get(AnalysisSubmission, submission_id)
+        if sub.state != S.SUBMITTING:
+            return 0
+        self._move(db, sub, S.RUNNING)
+        return 1
+
     def _requeue(self, submission_id: int, detail: str) -> None:
-        with self.session() as (db, _):
-            sub = db.get(AnalysisSubmission, submission_id)
-            sub.attempts += 1
-            if sub.attempts >= self.max_attempts:
-                self._move(db, sub, S.ERROR, error=f"The job was lost {sub.attempts} times "
-                                                   f"({detail}); giving up.")
-            else:
-                log.warning("submission %s: job lost (%s); starting it again", sub.id, detail)
-                self._move(db, sub, S.NEW)
+        try:
+            with self.session() as (db, _):
+                sub = db.get(AnalysisSubmission, submission_id)
+                attempts = sub.attempts + 1
+                if attempts >= self.max_attempts:
+                    self._move(db, sub, S.ERROR, attempts=attempts, error=(
+                        f"The job was lost {attempts} times ({detail}); giving up."))
+                else:
+                    log.warning("submission %s: job lost (%s); starting it again", sub.id,
+                                detail)
+                    self._move(db, sub, S.NEW, attempts=attempts)
+        except Superseded:
+            pass  # cancelled meanwhile
 
     def finish(self, submission_id: int) -> None:
         """FINISHED_RUNNING → COMPLETING → [TRANSFERRED → POST_PROCESSING →] COMPLETED."""
@@ -349,6 +472,8 @@ class AnalysisWorker:
                         db=db, manager=manager, storage=self.storage, submission=sub,
                         outputs={o.key: o.file for o in sub.outputs}))
                 self._move(db, sub, S.COMPLETED, lease_until=None)
+        except Superseded:
+            log.info("submission %s was cancelled while it completed", submission_id)
         except Exception as err:
             log.exception("submission %s could not complete", submission_id)
             self.fail(submission_id, f"Could not complete: {type(err).__name__}: {err}")

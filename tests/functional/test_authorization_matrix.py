@@ -146,6 +146,10 @@ RULES = {
     ("api.submission", "DELETE"): ("/api/analysisSubmissions/{subid}", None,
                                    {**expect(200, 404, **WRITERS), "member": 403,
                                     "sequencer": 403}),
+    # Cancelling is allowed to whoever may delete; this submission has ended: 409.
+    ("api.submission.cancel", "POST"): ("/api/analysisSubmissions/{subid}/cancel", None,
+                                        {**expect(409, 404, **WRITERS), "member": 403,
+                                         "sequencer": 403}),
     ("api.submission.analysis", "GET"): ("/api/analysisSubmissions/{subid}/analysis", None,
                                          expect(200, 404, **READERS)),
     ("api.submission.output", "GET"): ("/api/analysisSubmissions/{subid}/analysis/file/{outid}",

@@ -11,7 +11,7 @@ from seqcore.settingdocs import load, render
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "settings.md"
 REGENERATE = ("python -m seqcore.settingdocs assemblies assembly celery fast5 phylogenomics "
-              "sequencefiles serotyper > docs/settings.md")
+              "sequencefiles serotyper wes > docs/settings.md")
 
 
 def first_party_plugins():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import graphene
 
-from seqcore.graphql.mutations.analyses import LaunchAnalysis
+from seqcore.graphql.mutations.analyses import CancelAnalysis, LaunchAnalysis
 from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
 from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
 from seqcore.graphql.mutations.projects import CreateProject
@@ -19,3 +19,4 @@ class Mutation(graphene.ObjectType):
     copy_samples = CopySamples.Field()
     transfer_samples = TransferSamples.Field()
     launch_analysis = LaunchAnalysis.Field()
+    cancel_analysis = CancelAnalysis.Field()

@@ -1,6 +1,6 @@
 """``launchAnalysis``: the launch REST offers at ``POST
 /api/analysisSubmissions/analysisType/{type}``, with the same checks, answering problems in
-the payload."""
+the payload; ``cancelAnalysis``: REST's ``POST /api/analysisSubmissions/{id}/cancel``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import graphene
 
+from seqcore.analysis.cancelling import cancel_submission
 from seqcore.analysis.launching import LaunchRequest
 from seqcore.analysis.registry import analysis_registry
 from seqcore.analysis.service import launch
@@ -15,6 +16,7 @@ from seqcore.errors import DomainError, Invalid
 from seqcore.graphql.analyses import AnalysisSubmission
 from seqcore.graphql.mutations.base import Problems, UserError, problem, run
 from seqcore.graphql.scalars import JSON
+from seqcore.security.permissions import Permission
 
 
 def _paths(err: Invalid, launch_fields: set[str]) -> Problems:
@@ -72,6 +74,44 @@ class LaunchAnalysis(graphene.relay.ClientIDMutation):
                 raise _paths(err, set(declared.launch_fields if declared else ())) from None
             except DomainError as err:  # no such type, not allowed, not ready
                 raise problem(err.message, "analysisType") from None
+            return {"submission": submission}
+
+        return run(info, cls, work)
+
+
+class CancelAnalysis(graphene.relay.ClientIDMutation):
+    """Cancel an analysis submission: it ends in ERROR ("Cancelled by <user> while <state>.")
+    and its job is stopped. Whoever may delete it may cancel it (the submitter,
+    administrators)."""
+
+    class Input:
+        id = graphene.ID(required=True, description="The AnalysisSubmission's id.")
+
+    submission = graphene.Field(AnalysisSubmission)
+    errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
+
+    @classmethod
+    def mutate_and_get_payload(cls, root: Any, info: Any, id: str) -> Any:
+        def work() -> dict[str, Any]:
+            _, pk = info.context.parse(id, "AnalysisSubmission")
+            request = info.context.request
+            try:
+                context = request.root["api"]["analysisSubmissions"][str(pk)]
+            except KeyError:
+                context = None
+            if context is None or not request.has_permission(Permission.SUBMISSION_READ,
+                                                             context):
+                raise problem("Analysis submission not found by provided ID", "id")
+            if not request.has_permission(Permission.SUBMISSION_DELETE, context):
+                raise problem("You are not authorized to cancel analysis submission "
+                              f"{context.submission.name}.", "id")
+            identity = request.identity
+            try:
+                submission = cancel_submission(
+                    info.context.db, request.registry, context.submission,
+                    identity.user_id if identity else None, request.tm, request)
+            except DomainError as err:
+                raise problem(err.message, "id") from None
             return {"submission": submission}
 
         return run(info, cls, work)

@@ -9,6 +9,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import select
 
+from seqcore.analysis.cancelling import cancel_submission as end_submission
 from seqcore.analysis.deletion import delete_submission as remove_submission
 from seqcore.analysis.launching import LaunchRequest
 from seqcore.analysis.parameters import schema
@@ -167,6 +168,16 @@ def delete_submission(request: Request) -> dict:
     remove_submission(request.db, request.registry.pm, context.submission, request.storage,
                       request.tm, Path(work_root) if work_root else None, request)
     return links_only([("collection", url_for(request, context.__parent__))])
+
+
+def cancel_submission(request: Request) -> dict:
+    """The submission ends in ERROR as cancelled by the caller and its job is stopped (409
+    once it has ended); answers the submission as GET does."""
+    context: SubmissionResource = request.context
+    identity = request.identity
+    end_submission(request.db, request.registry, context.submission,
+                   identity.user_id if identity else None, request.tm, request)
+    return {"resource": submission_entry(request, context)}
 
 
 def _output_rels(request: Request, submission: AnalysisSubmission) -> dict[str, list[str]]:
@@ -376,6 +387,12 @@ ENDPOINTS = [
         "DELETE": View(delete_submission, Permission.SUBMISSION_DELETE),
     }, description="One submission (immutable); DELETE removes it with its outputs and work "
                    "directory (the submitter and administrators)."),
+    Endpoint("api.submission.cancel", f"/api/analysisSubmissions/{SID}/cancel", {
+        "POST": View(cancel_submission, Permission.SUBMISSION_DELETE),
+    }, traverse=f"/api/analysisSubmissions/{SID}",
+        description="Cancel the submission: it ends in ERROR (\"Cancelled by <user> while "
+                    "<state>.\") and its job is stopped; 409 once it is COMPLETED or ERROR "
+                    "(the submitter and administrators)."),
     Endpoint("api.submission.analysis", f"/api/analysisSubmissions/{SID}/analysis", {
         "GET": View(get_analysis, Permission.SUBMISSION_READ),
     }, description="The outputs of a completed submission (404 before)."),
