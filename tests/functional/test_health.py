@@ -24,13 +24,26 @@ def test_health_is_public_and_minimal(testapp, app_config):
     _no_leak(res, app_config.get_settings()["seqcore.storage.path"])
 
 
-def test_ready_when_everything_works(testapp, app_config):
-    res = testapp.get("/-/ready", status=200)
+@pytest.fixture
+def migrated(app_config, tmp_path):
+    """Settings for a database of its own at the session plugins' heads: the session's
+    database may carry more branches (live servers migrate every installed plugin)."""
+    url = fresh_database_url(tmp_path, "obs_ready")
+    engine = get_engine(url)
+    upgrade({**app_config.get_settings(), "sqlalchemy.url": url}, app_config.registry.pm,
+            engine=engine)
+    yield {"seqcore.engine": engine, "sqlalchemy.url": url}
+    engine.dispose()
+
+
+def test_ready_when_everything_works(build_app, migrated, app_config):
+    app = build_app(None, **migrated)
+    res = app.get("/-/ready", status=200)
     assert res.json == {"status": "ready",
                         "checks": {"database": "ok", "storage": "ok", "migrations": "ok"}}
     settings = app_config.get_settings()
-    _no_leak(res, settings["seqcore.storage.path"], str(settings["sqlalchemy.url"]))
-    testapp.head("/-/ready", status=200)
+    _no_leak(res, settings["seqcore.storage.path"], migrated["sqlalchemy.url"])
+    app.head("/-/ready", status=200)
 
 
 def test_ready_503_when_the_database_is_unreachable(build_app, database_url, tmp_path):
@@ -50,11 +63,11 @@ def test_ready_503_when_the_database_is_unreachable(build_app, database_url, tmp
 
 
 @pytest.mark.parametrize("how", ["removed", "replaced by a file"])
-def test_ready_503_when_storage_is_not_writable(build_app, tmp_path, how):
+def test_ready_503_when_storage_is_not_writable(build_app, migrated, tmp_path, how):
     # The tests run as root, for whom permissions do not stop a write: the storage
     # directory goes away instead, as when its disk is not mounted.
     storage = tmp_path / "storage"
-    app = build_app(None, **{"seqcore.storage.path": str(storage)})
+    app = build_app(None, **migrated, **{"seqcore.storage.path": str(storage)})
     app.get("/-/ready", status=200)
     shutil.rmtree(storage)
     if how == "replaced by a file":
