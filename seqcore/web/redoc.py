@@ -15,20 +15,15 @@ import json
 
 from pyramid.config import Configurator
 from pyramid.request import Request
-from pyramid.response import FileResponse, Response
+from pyramid.response import Response
 
 from seqcore.security.policy import session_identity
-from seqcore.web.graphiql import configured_node_modules
+from seqcore.web.assets import asset_response, assets_installed
 from seqcore.web.render import page
-from seqcore.web.vendored import ASSETS, asset_path, missing_assets
 from seqcore.web.views import sign_in_redirect
 
 # The npm files /redoc loads (seqcore.web.vendored lists where each comes from).
 PAGE_ASSETS = ["redoc.standalone.js"]
-
-
-def assets_installed(request: Request) -> bool:
-    return not missing_assets(PAGE_ASSETS, configured_node_modules(request))
 
 
 def script_json(document: object) -> str:
@@ -40,7 +35,7 @@ def script_json(document: object) -> str:
 def redoc(request: Request) -> Response:
     if session_identity(request) is None:
         return sign_in_redirect(request)
-    if not assets_installed(request):
+    if not assets_installed(request, PAGE_ASSETS):
         return page(request, "message.mako", status=503, heading="Redoc is not installed",
                     message="Its assets are missing: install seqcore from its wheel (which "
                             "carries them), run npm ci in the source tree (./dev run does), "
@@ -50,13 +45,7 @@ def redoc(request: Request) -> Response:
 
 
 def asset(request: Request) -> Response:
-    name = request.matchdict["name"]
-    path = asset_path(name, configured_node_modules(request)) if name in PAGE_ASSETS else None
-    if path is None:
-        return Response("Not found", status=404, content_type="text/plain")
-    response = FileResponse(str(path), request=request, content_type=ASSETS[name].media_type)
-    response.cache_control.max_age = 86400
-    return response
+    return asset_response(request, PAGE_ASSETS)
 
 
 def includeme(config: Configurator) -> None:
