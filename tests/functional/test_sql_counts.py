@@ -4,11 +4,7 @@ a regression to one statement per entry (N+1) or a lost cache fails here, and th
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-
 import pytest
-from sqlalchemy import event
 
 from seqcore.models.project import ProjectRole
 from tests.functional.test_authorization_matrix import RULES, call, fill
@@ -78,30 +74,15 @@ PER_ENTRY = {"api.pairs": 3, "api.pairs.alias": 3}
 world = pytest.fixture(matrix_world.__wrapped__, name="world")
 
 
-@pytest.fixture
-def counter(engine) -> Iterator[list[int]]:
-    """Statements run on the test database, by any thread, since the last reset."""
-    count = [0]
-    lock = threading.Lock()
-
-    def before(*args: object) -> None:
-        with lock:
-            count[0] += 1
-
-    event.listen(engine, "before_cursor_execute", before)
-    yield count
-    event.remove(engine, "before_cursor_execute", before)
-
-
-def statements(testapp, counter, path: str, headers: dict) -> int:
+def statements(testapp, sql_counter, path: str, headers: dict) -> int:
     # Twice: the first request after a test emptied the tables restores the revocation
     # generation row; the token check is cached from the second on.
     call(testapp, "GET", path, None, headers)
     call(testapp, "GET", path, None, headers)
-    counter[0] = 0
-    res = call(testapp, "GET", path, None, headers)
+    with sql_counter:
+        res = call(testapp, "GET", path, None, headers)
     assert res.status_int in (200, 302), res.text
-    return counter[0]
+    return sql_counter.count
 
 
 def grow(factories, users, ids, n: int) -> None:
@@ -132,21 +113,21 @@ def caller(rule) -> str:
     return "owner" if RULES[rule][2]["owner"] in (200, 302) else "admin"
 
 
-def measure(testapp, counter, headers, ids) -> dict:
-    return {rule: statements(testapp, counter, fill(RULES[rule][0], ids).format(**ids),
+def measure(testapp, sql_counter, headers, ids) -> dict:
+    return {rule: statements(testapp, sql_counter, fill(RULES[rule][0], ids).format(**ids),
                              headers[caller(rule)])
             for rule in GETS}
 
 
 def test_statements_per_request_are_pinned_and_do_not_grow(testapp, factories, world,
-                                                           counter):
+                                                           sql_counter):
     users, ids = world
     ids = {**ids, "round": 0}
     headers = {name: factories.headers(users[name]) for name in ("owner", "admin")}
     grow(factories, users, ids, 2)
-    few = measure(testapp, counter, headers, ids)
+    few = measure(testapp, sql_counter, headers, ids)
     grow(factories, users, ids, 18)
-    many = measure(testapp, counter, headers, ids)
+    many = measure(testapp, sql_counter, headers, ids)
     assert {rule[0]: n for rule, n in few.items()} == PINNED
     for rule, n in many.items():
         assert n == few[rule] + 18 * PER_ENTRY.get(rule[0], 0), rule

@@ -3,29 +3,13 @@ token's expiry, and dropped by any change that alters a check (the revocation ge
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
-from sqlalchemy import event, update
+from sqlalchemy import update
 
 from seqcore.models.oauth import OAuthToken
 from seqcore.models.user import SystemRole, User
-
-
-@pytest.fixture
-def statements(engine):
-    """SQL statements run on the test database since the last reset."""
-    count = [0]
-    lock = threading.Lock()
-
-    def before(*args: object) -> None:
-        with lock:
-            count[0] += 1
-
-    event.listen(engine, "before_cursor_execute", before)
-    yield count
-    event.remove(engine, "before_cursor_execute", before)
 
 
 def warm(testapp, headers):
@@ -33,12 +17,12 @@ def warm(testapp, headers):
         testapp.get("/api", headers=headers, status=200)
 
 
-def test_a_cached_check_costs_one_tiny_statement(testapp, factories, statements):
+def test_a_cached_check_costs_one_tiny_statement(testapp, factories, sql_counter):
     headers = factories.headers(factories.user(username="cached"))
     warm(testapp, headers)
-    statements[0] = 0
-    testapp.get("/api", headers=headers, status=200)
-    assert statements[0] == 1  # the revocation generation, nothing else
+    with sql_counter:
+        testapp.get("/api", headers=headers, status=200)
+    assert sql_counter.count == 1  # the revocation generation, nothing else
 
 
 def test_expiry_is_exact_though_the_check_is_cached(testapp, factories):
@@ -83,10 +67,10 @@ def test_revocation_by_sql_is_seen_at_once(testapp, factories, engine):
     assert res.json["message"] == "The access token has been revoked."
 
 
-def test_without_a_cache_every_request_looks_the_token_up(build_app, factories, statements):
+def test_without_a_cache_every_request_looks_the_token_up(build_app, factories, sql_counter):
     app = build_app(**{"seqcore.oauth.token_cache_seconds": 0})
     headers = factories.headers(factories.user(username="uncached"))
     warm(app, headers)
-    statements[0] = 0
-    app.get("/api", headers=headers, status=200)
-    assert statements[0] == 2  # the generation and the token
+    with sql_counter:
+        app.get("/api", headers=headers, status=200)
+    assert sql_counter.count == 2  # the generation and the token
