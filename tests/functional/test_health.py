@@ -24,16 +24,34 @@ def test_health_is_public_and_minimal(testapp, app_config):
     _no_leak(res, app_config.get_settings()["seqcore.storage.path"])
 
 
+def migrate(app_config, database, target="heads"):
+    """Migrate ``database`` (app settings from :func:`database_at`) with the session's
+    plugins, to ``target`` or to every head."""
+    settings = {**app_config.get_settings(), "sqlalchemy.url": database["sqlalchemy.url"]}
+    upgrade(settings, app_config.registry.pm, engine=database["seqcore.engine"], target=target)
+
+
 @pytest.fixture
-def migrated(app_config, tmp_path):
-    """Settings for a database of its own at the session plugins' heads: the session's
-    database may carry more branches (live servers migrate every installed plugin)."""
-    url = fresh_database_url(tmp_path, "obs_ready")
-    engine = get_engine(url)
-    upgrade({**app_config.get_settings(), "sqlalchemy.url": url}, app_config.registry.pm,
-            engine=engine)
-    yield {"seqcore.engine": engine, "sqlalchemy.url": url}
-    engine.dispose()
+def database_at(app_config, tmp_path):
+    """Databases of their own, migrated to a target: the session's database may carry more
+    branches than the session's plugins (live servers migrate every installed plugin)."""
+    engines = []
+
+    def make(name, target="heads"):
+        url = fresh_database_url(tmp_path, name)
+        engines.append(get_engine(url))
+        database = {"seqcore.engine": engines[-1], "sqlalchemy.url": url}
+        migrate(app_config, database, target)
+        return database
+
+    yield make
+    for engine in engines:
+        engine.dispose()
+
+
+@pytest.fixture
+def migrated(database_at):
+    return database_at("obs_ready")
 
 
 def test_ready_when_everything_works(build_app, migrated, app_config):
@@ -79,34 +97,22 @@ def test_ready_503_when_storage_is_not_writable(build_app, migrated, tmp_path, h
     _no_leak(res, str(tmp_path))
 
 
-def test_ready_503_when_migrations_are_behind(build_app, app_config, tmp_path):
-    url = fresh_database_url(tmp_path, "obs_behind")
-    engine = get_engine(url)
-    try:
-        settings = {**app_config.get_settings(), "sqlalchemy.url": url}
-        upgrade(settings, app_config.registry.pm, engine=engine, target="c0008")
-        app = build_app(None, **{"seqcore.engine": engine, "sqlalchemy.url": url})
-        res = app.get("/-/ready", status=503)
-        assert res.json["failed"] == ["migrations"]
-        assert res.json["checks"]["migrations"] == "not at head (run seqcore db upgrade)"
-        _no_leak(res, "c0008", "c0009", url)
-        upgrade(settings, app_config.registry.pm, engine=engine)
-        assert app.get("/-/ready", status=200).json["checks"]["migrations"] == "ok"
-    finally:
-        engine.dispose()
+def test_ready_503_when_migrations_are_behind(build_app, app_config, database_at):
+    database = database_at("obs_behind", "c0008")
+    app = build_app(None, **database)
+    res = app.get("/-/ready", status=503)
+    assert res.json["failed"] == ["migrations"]
+    assert res.json["checks"]["migrations"] == "not at head (run seqcore db upgrade)"
+    _no_leak(res, "c0008", "c0009", database["sqlalchemy.url"])
+    migrate(app_config, database)
+    assert app.get("/-/ready", status=200).json["checks"]["migrations"] == "ok"
 
 
-def test_ready_503_when_a_plugin_branch_is_behind(build_app, app_config, tmp_path):
+def test_ready_503_when_a_plugin_branch_is_behind(build_app, app_config, database_at):
     """The core at its head is not enough: the sequence-file plugin's branch is missing."""
-    url = fresh_database_url(tmp_path, "obs_plugin_behind")
-    engine = get_engine(url)
-    try:
-        settings = {**app_config.get_settings(), "sqlalchemy.url": url}
-        upgrade(settings, app_config.registry.pm, engine=engine, target="seqcore@head")
-        app = build_app(None, **{"seqcore.engine": engine, "sqlalchemy.url": url})
-        res = app.get("/-/ready", status=503)
-        assert res.json["failed"] == ["migrations"]
-        upgrade(settings, app_config.registry.pm, engine=engine)
-        app.get("/-/ready", status=200)
-    finally:
-        engine.dispose()
+    database = database_at("obs_plugin_behind", "seqcore@head")
+    app = build_app(None, **database)
+    res = app.get("/-/ready", status=503)
+    assert res.json["failed"] == ["migrations"]
+    migrate(app_config, database)
+    app.get("/-/ready", status=200)
