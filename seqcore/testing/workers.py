@@ -8,7 +8,8 @@ uploads and submissions along without a live process.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from pyramid.registry import Registry
@@ -22,7 +23,26 @@ from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.sequencing import SequencingObject
 from seqcore.processing import Worker
 
-__all__ = ["AnalysisWorker", "Worker", "clear_readiness_cache", "create_automated_submission"]
+__all__ = ["AnalysisWorker", "Worker", "clear_readiness_cache", "create_automated_submission",
+           "run_until_state"]
+
+
+def run_until_state(worker: AnalysisWorker, db: Session, submission_id: int,
+                    states: Collection[str], timeout: float = 60.0) -> AnalysisSubmission:
+    """Run ``worker`` pass after pass until the submission is in one of ``states`` (as the
+    database holds it now, not as ``db`` last loaded it); ``AssertionError`` after
+    ``timeout`` seconds, naming the state it is stuck in."""
+    deadline = time.monotonic() + timeout
+    while True:
+        worker.run_once()
+        db.expire_all()
+        submission = db.get(AnalysisSubmission, submission_id)
+        if submission.state in states:
+            return submission
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"submission {submission_id} still {submission.state} "
+                                 f"after {timeout} s")
+        time.sleep(0.1)
 
 
 def create_automated_submission(registry: Registry, db: Session, type_name: str,

@@ -14,6 +14,7 @@ import pytest
 from seqcore.analysis.worker import AnalysisWorker
 from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.project import ProjectRole
+from seqcore.testing.workers import run_until_state
 
 LAUNCH = "/api/analysisSubmissions/analysisType/readcount"
 CANCEL = """
@@ -45,17 +46,6 @@ def fresh(db, submission_id):
     return db.get(AnalysisSubmission, submission_id)
 
 
-def until(worker, db, submission_id, states, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        worker.run_once()
-        sub = fresh(db, submission_id)
-        if sub.state in states:
-            return sub
-        time.sleep(0.1)
-    raise AssertionError(f"submission {submission_id} still {sub.state}")
-
-
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[0]
@@ -67,7 +57,7 @@ def alive(pid: int) -> bool:
 def test_cancelling_a_running_job_stops_its_process(testapp, app_config, db, world):
     submission_id = launch(testapp, world, sleep=60)
     worker = AnalysisWorker(app_config.registry)
-    running = until(worker, db, submission_id, {"RUNNING"})
+    running = run_until_state(worker, db, submission_id, {"RUNNING"})
     pid = int(running.remote_workflow_id.split(":")[1])
     assert alive(pid)
     res = testapp.post(f"/api/analysisSubmissions/{submission_id}/cancel",
@@ -128,7 +118,8 @@ def test_readers_get_403_and_strangers_404(testapp, factories, db, world):
 def test_graphql_cancel_analysis(graphql, testapp, factories, app_config, db, world):
     submission_id = launch(testapp, world, sleep=60)
     worker = AnalysisWorker(app_config.registry)
-    pid = int(until(worker, db, submission_id, {"RUNNING"}).remote_workflow_id.split(":")[1])
+    running = run_until_state(worker, db, submission_id, {"RUNNING"})
+    pid = int(running.remote_workflow_id.split(":")[1])
     gid = f"gid://seqcore/AnalysisSubmission/{submission_id}"
     graphql.as_user(factories.user())
     payload = graphql(CANCEL, {"input": {"id": gid}})["data"]["cancelAnalysis"]

@@ -18,7 +18,7 @@ import pytest
 
 from seqcore.plugin import AnalysisSubmission, MetadataEntry
 from seqcore.testing.uploads import fastq
-from seqcore.testing.workers import AnalysisWorker
+from seqcore.testing.workers import AnalysisWorker, run_until_state
 
 TYPE = "seqcore-readcount-1.0.0"
 LAUNCH = f"/api/analysisSubmissions/analysisType/{TYPE}"
@@ -51,17 +51,6 @@ def launch(testapp, world, status=201, **parameters):
 def state(db, submission_id):
     db.expire_all()
     return db.get(AnalysisSubmission, submission_id)
-
-
-def run_until(worker, db, submission_id, states, timeout=120.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        worker.run_once()
-        sub = state(db, submission_id)
-        if sub.state in states:
-            return sub
-        time.sleep(0.1)
-    raise TimeoutError(f"submission {submission_id} still {sub.state}")
 
 
 def test_rest_launch_runs_on_wes_and_writes_back(testapp, app_config, db, world, wes,
@@ -211,7 +200,7 @@ def test_a_server_down_mid_run_is_waited_for(testapp, app_config, db, world, wes
     res = launch(testapp, world, sleep=3)
     submission_id = int(res.json["resource"]["identifier"])
     worker = AnalysisWorker(app_config.registry)
-    run_until(worker, db, submission_id, {"RUNNING"})
+    run_until_state(worker, db, submission_id, {"RUNNING"}, timeout=120)
     wes.relay.cut()
     try:
         for _ in range(3):
@@ -228,7 +217,8 @@ def test_a_server_down_too_long_ends_in_error(testapp, build_app, db, world, wes
                                               app_config):
     res = launch(testapp, world, sleep=3)
     submission_id = int(res.json["resource"]["identifier"])
-    run_until(AnalysisWorker(app_config.registry), db, submission_id, {"RUNNING"})
+    run_until_state(AnalysisWorker(app_config.registry), db, submission_id, {"RUNNING"},
+                    timeout=120)
     impatient = build_app(**{"seqcore.wes.unreachable_seconds": 1}).app.registry
     worker = AnalysisWorker(impatient)
     wes.relay.cut()
@@ -300,7 +290,7 @@ def test_a_submission_is_submitting_until_its_run_runs(testapp, app_config, db, 
     assert submitted.lease_until is None  # followed by advance(), not redone by recover()
     worker.recover()
     assert state(db, submission_id).state == "SUBMITTING"
-    running = run_until(worker, db, submission_id, {"RUNNING"})
+    running = run_until_state(worker, db, submission_id, {"RUNNING"}, timeout=120)
     assert running.remote_workflow_id == submitted.remote_workflow_id
     states = [s for s, _ in running.history]
     assert states[-2:] == ["SUBMITTING", "RUNNING"]
@@ -360,10 +350,11 @@ def test_a_restarted_worker_follows_the_submitted_run(testapp, app_config, db, w
     res = launch(testapp, world, sleep=2)
     submission_id = int(res.json["resource"]["identifier"])
     first = AnalysisWorker(app_config.registry, name="first")
-    run_id = run_until(first, db, submission_id, {"RUNNING"}).remote_workflow_id
+    run_id = run_until_state(first, db, submission_id, {"RUNNING"},
+                             timeout=120).remote_workflow_id
     del first  # the worker stops; a new one (another process, after a restart) takes over
     second = AnalysisWorker(app_config.registry, name="second")
-    sub = run_until(second, db, submission_id, {"COMPLETED", "ERROR"}, timeout=180)
+    sub = run_until_state(second, db, submission_id, {"COMPLETED", "ERROR"}, timeout=180)
     assert sub.state == "COMPLETED", sub.error
     assert sub.remote_workflow_id == run_id  # followed, not submitted again
     runs = httpx.get(f"{wes.server.url}/runs").json()["workflows"]
@@ -441,7 +432,8 @@ def test_rest_cancel_cancels_the_wes_run(world, testapp, app_config, db, wes):
     res = launch(testapp, world, sleep=5)
     submission_id = int(res.json["resource"]["identifier"])
     worker = AnalysisWorker(app_config.registry)
-    run_id = run_until(worker, db, submission_id, {"RUNNING"}).remote_workflow_id
+    run_id = run_until_state(worker, db, submission_id, {"RUNNING"},
+                             timeout=120).remote_workflow_id
     del wes.relay.requests[:]
     res = testapp.post(f"/api/analysisSubmissions/{submission_id}/cancel",
                        headers=world["headers"])
@@ -456,7 +448,8 @@ def test_graphql_cancel_cancels_the_wes_run(world, testapp, graphql, factories, 
     res = launch(testapp, world, sleep=5)
     submission_id = int(res.json["resource"]["identifier"])
     worker = AnalysisWorker(app_config.registry)
-    run_id = run_until(worker, db, submission_id, {"RUNNING"}).remote_workflow_id
+    run_id = run_until_state(worker, db, submission_id, {"RUNNING"},
+                             timeout=120).remote_workflow_id
     gid = f"gid://seqcore/AnalysisSubmission/{submission_id}"
     payload = graphql.as_user(factories.user())(GRAPHQL_CANCEL, {"input": {"id": gid}})[
         "data"]["cancelAnalysis"]
