@@ -13,6 +13,7 @@ from seqcore.models.analysis import (
 )
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.models.puid import IssuedPuid
 from seqcore.models.revocation import AuthGeneration
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import (
@@ -33,6 +34,7 @@ __all__ = [
     "AuthGeneration",
     "AutomatedAnalysis",
     "CleanedState",
+    "IssuedPuid",
     "MetadataEntry",
     "OAuthAuthorizationCode",
     "OAuthClient",

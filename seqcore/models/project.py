@@ -9,6 +9,7 @@ from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
+from seqcore.models.puid import PROJECT, puid_default
 from seqcore.models.user import User
 
 
@@ -26,6 +27,7 @@ class Project(Base):
     __table_args__ = (UniqueConstraint("namespace", "path", name="uq_project_namespace_path"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    puid: Mapped[str] = mapped_column(String(32), unique=True, default=puid_default(PROJECT))
     name: Mapped[str] = mapped_column(String(255))
     namespace: Mapped[str] = mapped_column(String(255))
     path: Mapped[str] = mapped_column(String(255))

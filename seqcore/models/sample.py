@@ -8,12 +8,14 @@ from sqlalchemy import Date, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
+from seqcore.models.puid import SAMPLE, puid_default
 
 
 class Sample(Base):
     __tablename__ = "sample"
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    puid: Mapped[str] = mapped_column(String(32), unique=True, default=puid_default(SAMPLE))
     name: Mapped[str] = mapped_column(String(255))
     description: Mapped[str | None] = mapped_column(Text)
     organism: Mapped[str | None] = mapped_column(String(255))
