@@ -324,8 +324,8 @@ def apply_report(db: Session, submission_id: int, report: Report) -> bool:
             run.accession = action.accession or run.accession
             run.message = "; ".join(action.messages) or None
         status = _combined(actions, report.status)
-        messages = [m for a in actions if a is not None and a.status in ERRORS
-                    for m in a.messages]
+        messages = dict.fromkeys(m for a in actions if a is not None and a.status in ERRORS
+                                 for m in a.messages)
         if sample.status != status.value:
             sample.status = status.value
             changed = True
