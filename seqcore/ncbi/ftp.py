@@ -4,7 +4,9 @@ Uploads resume: before sending a file the client asks the server its size there 
 in binary mode). A file already whole is not sent again; a partial one (a connection lost
 mid-transfer) is continued from where the server's copy ends (``REST`` + ``STOR``); a larger
 one (a different file under that name) is sent again from the start. After each transfer the
-server's size must equal the local size, or the file does not count as uploaded.
+server's size must equal the local size, or the file does not count as uploaded. (A server
+that answers ``SIZE`` with "not implemented" gets whole files, and its transfer reply is
+trusted.)
 
 The password is handed to ``ftplib`` and nowhere else: it is not part of any message,
 ``repr`` or log line.
@@ -75,6 +77,7 @@ class FtpSession:
             self.close()
             raise FtpRefused(f"{account} refused the log-in: {_reply(err)}") from None
         self.ftp.set_pasv(account.passive)
+        self.sizes = True
 
     def close(self) -> None:
         try:
@@ -102,11 +105,14 @@ class FtpSession:
                                      f"{self.account}: {_reply(err2)}") from None
 
     def size(self, name: str) -> int | None:
-        """The size of ``name`` in the current directory, ``None`` when there is none."""
+        """The size of ``name`` in the current directory, ``None`` when there is none (or
+        the server does not tell sizes: then :attr:`sizes` is false)."""
         self.ftp.voidcmd("TYPE I")
         try:
             return self.ftp.size(name)
-        except ftplib.error_perm:
+        except ftplib.error_perm as err:
+            if str(err).startswith(("500", "502", "504")):
+                self.sizes = False  # SIZE not implemented
             return None
 
     def upload(self, name: str, source: Path | bytes, size: int) -> int:
@@ -130,6 +136,8 @@ class FtpSession:
                 else:
                     raise FtpRefused(f"{self.account} refused {name}: {_reply(err)}") from None
         arrived = self.size(name)
+        if not self.sizes:
+            return size - offset  # nothing to check against: the server's 226 must do
         if arrived != size:
             raise ftplib.error_temp(f"451 {name}: the server holds {arrived} bytes of {size}")
         return size - offset

@@ -41,8 +41,10 @@ from seqcore.timestamps import epoch_ms
 log = logging.getLogger(__name__)
 
 S = ExportUploadState
-#: States in which NCBI's report is read again (IRIDA's, and RETRIED: NCBI is at it again).
-POLLED = (S.UPLOADED, S.SUBMITTED, S.CREATED, S.QUEUED, S.PROCESSING, S.WAITING, S.RETRIED)
+#: States in which NCBI's report is read again: IRIDA's, RETRIED (NCBI is at it again) and
+#: UNKNOWN (a status seqcore does not know yet; the next report may say more).
+POLLED = (S.UPLOADED, S.SUBMITTED, S.CREATED, S.QUEUED, S.PROCESSING, S.WAITING, S.RETRIED,
+          S.UNKNOWN)
 #: NCBI's answers that end a submission, or an action.
 FINAL = (S.PROCESSED_OK, S.PROCESSED_ERROR, S.FAILED, S.DELETED)
 ERRORS = (S.PROCESSED_ERROR, S.FAILED)

@@ -120,7 +120,14 @@ class NcbiWorker:
 
     def upload(self, account: FtpAccount, submission_id: int) -> None:
         with requestid.bound(self._origin(submission_id)), self._heartbeat(submission_id):
-            self._upload(account, submission_id)
+            try:
+                self._upload(account, submission_id)
+            except Exception as err:  # a fault of ours: counted like a lost connection
+                log.exception("NCBI submission %s: the upload round failed", submission_id)
+                with self.session() as db:
+                    progress.upload_interrupted(
+                        db, submission_id, f"{type(err).__name__}: {err}",
+                        int(self.settings["seqcore.ncbi.max_attempts"]))
 
     def _upload(self, account: FtpAccount, submission_id: int) -> None:
         try:

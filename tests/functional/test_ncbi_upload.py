@@ -340,3 +340,38 @@ def test_submissions_wait_in_new_while_no_ftp_host_is_configured(testapp, app_co
                                  headers=headers, status=201).headers["Location"]
     assert NcbiWorker(app_config.registry, "idle").run_once() == 0
     assert testapp.get(location, headers=headers).json["resource"]["state"] == "NEW"
+
+
+def test_a_status_seqcore_does_not_know_keeps_the_report_read(deployment, ncbi, factories,
+                                                              project, owner, db):
+    app, worker = deployment
+    headers = factories.headers(owner)
+    sample, _ = isolate(factories, project, "SAL-070")
+    location = app.post_json(url(project), body([{"sampleId": sample.id}]),
+                             headers=headers, status=201).headers["Location"]
+    worker.run_once()
+    resource = app.get(location, headers=headers).json["resource"]
+    name = resource_directory(db)
+    ncbi.answer(name, report_xml("SUB7", "pondering", actions(resource, "pondering")))
+    worker.run_once()
+    assert app.get(location, headers=headers).json["resource"]["state"] == "UNKNOWN"
+    ncbi.answer(name, report_xml("SUB7", "processed-ok",
+                                 actions(resource, "processed-ok", accessions=True)))
+    worker.run_once()
+    assert app.get(location, headers=headers).json["resource"]["state"] == "PROCESSED_OK"
+
+
+def test_reads_deleted_before_the_upload_end_it_in_upload_error(deployment, ncbi, factories,
+                                                                project, owner):
+    app, worker = deployment
+    headers = factories.headers(owner)
+    sample, obj = isolate(factories, project, "SAL-080")
+    location = app.post_json(url(project), body([{"sampleId": sample.id}]),
+                             headers=headers, status=201).headers["Location"]
+    app.delete(f"/api/samples/{sample.id}/pairs/{obj.id}", headers=headers, status=200)
+    worker.run_once()
+    resource = app.get(location, headers=headers).json["resource"]
+    assert resource["state"] == "UPLOAD_ERROR"
+    assert "were deleted" in resource["error"]
+    assert resource["samples"][0]["runs"][0]["sequencingObjectId"] is None
+    assert ncbi.record.stors == []
