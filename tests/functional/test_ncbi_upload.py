@@ -375,3 +375,33 @@ def test_reads_deleted_before_the_upload_end_it_in_upload_error(deployment, ncbi
     assert "were deleted" in resource["error"]
     assert resource["samples"][0]["runs"][0]["sequencingObjectId"] is None
     assert ncbi.record.stors == []
+
+
+def test_two_workers_never_take_one_submission_and_an_expired_lease_is_taken_over(
+        deployment, ncbi, factories, project, owner):
+    from datetime import timedelta
+
+    from seqcore.db import utcnow
+    from seqcore.ncbi import progress
+
+    app, worker = deployment
+    sample, _ = isolate(factories, project, "SAL-090")
+    created = app.post_json(url(project), body([{"sampleId": sample.id}]),
+                            headers=factories.headers(owner), status=201).json["resource"]
+    submission_id = int(created["identifier"])
+    lease = timedelta(minutes=5)
+    with worker.session() as db:
+        assert progress.waiting_for_upload(db, utcnow()) == [submission_id]
+        assert progress.take_for_upload(db, submission_id, "first", lease)
+    with worker.session() as db:
+        assert progress.waiting_for_upload(db, utcnow()) == []
+        assert not progress.take_for_upload(db, submission_id, "second", lease)
+    with worker.session() as db:  # the first worker died: its lease runs out
+        db.get(NcbiSubmission, submission_id).lease_until = utcnow() - timedelta(seconds=1)
+    with worker.session() as db:
+        assert progress.take_for_upload(db, submission_id, "second", lease)
+        taken = db.get(NcbiSubmission, submission_id)
+        assert (taken.state, taken.worker) == ("UPLOADING", "second")
+    assert [h["state"] for h in app.get(
+        f"{url(project)}/{submission_id}", headers=factories.headers(owner)).json[
+        "resource"]["stateHistory"]] == ["NEW", "UPLOADING"]
