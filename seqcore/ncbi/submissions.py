@@ -135,10 +135,16 @@ def submission_attributes(db: Session, caller: Actor, samples: Sequence[Sample],
     return attributes
 
 
+#: What every new BioSample needs whatever its package: its ``Organism`` is this attribute.
+ALWAYS_REQUIRED = ("organism",)
+
+
 def missing_attributes(package: Package, values: Mapping[str, str]) -> list[str]:
-    """The package's mandatory attributes ``values`` lacks, each group of alternatives as
-    ``strain or isolate``."""
-    missing = [name for name in package.required if not values.get(name)]
+    """The mandatory attributes ``values`` lacks (the package's, and ``organism``), each
+    group of alternatives as ``strain or isolate``."""
+    required = [*package.required, *(name for name in ALWAYS_REQUIRED
+                                     if name not in package.required)]
+    missing = [name for name in required if not values.get(name)]
     for group in package.one_of:
         if not any(values.get(name) for name in group):
             missing.append(" or ".join(group))
@@ -358,8 +364,10 @@ def create_submission(db: Session, caller: Actor, project: Project, body: Mappin
                 for name in missing:
                     source = (f"metadata field {mapping[name]!r}" if name in mapping
                               else "a mapped metadata field or the sample's own field")
+                    where = ("every BioSample" if name in ALWAYS_REQUIRED
+                             and name not in package.required else package.name)
                     check.add(key, f"{_label(sample)}: BioSample attribute {name!r}, "
-                                   f"mandatory in {package.name}, has no value ({source}).")
+                                   f"mandatory in {where}, has no value ({source}).")
     if check.problems:
         raise Invalid(check.problems)
     return _store(db, caller, project, planned, attributes, mapping, package,

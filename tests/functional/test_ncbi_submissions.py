@@ -241,3 +241,21 @@ def test_submissions_of_another_project_are_not_found_here(testapp, factories, p
     testapp.get(f"{url(project)}/99999", headers=factories.headers(owner), status=404)
     testapp.delete(f"{url(project)}/{created['identifier']}",
                    headers=factories.headers(owner), status=405)
+
+
+def test_a_package_that_does_not_name_organism_still_needs_one(build_app, factories, project,
+                                                               owner, tmp_path):
+    path = tmp_path / "vocabulary.json"
+    path.write_text('{"packages": {"Minimal.1.0": {"required": ["sample_name"]}}}')
+    app = build_app(**{"seqcore.ncbi.vocabulary": str(path)})
+    sample = factories.sample(project, name="NO-ORGANISM")
+    factories.sequencing_object(sample, kind="unpaired")
+    payload = {"bioProject": "PRJNA1", "organization": "PHL", "namespace": "PHL", **LIBRARY,
+               "bioSamplePackage": "Minimal.1.0", "samples": [{"sampleId": sample.id}]}
+    res = app.post_json(url(project), payload, headers=factories.headers(owner), status=400)
+    assert res.json == {"samples.0.attributes": [
+        f"Sample 'NO-ORGANISM' ({sample.id}): BioSample attribute 'organism', mandatory in "
+        "every BioSample, has no value (a mapped metadata field or the sample's own field)."]}
+    payload["attributes"] = {"organism": "genus"}
+    res = app.post_json(url(project), payload, headers=factories.headers(owner), status=400)
+    assert "metadata field 'genus'" in res.json["samples.0.attributes"][0]
