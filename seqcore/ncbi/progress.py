@@ -20,12 +20,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
-from seqcore.models.ncbi import (
-    ExportUploadState,
-    NcbiSubmission,
-    NcbiSubmissionSample,
-    NcbiUploadFile,
-)
+from seqcore.models.ncbi import ExportUploadState, NcbiSubmission, NcbiUploadFile
 from seqcore.models.sample import MetadataEntry, Sample
 from seqcore.models.sequencing import SequencingObject
 from seqcore.ncbi.documents import (
@@ -376,9 +371,3 @@ def write_accessions(db: Session, submission: NcbiSubmission) -> None:
             if target is not None:
                 target.modified = now
     db.flush()
-
-
-def sample_rows(db: Session, submission_id: int) -> list[NcbiSubmissionSample]:
-    return list(db.scalars(select(NcbiSubmissionSample).where(
-        NcbiSubmissionSample.submission_id == submission_id)
-        .order_by(NcbiSubmissionSample.position)))

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import ftplib
 import logging
-import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from typing import Any
 
 import transaction
 from pyramid.registry import Registry
@@ -40,7 +40,7 @@ from seqcore.ncbi.documents import ReportError, latest_report, parse_report, sub
 from seqcore.ncbi.ftp import CONNECTION_ERRORS, FtpAccount, FtpRefused, connected
 from seqcore.ncbi.schema import check_submission
 from seqcore.observability import requestid
-from seqcore.processing import worker_name
+from seqcore.processing import heartbeat, worker_name
 from seqcore.services import ISessionFactory, IStorage, registry_service
 
 log = logging.getLogger(__name__)
@@ -92,26 +92,12 @@ class NcbiWorker:
 
     # -- upload -------------------------------------------------------------------------
 
-    @contextmanager
-    def _heartbeat(self, submission_id: int) -> Iterator[None]:
-        stop = threading.Event()
+    def _heartbeat(self, submission_id: int) -> Any:
+        def renew() -> None:
+            with self.session() as db:
+                progress.renew_lease(db, submission_id, self.name, self.lease)
 
-        def beat() -> None:
-            while not stop.wait(self.lease.total_seconds() / 3):
-                try:
-                    with self.session() as db:
-                        progress.renew_lease(db, submission_id, self.name, self.lease)
-                except Exception:
-                    log.exception("could not renew the lease on NCBI submission %s",
-                                  submission_id)
-
-        thread = threading.Thread(target=beat, name=f"ncbi-lease-{submission_id}", daemon=True)
-        thread.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            thread.join()
+        return heartbeat(self.lease, renew, f"NCBI submission {submission_id}")
 
     def _origin(self, submission_id: int) -> str | None:
         with self.session() as db:
