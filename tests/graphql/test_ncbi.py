@@ -122,3 +122,25 @@ def test_node_of_a_project_the_caller_cannot_read_is_hidden(graphql, submittable
         "query($id: ID!) { node(id: $id) { id } }", {"id": submission_id})
     assert data["data"]["node"] is None
     assert data["errors"][0]["extensions"]["code"] == "not_found"
+
+
+def test_a_client_mutation_id_is_echoed_not_taken_for_a_field(graphql, submittable):
+    owner, project, sample = submittable
+    payload = graphql.as_user(owner)(
+        "mutation($input: CreateNcbiSubmissionInput!) { createNcbiSubmission(input: $input) "
+        "{ clientMutationId errors { message } submission { state } } }",
+        {"input": {**submission_input(project, sample), "clientMutationId": "n1"}})
+    assert payload["data"]["createNcbiSubmission"] == {
+        "clientMutationId": "n1", "errors": [], "submission": {"state": "NEW"}}
+
+
+def test_cancel_analysis_takes_a_client_mutation_id_too(graphql, outbreak):
+    """The fuzzer's finding: ``cancelAnalysis`` with a ``clientMutationId`` was an internal
+    error (its resolver refused the argument)."""
+    owner, _, _ = outbreak
+    payload = graphql.as_user(owner)(
+        "mutation($input: CancelAnalysisInput!) { cancelAnalysis(input: $input) "
+        "{ clientMutationId errors { message path } } }",
+        {"input": {"id": gid("AnalysisSubmission", 424242), "clientMutationId": "c1"}})
+    assert payload["data"]["cancelAnalysis"] == {"clientMutationId": "c1", "errors": [
+        {"message": "Analysis submission not found by provided ID", "path": ["id"]}]}

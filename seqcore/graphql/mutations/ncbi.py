@@ -79,7 +79,8 @@ class CreateNcbiSubmission(graphene.relay.ClientIDMutation):
         def work() -> dict[str, Any]:
             context = find_project(info, project_id, "projectId", Permission.NCBI_SUBMIT,
                                    "submit to NCBI")
-            body = {_KEYS[key]: value for key, value in given.items() if value is not None}
+            body = {_KEYS[key]: value for key, value in given.items()
+                    if key in _KEYS and value is not None}  # not clientMutationId
             body["samples"] = []
             for entry in samples:
                 sample = {_KEYS[key]: value for key, value in entry.items()
