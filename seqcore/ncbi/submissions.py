@@ -22,7 +22,7 @@ from datetime import date
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from seqcore.analysis.launching import Actor
 from seqcore.db import utcnow
@@ -456,6 +456,8 @@ def _store(db: Session, caller: Actor, project: Project,
 
 
 def project_submissions(db: Session, project_id: int) -> list[NcbiSubmission]:
-    """A project's submissions, oldest first."""
+    """A project's submissions, oldest first, with their samples and runs (a fixed number
+    of statements however many there are)."""
     return list(db.scalars(select(NcbiSubmission).where(
-        NcbiSubmission.project_id == project_id).order_by(NcbiSubmission.id)))
+        NcbiSubmission.project_id == project_id).order_by(NcbiSubmission.id)
+        .options(selectinload(NcbiSubmission.samples))))
