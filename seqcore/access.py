@@ -299,8 +299,10 @@ PROJECT = Rules("project", Project, Permission.PROJECT_READ, (
     # Sequencer accounts (the uploader) read every project and create samples in it.
     Grant(Role(SEQUENCER), (Permission.PROJECT_READ, Permission.SAMPLE_CREATE)),
     Grant(Related(project_members), (Permission.PROJECT_READ,)),
+    # Owners (IRIDA's project managers) change the project and submit it to NCBI.
     Grant(Related(project_owners),
-          (Permission.PROJECT_READ, Permission.PROJECT_WRITE, Permission.SAMPLE_CREATE)),
+          (Permission.PROJECT_READ, Permission.PROJECT_WRITE, Permission.SAMPLE_CREATE,
+           Permission.NCBI_SUBMIT)),
 ), PROJECTS)
 
 SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (

@@ -125,6 +125,9 @@ class FileKind:
         test kit stored directly (its files written and flushed, in the order of ``files``,
         the ``(file name, bytes)`` they hold): what ``prepare`` does for an upload, without
         a request. Raise ``ValueError`` for files the kind cannot take.
+    :param sra_layout: ``"SINGLE"`` or ``"PAIRED"``: objects of this kind are reads NCBI's
+        SRA takes, sent as one run with this ``library_layout`` (``docs/ncbi.md``); empty:
+        the kind is never submitted to NCBI.
     """
 
     name: str
@@ -146,6 +149,7 @@ class FileKind:
     input_rel: str = ""
     sample_files: Callable[[], list[tuple[str, bytes]]] | None = None
     factory: Callable[[Any, Any, list[tuple[str, bytes]]], None] | None = None
+    sra_layout: str = ""
 
 
 @dataclass(frozen=True)

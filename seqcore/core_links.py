@@ -26,6 +26,7 @@ from seqcore.resources.files import (
     SequencingObjectResource,
     SequencingObjects,
 )
+from seqcore.resources.ncbi import NcbiSubmissionResource, ProjectNcbiSubmissions
 from seqcore.resources.projects import ProjectAnalyses, ProjectMemberEntry, ProjectResource
 from seqcore.resources.root import ApiRoot
 from seqcore.resources.runs import RunsCollection
@@ -102,6 +103,9 @@ def core_links() -> list[LinkSpec]:
         LinkSpec(ProjectResource, "project/samples", child_href("samples")),
         LinkSpec(ProjectResource, "project/analyses", child_href("analyses")),
         LinkSpec(ProjectResource, "project/hash", child_href("hash")),
+        LinkSpec(ProjectResource, "project/ncbiSubmissions", child_href("ncbiSubmissions")),
+        LinkSpec(ProjectNcbiSubmissions, "project", _parent_href),
+        LinkSpec(NcbiSubmissionResource, "project", _grandparent_href),
         LinkSpec(ProjectAnalyses, "project", _parent_href),
         LinkSpec(ProjectSamples, "project/samples/metadata", child_href("metadata")),
         LinkSpec(SampleResource, "sample/metadata", child_href("metadata")),

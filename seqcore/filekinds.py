@@ -53,8 +53,16 @@ def _resolve_default_inputs(registry: Registry) -> None:
         types[name] = replace(analysis_type, inputs=defaults)
 
 
+#: What a kind may declare as ``sra_layout``: NCBI's ``library_layout`` values, or nothing.
+SRA_LAYOUTS = ("", "SINGLE", "PAIRED")
+
+
 def add_file_kind(config: Configurator, kind: FileKind) -> None:
     """Register a kind and everything derived from it (each part conflict-checked)."""
+    if kind.sra_layout not in SRA_LAYOUTS:
+        raise ConfigurationError(
+            f"file kind {kind.name!r}: sra_layout {kind.sra_layout!r} is not one of "
+            f"{', '.join(repr(layout) for layout in SRA_LAYOUTS)}")
 
     def register() -> None:
         config.registry.setdefault("seqcore.file_kinds", {})[kind.path_segment] = kind

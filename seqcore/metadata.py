@@ -111,7 +111,7 @@ def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Chang
     ``replace`` drops every field not written now; otherwise the changes merge into what is
     there. Returns, per sample, the fields ``added``, ``updated``, ``deleted``,
     ``unchanged`` and ``not_found`` (deletions of absent fields). A value a person writes is
-    no longer an analysis result, so its submission is forgotten.
+    no longer an analysis result or an NCBI accession, so its provenance is forgotten.
     """
     ids = [sample.id for sample in samples]
     current: dict[int, dict[str, MetadataEntry]] = {sample_id: {} for sample_id in ids}
@@ -139,7 +139,7 @@ def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Chang
                 status["added"].append(field)
             elif (entry.value, entry.type) != (value, kind):
                 entry.value, entry.type, entry.modified = value, kind, now
-                entry.submission_id = None
+                entry.submission_id = entry.ncbi_submission_id = None
                 status["updated"].append(field)
             else:
                 status["unchanged"].append(field)

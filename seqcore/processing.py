@@ -21,7 +21,7 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -54,6 +54,28 @@ ACTIVE = (ProcessingState.QUEUED.value, ProcessingState.PROCESSING.value)
 
 def worker_name() -> str:
     return f"{os.getpid()}@{socket.gethostname()}"
+
+
+@contextmanager
+def heartbeat(lease: timedelta, renew: Callable[[], None], what: str) -> Iterator[None]:
+    """While the block runs, ``renew()`` a lease of length ``lease`` three times per lease
+    (in a thread), so other workers know the work is alive; a failed renewal is logged."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(lease.total_seconds() / 3):
+            try:
+                renew()
+            except Exception:
+                log.exception("could not renew the lease on %s", what)
+
+    thread = threading.Thread(target=beat, name=f"lease-{what}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 class Worker:
@@ -167,24 +189,8 @@ class Worker:
                 SequencingObject.id == object_id, SequencingObject.file_processor == self.name)
                 .values(lease_until=utcnow() + self.lease))
 
-    @contextmanager
-    def _heartbeat(self, object_id: int) -> Iterator[None]:
-        stop = threading.Event()
-
-        def beat() -> None:
-            while not stop.wait(self.lease.total_seconds() / 3):
-                try:
-                    self._renew(object_id)
-                except Exception:
-                    log.exception("could not renew the lease on object %s", object_id)
-
-        thread = threading.Thread(target=beat, name=f"lease-{object_id}", daemon=True)
-        thread.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            thread.join()
+    def _heartbeat(self, object_id: int) -> Any:
+        return heartbeat(self.lease, lambda: self._renew(object_id), f"object {object_id}")
 
     def process(self, object_id: int) -> None:
         with self.session() as (db, _):

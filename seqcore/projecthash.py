@@ -37,6 +37,7 @@ from sqlalchemy import Select, Table, select
 from sqlalchemy.orm import Session
 
 from seqcore.contributions import declarations
+from seqcore.models.ncbi import NcbiSubmissionSample
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
@@ -53,9 +54,11 @@ SAMPLE_COLUMNS = (Sample.id, Sample.name, Sample.description, Sample.organism, S
 # What says a stored file changed: a new revision, path or size, or other bytes.
 FILE_STATE = ("id", "file_name", "path", "size", "upload_sha256", "revision")
 
-# Tables the core hashes itself (the membership selects the samples; the others are parts).
+# Tables the core hashes itself (the membership selects the samples; the others are parts),
+# and the core's tables that name samples without being their content: an NCBI submission's
+# record of a sample (its accessions reach the hash through the metadata they are written to).
 _CORE_TABLES = frozenset({ProjectSample.__table__, MetadataEntry.__table__,
-                          SequencingObject.__table__})
+                          SequencingObject.__table__, NcbiSubmissionSample.__table__})
 
 _BATCH = 2000
 

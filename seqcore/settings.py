@@ -25,6 +25,7 @@ from typing import Any
 from pyramid.exceptions import ConfigurationError
 
 from seqcore.contrib import Setting
+from seqcore.ncbi.vocabulary import vocabulary_setting
 from seqcore.observability.logconfig import parse_format
 
 TRUE = frozenset({"1", "true", "yes", "on"})
@@ -157,6 +158,41 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "argon2 time cost for password hashes (lower only in tests).", int),
     Setting("seqcore.password_hash.memory_cost", 65536,
             "argon2 memory cost in KiB for password hashes (lower only in tests).", int),
+    # Submissions to NCBI (docs/ncbi.md).
+    Setting("seqcore.ncbi.ftp_host", "",
+            "Host of the NCBI submission FTP account (ftp-private.ncbi.nlm.nih.gov); empty: "
+            "submissions are accepted and wait in NEW until one is set."),
+    Setting("seqcore.ncbi.ftp_port", 21, "Port of the NCBI submission FTP account.", int),
+    Setting("seqcore.ncbi.ftp_user", "", "User name of the NCBI submission FTP account."),
+    Setting("seqcore.ncbi.ftp_password", "",
+            "Password of the NCBI submission FTP account; keep it in the environment "
+            "(SEQCORE_NCBI_FTP_PASSWORD). Never logged."),
+    Setting("seqcore.ncbi.ftp_directory", "submit/Test",
+            "Directory on the FTP account in which each submission gets a directory of its "
+            "own: submit/Test for NCBI's test system, submit/Production for real "
+            "submissions."),
+    Setting("seqcore.ncbi.ftp_passive", True, "Use passive FTP data connections.", as_bool),
+    Setting("seqcore.ncbi.ftp_timeout", 60.0,
+            "Seconds an FTP connection may stay silent before it counts as lost.", float),
+    Setting("seqcore.ncbi.ftp_retries", 3,
+            "Connections an upload round makes (resuming where the last one stopped) before "
+            "it gives the submission back to a later round.", int),
+    Setting("seqcore.ncbi.retry_seconds", 5.0,
+            "Pause before reconnecting after a lost FTP connection.", float),
+    Setting("seqcore.ncbi.max_attempts", 5,
+            "Upload rounds a submission may fail (the connection lost every time) before it "
+            "is UPLOAD_ERROR.", int),
+    Setting("seqcore.ncbi.poll_seconds", 300.0,
+            "How often the worker reads a submission's report.xml while NCBI processes it.",
+            float),
+    Setting("seqcore.ncbi.namespace", "",
+            "Default SPUID namespace (IRIDA's ncbi.upload.namespace): the centre's prefix of "
+            "the identifiers seqcore gives its BioSamples and runs; a submission may name "
+            "another."),
+    Setting("seqcore.ncbi.vocabulary", "",
+            "JSON file replacing the built-in instrument models, library strategies, sources "
+            "and selections, and BioSample packages (docs/ncbi.md); empty: IRIDA's lists "
+            "and three packages.", vocabulary_setting),
     # The web pages, sessions and the GraphQL endpoint.
     Setting("seqcore.session.secret", "", "Signs session cookies. Required in production; "
             "SQLite deployments generate one next to the database file."),

@@ -27,6 +27,7 @@ def write_metadata(db: Any, sample_id: int, values: Mapping[str, str], submissio
         else:
             entry.value, entry.type, entry.submission_id, entry.modified = (
                 value, kind, submission.id, now)
+            entry.ncbi_submission_id = None
     sample = db.get(Sample, sample_id)
     if sample is not None:
         sample.modified = now

@@ -19,13 +19,14 @@ from pyramid.config import Configurator
 
 def includeme(config: Configurator) -> None:
     from seqcore.graphql.analyses import AnalysisSubmission
+    from seqcore.graphql.ncbi import NCBI_TYPES
     from seqcore.graphql.pipelines import Pipeline, PipelineQuery
     from seqcore.graphql.queries import CoreQuery
     from seqcore.graphql.types import CORE_TYPES
 
     config.include("seqcore.graphql.schema")
     # The core contributes like a plugin does, so a plugin claiming a core name conflicts.
-    for graphene_type in (*CORE_TYPES, AnalysisSubmission, Pipeline):
+    for graphene_type in (*CORE_TYPES, AnalysisSubmission, *NCBI_TYPES, Pipeline):
         sub = config.with_package(config.package)
         sub.info = f"seqcore core: GraphQL type {graphene_type._meta.name!r}"
         sub.add_graphql_type(graphene_type)

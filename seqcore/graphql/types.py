@@ -19,22 +19,14 @@ from seqcore.graphql.filters import (
     sample_filter_conditions,
     sample_ordering,
 )
+from seqcore.graphql.ncbi import NcbiSubmission, project_ncbi_submissions
+from seqcore.graphql.nodes import Node, _gid
 from seqcore.graphql.scalars import JSON
 from seqcore.models.project import Project as ProjectModel
 from seqcore.models.sample import ProjectSample
 from seqcore.models.sample import Sample as SampleModel
 from seqcore.models.user import User as UserModel
 from seqcore.security.permissions import Permission
-
-
-class Node(graphene.Interface):
-    """An object with a global id (``gid://<app>/<Type>/<integer>``)."""
-
-    id = graphene.ID(required=True)
-
-
-def _gid(root: Any, info: Any) -> str:
-    return info.context.gid(info.parent_type.name, root.id)
 
 
 class User(graphene.ObjectType):
@@ -72,8 +64,16 @@ class Project(graphene.ObjectType):
     updated_at = graphene.DateTime(required=True)
     samples = graphene.Field(lambda: connection_for(Sample), **connection_args(),
                              filter=SampleFilter(), order_by=SampleOrder())
+    ncbi_submissions = graphene.Field(lambda: connection_for(NcbiSubmission),
+                                      **connection_args(),
+                                      description="The project's NCBI submissions, oldest "
+                                                  "first.")
 
     resolve_id = staticmethod(_gid)
+
+    @staticmethod
+    def resolve_ncbi_submissions(project: ProjectModel, info: Any, **page: Any) -> Any:
+        return project_ncbi_submissions(project, info, **page)
 
     @staticmethod
     def resolve_full_path(project: ProjectModel, info: Any) -> str:

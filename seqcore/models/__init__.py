@@ -11,6 +11,13 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
+from seqcore.models.ncbi import (
+    ExportUploadState,
+    NcbiSubmission,
+    NcbiSubmissionRun,
+    NcbiSubmissionSample,
+    NcbiUploadFile,
+)
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.puid import IssuedPuid
@@ -34,8 +41,13 @@ __all__ = [
     "AuthGeneration",
     "AutomatedAnalysis",
     "CleanedState",
+    "ExportUploadState",
     "IssuedPuid",
     "MetadataEntry",
+    "NcbiSubmission",
+    "NcbiSubmissionRun",
+    "NcbiSubmissionSample",
+    "NcbiUploadFile",
     "OAuthAuthorizationCode",
     "OAuthClient",
     "OAuthToken",

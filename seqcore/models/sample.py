@@ -63,7 +63,8 @@ class ProjectSample(Base):
 
 class MetadataEntry(Base):
     """One metadata value of one sample; ``submission_id`` records the analysis that wrote
-    it (provenance), ``None`` when a person or client did."""
+    it and ``ncbi_submission_id`` the NCBI submission whose accession it is (provenance);
+    both ``None`` when a person or client did."""
 
     __tablename__ = "metadata_entry"
     __table_args__ = (
@@ -77,6 +78,8 @@ class MetadataEntry(Base):
     value: Mapped[str] = mapped_column(Text)
     type: Mapped[str] = mapped_column(String(64), default="text")
     submission_id: Mapped[int | None] = mapped_column(default=None)
+    ncbi_submission_id: Mapped[int | None] = mapped_column(
+        ForeignKey("ncbi_submission.id", ondelete="SET NULL"), default=None)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
 

@@ -96,6 +96,10 @@ class ProjectResource(Context):
             return ProjectSamples(self.request, key, self)
         if key == "analyses":
             return ProjectAnalyses(self.request, key, self)
+        if key == "ncbiSubmissions":
+            from seqcore.resources.ncbi import ProjectNcbiSubmissions
+
+            return ProjectNcbiSubmissions(self.request, key, self)
         if key == "automatedAnalyses":
             from seqcore.resources.analyses import AutomatedAnalyses
 

@@ -47,6 +47,46 @@ REQUEST_SCHEMAS: dict[tuple[str, str], tuple[str, type[Schema], bool]] = {
     ("api.run.typed", "POST"): ("Run", RunSchema, False),
     ("api.run", "PATCH"): ("RunChanges", RunSchema, True),
 }
+_LIBRARY = {
+    "libraryStrategy": {"type": "string", "description": "NCBI's library_strategy (WGS...)."},
+    "librarySource": {"type": "string", "description": "NCBI's library_source (GENOMIC...)."},
+    "librarySelection": {"type": "string",
+                         "description": "NCBI's library_selection (RANDOM...)."},
+    "instrumentModel": {"type": "string",
+                        "description": "An instrument model of the vocabulary "
+                                       "(Illumina MiSeq...)."},
+    "libraryConstructionProtocol": {"type": "string", "maxLength": 4000},
+}
+# JSON bodies described by JSON Schema (read by the domain, not a marshmallow schema): an
+# NCBI submission (docs/ncbi.md); the values allowed come from seqcore.ncbi.vocabulary.
+JSON_BODIES: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {
+    ("api.project.ncbi_submissions", "POST"): ("NcbiSubmissionRequest", {
+        "type": "object", "additionalProperties": False,
+        "required": ["bioProject", "organization", "samples"],
+        "properties": {
+            "bioProject": {"type": "string", "pattern": "^PRJ(NA|EB|DB)[0-9]+$"},
+            "organization": {"type": "string", "minLength": 1, "maxLength": 255},
+            "namespace": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
+            "releaseDate": {"type": "string", "format": "date"},
+            "bioSamplePackage": {"type": "string", "description": "Pathogen.cl.1.0..."},
+            "attributes": {"type": "object", "description": "BioSample attribute: metadata "
+                                                            "field name.",
+                           "additionalProperties": {"type": "string"}},
+            **_LIBRARY,
+            "samples": {"type": "array", "minItems": 1, "maxItems": 1000, "items": {
+                "type": "object", "additionalProperties": False, "required": ["sampleId"],
+                "properties": {
+                    "sampleId": {"type": ["string", "integer"]},
+                    "sequencingObjects": {"type": "array", "minItems": 1,
+                                          "items": {"type": ["string", "integer"]}},
+                    "bioSample": {"type": "string", "pattern": "^SAM(N|D|EA|E)[0-9]+$"},
+                    "libraryName": {"type": "string", "maxLength": 255},
+                    **_LIBRARY,
+                }}},
+        },
+    }),
+}
+
 # Bodies whose extra keys are kept rather than refused (a run's run-sheet metadata).
 OPEN_BODIES = {"Run", "RunChanges"}
 
@@ -65,7 +105,7 @@ PAGED = {"api.project.samples"}
 COLLECTIONS = {"api.users", "api.projects", "api.project.users", "api.project.samples",
                "api.project.analyses", "api.runs", "api.submissions", "api.submissions.type",
                "api.project.analyses.type", "api.plugins", "api.analysis_types",
-               "api.sample.sequencefiles"}
+               "api.sample.sequencefiles", "api.project.ncbi_submissions"}
 
 # Answers outside the envelope: a user's projects sit under ``projectResources``, where
 # IRIDA's clients read them (docs/rest_api.md).
@@ -398,6 +438,9 @@ def build_document(endpoints: Iterable[Endpoint], kinds: Mapping[str, int],
             if name in OPEN_BODIES:
                 spec.components.schemas[name]["additionalProperties"] = {
                     "type": ["string", "number", "integer", "boolean", "null"]}
+        bodies[key] = name
+    for key, (name, json_schema) in JSON_BODIES.items():
+        spec.components.schema(name, json_schema)
         bodies[key] = name
     for scheme, definition in SECURITY_SCHEMES.items():
         spec.components.security_scheme(scheme, definition)

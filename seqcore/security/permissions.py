@@ -56,5 +56,8 @@ class Permission(enum.StrEnum):
     shared with, administrators."""
     SUBMISSION_DELETE = "submission:delete"
     """Delete an analysis submission with its outputs: its submitter and administrators."""
+    NCBI_SUBMIT = "ncbi:submit"
+    """Submit a project's samples to NCBI (SRA and BioSample): project owners and
+    administrators. Submissions are read by whoever reads the project."""
     ANALYSIS_LAUNCH = "analysis:launch"
     """Launch analyses (on samples the caller can read): any account."""

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import update
 
 from seqcore.db import utcnow
+from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.oauth import OAuthToken
 from seqcore.models.project import ProjectRole
 from seqcore.models.user import SystemRole
@@ -35,6 +36,12 @@ def everyone(status):
 
 READERS = dict(admin=True, owner=True, member=True, sequencer=True)
 WRITERS = dict(admin=True, owner=True)
+
+# Reads of the world's sample sent to an existing BioSample (no attributes needed).
+NCBI_SUBMISSION = {"bioProject": "PRJNA1", "organization": "Matrix lab", "namespace": "MTX",
+                   "libraryStrategy": "WGS", "librarySource": "GENOMIC",
+                   "librarySelection": "RANDOM", "instrumentModel": "Illumina MiSeq",
+                   "samples": [{"sampleId": "{sid}", "bioSample": "SAMN1"}]}
 
 # (endpoint name, method) -> (path template, JSON body or None, statuses per caller)
 def kind_rules(segment: str) -> dict:
@@ -121,6 +128,13 @@ RULES = {
         expect(302, 404, **READERS)),
     ("api.project.samples.metadata", "GET"): ("/api/projects/{pid}/samples/metadata", None,
                                               expect(200, 404, **READERS)),
+    ("api.project.ncbi_submissions", "GET"): ("/api/projects/{pid}/ncbiSubmissions", None,
+                                              expect(200, 404, **READERS)),
+    ("api.project.ncbi_submissions", "POST"): (
+        "/api/projects/{pid}/ncbiSubmissions", NCBI_SUBMISSION,
+        {**expect(201, 404, **WRITERS), "member": 403, "sequencer": 403}),
+    ("api.project.ncbi_submission", "GET"): ("/api/projects/{pid}/ncbiSubmissions/{nid}",
+                                             None, expect(200, 404, **READERS)),
     ("api.sample", "GET"): ("/api/samples/{sid}", None, expect(200, 404, **READERS)),
     ("api.sample", "PATCH"): ("/api/samples/{sid}", {"description": "changed"},
                               {**expect(200, 404, **WRITERS, sequencer=True),
@@ -205,7 +219,7 @@ def test_every_endpoint_has_a_rule(app, app_config):
 
 
 @pytest.fixture
-def world(factories):
+def world(factories, db):
     users = {
         "admin": factories.user(role=SystemRole.ADMIN, username="admin"),
         "owner": factories.user(username="owner"),
@@ -231,7 +245,12 @@ def world(factories):
     submission = factories.submission(users["owner"], [analysed_pair], state="COMPLETED",
                                       projects=[project],
                                       outputs={"counts": ("counts.tsv", b"sample\treads\n")})
+    ncbi = NcbiSubmission(project_id=project.id, submitter_id=users["owner"].id,
+                          bio_project="PRJNA1", organization="Matrix lab", namespace="MTX")
+    db.add(ncbi)
+    db.commit()
     return users, {"pid": project.id, "member_id": users["member"].id, "sid": sample.id,
+                   "nid": ncbi.id,
                    "rid": run.id, "pairs_oid": pair.id, "pairs_fid": pair.files[0].id,
                    "unpaired_oid": single.id, "unpaired_fid": single.files[0].id,
                    "fid": single.files[0].id, "oid": pair.id, "subid": submission.id,

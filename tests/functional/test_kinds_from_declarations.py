@@ -118,3 +118,18 @@ def test_a_type_without_inputs_needs_a_default_kind(build):
     with pytest.raises(ConfigurationError, match="'inputless' declares no inputs and no "
                                                  "loaded plugin registers a default input"):
         build([Inputless()])
+
+
+def test_an_sra_layout_ncbi_does_not_know_stops_the_start(build):
+    from seqcore.contrib import FileKind
+
+    class Reads:
+        @hookimpl
+        def register_file_kinds(self):
+            return [FileKind(name="reads", path_segment="reads",
+                             collection_rel="sample/sequenceFiles/reads",
+                             sra_layout="TRIPLE")]
+
+    with pytest.raises(ConfigurationError, match="file kind 'reads': sra_layout 'TRIPLE' is "
+                                                 "not one of '', 'SINGLE', 'PAIRED'"):
+        build([Reads()])

@@ -48,3 +48,43 @@ def test_core_schema_matches_models(app_config, engine):
             or (d[0] == "remove_index" and d[1].table.name not in core.tables))
 
     assert [d for d in diff if not plugins_own(d)] == []
+
+
+def test_the_ncbi_revision_upgrades_and_downgrades_keeping_metadata(tmp_path):
+    """c0015 adds the NCBI tables and the provenance column of metadata entries, and takes
+    them away again, on SQLite and PostgreSQL, leaving the metadata as it was."""
+    from sqlalchemy import text
+
+    from seqcore.testing import database as test_databases
+
+    url = test_databases.test_database_url(tmp_path, "ncbi_revision")
+    settings = {"sqlalchemy.url": url}
+    pm = build_plugin_manager(settings, plugins=[])
+    engine = get_engine(url)
+    upgrade(settings, pm, engine=engine, target="c0011")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO sample (name, created, puid) "
+                          "VALUES ('s', '2026-01-01 00:00:00', 'INXT_SAM_AAAAAAAAAA')"))
+        sample_id = conn.scalar(text("SELECT id FROM sample"))
+        conn.execute(text("INSERT INTO metadata_entry (sample_id, field, value, type, created)"
+                          " VALUES (:s, 'host', 'human', 'text', '2026-01-01 00:00:00')"),
+                     {"s": sample_id})
+    upgrade(settings, pm, engine=engine)
+    inspector = inspect(engine)
+    assert {"ncbi_submission", "ncbi_submission_sample", "ncbi_submission_run",
+            "ncbi_upload_file"} <= set(inspector.get_table_names())
+    assert "ncbi_submission_id" in {c["name"] for c in inspector.get_columns("metadata_entry")}
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT field, value, ncbi_submission_id FROM metadata_entry")
+                            ).all() == [("host", "human", None)]
+    downgrade(settings, pm, "c0011")
+    inspector = inspect(engine)
+    assert "ncbi_submission" not in inspector.get_table_names()
+    assert "ncbi_submission_id" not in {c["name"] for c in
+                                        inspector.get_columns("metadata_entry")}
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT field, value FROM metadata_entry")).all() == [
+            ("host", "human")]
+    upgrade(settings, pm, engine=engine)
+    assert "ncbi_submission" in inspect(engine).get_table_names()
+    engine.dispose()

@@ -31,6 +31,8 @@ PINNED = {
     "api.project.analyses.type": 4,
     "api.project.automated": 4,
     "api.project.hash": 6,
+    "api.project.ncbi_submission": 5,
+    "api.project.ncbi_submissions": 6,
     "api.project.sample": 5,
     "api.project.sample_by_name": 4,
     "api.project.sample_by_sequencer_id": 4,
@@ -87,8 +89,9 @@ def statements(testapp, sql_counter, path: str, headers: dict) -> int:
 
 def grow(factories, users, ids, n: int) -> None:
     """``n`` more of everything the GET endpoints list: projects the owner owns (with a
-    member each), members, samples with metadata in the matrix project, and sequencing
-    objects of its sample."""
+    member each), members, samples with metadata in the matrix project, sequencing
+    objects of its sample, and NCBI submissions of the project (a sample and a run each)."""
+    from seqcore.models.ncbi import NcbiSubmission, NcbiSubmissionRun, NcbiSubmissionSample
     from seqcore.models.project import Project, ProjectMember
     from seqcore.models.sample import Sample
 
@@ -104,6 +107,13 @@ def grow(factories, users, ids, n: int) -> None:
             factories.sample(project, name=f"extra-{ids['round']}-{i}",
                              metadata={"serovar": "Typhi", "source": f"s{i}"})
             factories.sequencing_object(sample, "pairs", qc={"totalSequences": 20})
+            row = NcbiSubmissionSample(
+                position=0, sample_id=sample.id, sample_name=sample.name, spuid=f"s{i}",
+                library_name="L", library_strategy="WGS", library_source="GENOMIC",
+                library_selection="RANDOM", instrument_model="Illumina MiSeq",
+                runs=[NcbiSubmissionRun(spuid=f"s{i}-r", layout="PAIRED")])
+            db.add(NcbiSubmission(project_id=project.id, bio_project="PRJNA1",
+                                  organization="Lab", namespace="LAB", samples=[row]))
         db.commit()
     ids["round"] += 1
 

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.user import SystemRole
 from seqcore.testing.fuzzing import PLACEHOLDER, discover_targets
 from seqcore.wellformed import canonical_path
@@ -20,7 +21,7 @@ COMPARED_HEADERS = ("Content-Type", "Content-Length", "Allow", "Location", "WWW-
 
 
 @pytest.fixture
-def world(factories):
+def world(factories, db):
     """One of everything, so most placeholders name a real object."""
     admin = factories.user(role=SystemRole.ADMIN)
     project = factories.project(owner=admin)
@@ -30,9 +31,13 @@ def world(factories):
     outputs = {"counts": ("counts.tsv", b"sample\tfile\treads\tbases\n")}
     submission = factories.submission(admin, [pair], projects=[project], state="COMPLETED",
                                       outputs=outputs)
+    ncbi = NcbiSubmission(project_id=project.id, bio_project="PRJNA1", organization="Lab",
+                          namespace="LAB")
+    db.add(ncbi)
+    db.commit()
     return {
         "headers": factories.headers(admin),
-        "values": {"pid": project.id, "sid": sample.id, "oid": pair.id,
+        "values": {"pid": project.id, "sid": sample.id, "oid": pair.id, "nid": ncbi.id,
                    "fid": pair.files[0].id, "rid": run.id, "id": submission.id,
                    "type": "readcount", "name": "readcount", "kind": "pairs",
                    "username": admin.username, "key": "current"},

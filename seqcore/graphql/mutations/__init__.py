@@ -7,6 +7,7 @@ import graphene
 from seqcore.graphql.mutations.analyses import CancelAnalysis, LaunchAnalysis
 from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
 from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
+from seqcore.graphql.mutations.ncbi import CreateNcbiSubmission
 from seqcore.graphql.mutations.projects import CreateProject
 from seqcore.graphql.mutations.samples import CreateSample
 
@@ -20,3 +21,4 @@ class Mutation(graphene.ObjectType):
     transfer_samples = TransferSamples.Field()
     launch_analysis = LaunchAnalysis.Field()
     cancel_analysis = CancelAnalysis.Field()
+    create_ncbi_submission = CreateNcbiSubmission.Field()

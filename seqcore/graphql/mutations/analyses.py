@@ -91,7 +91,7 @@ class CancelAnalysis(graphene.relay.ClientIDMutation):
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
 
     @classmethod
-    def mutate_and_get_payload(cls, root: Any, info: Any, id: str) -> Any:
+    def mutate_and_get_payload(cls, root: Any, info: Any, id: str, **_: Any) -> Any:
         def work() -> dict[str, Any]:
             _, pk = info.context.parse(id, "AnalysisSubmission")
             request = info.context.request

@@ -15,6 +15,7 @@ def core_endpoints() -> list[Endpoint]:
         files,
         members,
         metadata,
+        ncbi,
         openapi,
         projects,
         root,
@@ -25,7 +26,7 @@ def core_endpoints() -> list[Endpoint]:
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
-            *analyses.ENDPOINTS, *openapi.ENDPOINTS]
+            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *openapi.ENDPOINTS]
 
 
 @hookimpl
