@@ -73,6 +73,9 @@ def configure(settings: Mapping[str, Any] | None = None,
 
     # 5. The escape hatch: plugins may do anything else Pyramid allows.
     pm.hook.configure_app(config=config)
+    # 6. Last of all (an action ordered after every other): the request extensions registered
+    #    above become attributes of one request class, instead of a class made per request.
+    config.include("seqcore.requestclass")
     return config
 
 

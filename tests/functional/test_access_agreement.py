@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pyramid.interfaces import IRequestExtensions
+from pyramid.interfaces import IRequestExtensions, IRequestFactory
 from pyramid.request import Request, apply_request_extensions
 from sqlalchemy import select
 
@@ -116,7 +116,8 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
 def signed_in(registry: Any, db: Any, token: str) -> Request:
     """A request carrying the account's bearer token, with the application's request
     methods; its ``db`` is the test's session, which holds the world."""
-    request = Request.blank("/api", headers={"Authorization": f"Bearer {token}"})
+    request = registry.getUtility(IRequestFactory).blank(
+        "/api", headers={"Authorization": f"Bearer {token}"})
     request.registry = registry
     apply_request_extensions(request, registry.getUtility(IRequestExtensions))
     request.db = db
