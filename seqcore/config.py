@@ -37,6 +37,8 @@ def configure(settings: Mapping[str, Any] | None = None,
 
     config = Configurator(settings=resolved, root_factory=Root)
     config.registry.pm = pm
+    # URL dispatch tries only the routes a path can match (before any route is added).
+    config.include("seqcore.routing")
 
     # 3. Core infrastructure, in dependency order: the service registry first (storage, the
     #    database, links, QC, analyses and executors register there against the interfaces
