@@ -1,6 +1,6 @@
 """URL dispatch through ``seqcore.routing``: for every route of the application under test
-and paths built from their patterns (and their neighbours), the route chosen is the one Pyramid's own
-mapper chooses."""
+and paths built from their patterns (and their neighbours), the route chosen is the one
+Pyramid's own mapper chooses."""
 
 from __future__ import annotations
 
