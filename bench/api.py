@@ -5,7 +5,11 @@ server, a bare Pyramid view returning a similar JSON object. Prints requests per
 ``GET /api/projects/{id}`` and ``GET /api/projects`` beside the bare view, their ratio, and
 the SQL statements each request ran (which must not grow with the collection).
 
-    .venv/bin/python bench/api.py [--projects 1000] [--seconds 5] [--threads 4]
+The three paths take turns (``--rounds``), so a machine whose other work comes and goes
+weighs on each alike; the client's CPU is printed beside the server's, to show the client is
+not what limits the bare view.
+
+    .venv/bin/python bench/api.py [--projects 1000] [--seconds 5] [--rounds 5] [--threads 4]
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/seqcore_bench]
         [--mix 64]
 
@@ -24,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
@@ -160,16 +165,50 @@ def prepare(url: str, projects: int) -> str:
     return token
 
 
-def hammer(port: int, path: str, headers: dict, seconds: float, threads: int
-           ) -> tuple[float, int, int, float]:
-    """Requests per second over ``seconds`` with keep-alive clients; SQL count; bytes;
-    the server's median CPU milliseconds per request."""
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user and system, every thread) process ``pid`` has used, from
+    ``/proc`` (Linux); ``None`` elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Tally:
+    """What the client saw of one path over every window it was hammered in."""
+
+    requests: int = 0
+    seconds: float = 0.0
+    client_cpu: float = 0.0  # this process's CPU seconds (the client's threads)
+    server_cpu: float = 0.0  # the server process's CPU seconds, every thread
+    sql: int = 0
+    size: int = 0
+    app_cpu: list[int] = field(default_factory=list)  # X-CPU-Microseconds per request
+    rps_per_window: list[float] = field(default_factory=list)
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds
+
+    def per_request_ms(self, seconds: float) -> float:
+        return round(seconds / self.requests * 1000, 3)
+
+    def median_app_ms(self) -> float:
+        ordered = sorted(self.app_cpu)
+        return ordered[len(ordered) // 2] / 1000
+
+
+def hammer(port: int, path: str, headers: dict, seconds: float, threads: int,
+           tally: Tally, server_pid: int | None = None) -> None:
+    """``threads`` keep-alive clients send ``path`` for ``seconds``; add what they saw to
+    ``tally``: requests, time, the client's and the server's CPU, SQL count, body size, the
+    application's CPU per request (from the server's headers)."""
     done = [0]
-    sql = [0]
-    size = [0]
-    cpu: list[int] = []
     stop = time.perf_counter() + seconds
     lock = threading.Lock()
+    cpu: list[int] = []
 
     def worker() -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port)
@@ -181,21 +220,29 @@ def hammer(port: int, path: str, headers: dict, seconds: float, threads: int
             assert res.status == 200, (res.status, body[:200])
             n += 1
             with lock:
-                sql[0] = int(res.headers.get("X-SQL-Count", 0))
-                size[0] = len(body)
+                tally.sql = int(res.headers.get("X-SQL-Count", 0))
+                tally.size = len(body)
                 cpu.append(int(res.headers.get("X-CPU-Microseconds", 0)))
         with lock:
             done[0] += n
         conn.close()
 
+    server_before = process_cpu(server_pid) if server_pid else None
+    client_before = time.process_time()
     start = time.perf_counter()
     pool = [threading.Thread(target=worker) for _ in range(threads)]
     for t in pool:
         t.start()
     for t in pool:
         t.join()
-    cpu.sort()
-    return done[0] / (time.perf_counter() - start), sql[0], size[0], cpu[len(cpu) // 2] / 1000
+    elapsed = time.perf_counter() - start
+    tally.requests += done[0]
+    tally.seconds += elapsed
+    tally.client_cpu += time.process_time() - client_before
+    if server_before is not None:
+        tally.server_cpu += (process_cpu(server_pid) or 0.0) - server_before  # type: ignore[arg-type]
+    tally.app_cpu.extend(cpu)
+    tally.rps_per_window.append(done[0] / elapsed)
 
 
 def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> dict:
@@ -213,7 +260,7 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> di
          "--pythonpath", str(ROOT), "--bind", f"127.0.0.1:{port}", "bench.api:mix_app()"],
         env={**os.environ, "SEQCORE_BENCH_URL": url})
     try:
-        wait_for(port)
+        wait_for(port, server)
         headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         conn = http.client.HTTPConnection("127.0.0.1", port)
         project_ids = list(range(1, min(projects, 8) + 1))
@@ -244,12 +291,20 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> di
         server.wait()
 
 
-def wait_for(port: int) -> None:
-    for _ in range(300):
+def wait_for(port: int, process: subprocess.Popen | None = None, seconds: float = 180) -> None:
+    """Until the server on ``port`` accepts connections (building the application takes a
+    while on a busy machine); an error if ``process`` ends first or time runs out."""
+    deadline = time.monotonic() + seconds
+    while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             return
         except OSError:
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(
+                    f"the server ended with status {process.returncode}") from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"nothing listens on port {port}") from None
             time.sleep(0.1)
 
 
@@ -258,6 +313,8 @@ def main() -> None:
     parser.add_argument("--projects", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=5, help="turns the paths take "
+                        "(each round hammers every path for --seconds / --rounds)")
     parser.add_argument("--mix", type=int, metavar="CLIENTS", help="instead: gunicorn with "
                         "deploy/gunicorn.conf.py and this many clients mixing reads and "
                         "uploads, beside the bare view under the same load")
@@ -274,6 +331,7 @@ def main() -> None:
     else:
         tmp = tempfile.mkdtemp(prefix="seqcore-bench-")
         url = f"sqlite:///{tmp}/bench.sqlite"
+    args.url = url
     token = prepare(url, args.projects)
     if args.mix:
         print(json.dumps(mix(url, token, args.projects, args.seconds, args.mix), indent=2))
@@ -282,45 +340,63 @@ def main() -> None:
     server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url],
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        headers = {"Authorization": f"Bearer {token}"}
-        hammer(port, "/bare", {}, 0.5, args.threads)  # warm up
-        hammer(port, "/api/projects/1", headers, 0.5, args.threads)
-        bare, _, _, bare_cpu = hammer(port, "/bare", {}, args.seconds, args.threads)
-        one, one_sql, one_size, one_cpu = hammer(port, "/api/projects/1", headers,
-                                                 args.seconds, args.threads)
-        many, many_sql, many_size, many_cpu = hammer(port, "/api/projects", headers,
-                                                     args.seconds, args.threads)
-        results = {
-            "database": url.split(":", 1)[0],
-            "projects": args.projects,
-            "bare_pyramid_rps": round(bare, 1),
-            "project_rps": round(one, 1),
-            "project_vs_bare": round(one / bare, 3),
-            "project_sql_statements": one_sql,
-            "project_bytes": one_size,
-            "collection_rps": round(many, 1),
-            "collection_vs_bare": round(many / bare, 4),
-            "collection_sql_statements": many_sql,
-            "collection_bytes": many_size,
-            "collection_entries_per_second": round(many * args.projects),
-            # The server's CPU per request (median, in the application, transport aside):
-            # what the figures above come to on an otherwise idle machine.
-            "cpu_ms_bare": bare_cpu,
-            "cpu_ms_project": one_cpu,
-            "cpu_ms_collection": many_cpu,
-            "cpu_collection_entries_per_second": round(args.projects / many_cpu * 1000)
-            if many_cpu else None,
-        }
-        print(json.dumps(results, indent=2))
+        wait_for(port, server)
+        print(json.dumps(measure(port, server.pid, token, args), indent=2))
     finally:
         server.terminate()
         server.wait()
+
+
+def measure(port: int, server_pid: int, token: str, args: argparse.Namespace) -> dict:
+    """The bare view, a project and the collection, in turns: ``--rounds`` rounds, each
+    giving every path an equal window of ``--seconds / --rounds``, so a change in what else
+    the machine runs falls on all three alike. Same server, same threads, same client."""
+    headers = {"Authorization": f"Bearer {token}"}
+    paths = {"bare": ("/bare", {}), "project": ("/api/projects/1", headers),
+             "collection": ("/api/projects", headers)}
+    tallies = {name: Tally() for name in paths}
+    for path, hdrs in paths.values():  # warm up
+        hammer(port, path, hdrs, 0.5, args.threads, Tally())
+    window = args.seconds / args.rounds
+    for _ in range(args.rounds):
+        for name, (path, hdrs) in paths.items():
+            hammer(port, path, hdrs, window, args.threads, tallies[name], server_pid)
+    bare, one, many = tallies["bare"], tallies["project"], tallies["collection"]
+    ratios = sorted(p / b for p, b in zip(one.rps_per_window, bare.rps_per_window,
+                                          strict=True))
+    return {
+        "database": args.url.split(":", 1)[0],
+        "projects": args.projects,
+        "rounds": args.rounds,
+        "bare_pyramid_rps": round(bare.rps, 1),
+        "project_rps": round(one.rps, 1),
+        "project_vs_bare": round(one.rps / bare.rps, 3),
+        # The ratio of each round (bare and project measured one after the other).
+        "project_vs_bare_per_round": [round(r, 3) for r in ratios],
+        "project_sql_statements": one.sql,
+        "project_bytes": one.size,
+        "collection_rps": round(many.rps, 1),
+        "collection_vs_bare": round(many.rps / bare.rps, 4),
+        "collection_sql_statements": many.sql,
+        "collection_bytes": many.size,
+        "collection_entries_per_second": round(many.rps * args.projects),
+        # The server's CPU per request (median, in the application, transport aside):
+        # what the figures above come to on an otherwise idle machine.
+        "cpu_ms_bare": bare.median_app_ms(),
+        "cpu_ms_project": one.median_app_ms(),
+        "cpu_ms_collection": many.median_app_ms(),
+        "cpu_collection_entries_per_second": round(args.projects / many.median_app_ms() * 1000)
+        if many.median_app_ms() else None,
+        # The whole server process's CPU per request (waitress, its threads, the
+        # application), and the client's: the client never used more than the share of
+        # one core printed as client_core_share (Python runs its threads one at a time, so
+        # near 1.0 it would be the bottleneck).
+        "server_process_cpu_ms": {name: t.per_request_ms(t.server_cpu)
+                                  for name, t in tallies.items()},
+        "client_cpu_ms": {name: t.per_request_ms(t.client_cpu) for name, t in tallies.items()},
+        "client_core_share": {name: round(t.client_cpu / t.seconds, 2)
+                              for name, t in tallies.items()},
+    }
 
 
 if __name__ == "__main__":

@@ -175,6 +175,18 @@ class Rules:
     def acl(self, db: Session, obj: Any) -> list:
         """The ACL of the context standing for ``obj`` (one SQL statement at most: the
         related accounts and the conditional roles of every grant together)."""
+        statement = self._acl_query
+        if statement is None:
+            return self.acl_of(obj, ())
+        # On the session's connection (the statement is core SQL): the ORM's execution path
+        # costs more than the query. Pending changes are flushed first, as the ORM would.
+        db.flush()
+        return self.acl_of(obj, db.connection().execute(statement, {"object_id": obj.id}))
+
+    def acl_of(self, obj: Any, entries: Iterable[tuple[int | None, int | None]]) -> list:
+        """The ACL of ``obj`` from the ``(grant, user_id)`` rows of its ACL statement (as
+        :meth:`acl` runs it, or as :meth:`with_acl` returns them beside the object's row;
+        a row whose grant is ``NULL`` stands for none)."""
         acl: list = []
         for grant in self.grants:
             who = grant.who
@@ -184,18 +196,31 @@ class Rules:
                 user_id = getattr(obj, who.column.key)
                 if user_id is not None:
                     acl.append(_ace(user_principal(user_id), grant))
-        statement = self._acl_query
-        if statement is not None:
-            # On the session's connection (the statement is core SQL): the ORM's
-            # execution path costs more than the query. Pending changes are flushed first,
-            # as the ORM would.
-            db.flush()
-            for index, user_id in db.connection().execute(statement, {"object_id": obj.id}):
-                grant = self.grants[index]
-                who = grant.who
-                principal = who.principal if isinstance(who, Role) else user_principal(user_id)
-                acl.append(_ace(principal, grant))
+        for index, user_id in entries:
+            if index is None:
+                continue
+            grant = self.grants[index]
+            who = grant.who
+            principal = who.principal if isinstance(who, Role) else user_principal(user_id)
+            acl.append(_ace(principal, grant))
         return acl
+
+    def with_acl(self, *columns: Any) -> Select:
+        """One statement for an object's ``columns`` and its ACL (the object's id bound as
+        ``object_id``): a row per ACL entry (``grant``, ``user_id``), or one row with both
+        ``NULL`` when there is none, each carrying the object's columns; no row when there
+        is no such object. Traversal reads a context's row and the ACL Pyramid will ask for
+        in one round trip instead of two; :meth:`acl_of` turns the rows into the ACL."""
+        object_id = bindparam("object_id", type_=Integer)
+        statement = self._acl_query
+        if statement is None:
+            return select(*columns, null().label("grant"), null().label("user_id")).where(
+                self.id_column == object_id)
+        entries = statement.subquery("acl")
+        return (select(*columns, entries.c.grant, entries.c.user_id)
+                .select_from(self.model)
+                .outerjoin(entries, sql_true())
+                .where(self.id_column == object_id))
 
     # The rows a caller holds a permission on.
 

@@ -37,6 +37,8 @@ def configure(settings: Mapping[str, Any] | None = None,
 
     config = Configurator(settings=resolved, root_factory=Root)
     config.registry.pm = pm
+    # URL dispatch tries only the routes a path can match (before any route is added).
+    config.include("seqcore.routing")
 
     # 3. Core infrastructure, in dependency order: the service registry first (storage, the
     #    database, links, QC, analyses and executors register there against the interfaces
@@ -73,6 +75,9 @@ def configure(settings: Mapping[str, Any] | None = None,
 
     # 5. The escape hatch: plugins may do anything else Pyramid allows.
     pm.hook.configure_app(config=config)
+    # 6. Last of all (an action ordered after every other): the request extensions registered
+    #    above become attributes of one request class, instead of a class made per request.
+    config.include("seqcore.requestclass")
     return config
 
 

@@ -17,6 +17,7 @@ from pyramid.request import Request
 from zope.interface import implementer
 
 from seqcore.contrib import LinkSpec
+from seqcore.resources.base import Context
 from seqcore.services import ILinkService, registry_service
 
 Href = Callable[[Request, Any], "str | None"]
@@ -58,7 +59,12 @@ SERVICE_KEY = "seqcore.link_service"
 
 
 def resource_path(resource: Any) -> str:
-    """``/api/projects/5`` for a context, from its ``__name__``/``__parent__`` lineage."""
+    """``/api/projects/5`` for a context, from its ``__name__``/``__parent__`` lineage;
+    kept on the context once worked out (one resource's links ask for it about six times,
+    and a context's place in the tree never changes)."""
+    cached = getattr(resource, "__dict__", {}).get(_PATH)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
     names = []
     node = resource
     while node is not None:
@@ -66,7 +72,13 @@ def resource_path(resource: Any) -> str:
         if name:
             names.append(str(name))
         node = getattr(node, "__parent__", None)
-    return "/" + "/".join(reversed(names))
+    path = "/" + "/".join(reversed(names))
+    if isinstance(resource, Context):
+        resource.__dict__[_PATH] = path
+    return path
+
+
+_PATH = "_seqcore_resource_path"
 
 
 def url_for(request: Request, resource: Any, *elements: str) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import DateTime, MetaData
+from sqlalchemy import DateTime, MetaData, type_coerce
 from sqlalchemy.orm import DeclarativeBase
-from sqlalchemy.types import TypeDecorator
+from sqlalchemy.types import NullType, TypeDecorator
 
 # Stable constraint names, so Alembic revisions name the same constraint on every database.
 NAMING_CONVENTION = {
@@ -41,6 +42,31 @@ class UTCDateTime(TypeDecorator):
         if value is None:
             return None
         return value.replace(tzinfo=UTC)
+
+
+def stored(column: Any) -> Any:
+    """``column`` selected as the driver returns it, without SQLAlchemy's processing of its
+    type (for :func:`stored_epoch_ms`)."""
+    return type_coerce(column, NullType())
+
+
+def stored_epoch_ms(value: str | datetime | None) -> int | None:
+    """The epoch milliseconds (:func:`seqcore.timestamps.epoch_ms`) of a
+    :class:`UTCDateTime` value as the driver returns it (:func:`stored`): SQLite's ISO text,
+    PostgreSQL's naive datetime. The same number as loading the value through its type and
+    converting it, at a fraction of the cost, for collections of thousands of rows."""
+    if value is None:
+        return None
+    if type(value) is str:
+        value = datetime.fromisoformat(value)  # what SQLAlchemy's SQLite type does
+    since = value - _EPOCH  # type: ignore[operator]
+    # As datetime.timestamp() computes it (microseconds over a million, a float), so that
+    # int() rounds exactly as in epoch_ms.
+    return int(((since.days * 86400 + since.seconds) * 1_000_000 + since.microseconds)
+               / 1_000_000) * 1000
+
+
+_EPOCH = datetime(1970, 1, 1)
 
 
 class Base(DeclarativeBase):

@@ -10,9 +10,10 @@ import zope.sqlalchemy.datamanager
 from pyramid.config import Configurator
 from pyramid.request import Request
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from seqcore.db.deferred import defer_transactions, defers_transactions
 from seqcore.services import IDatabaseEngine, ISessionFactory
 
 
@@ -27,12 +28,19 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
 
 
 def get_engine(url: str, **kwargs: Any) -> Engine:
-    """Create an engine; SQLite connections get WAL, foreign keys and a busy timeout."""
+    """Create an engine; SQLite connections get WAL, foreign keys and a busy timeout;
+    PostgreSQL's (psycopg) open a transaction only at the first write, as SQLite's driver
+    does (:mod:`seqcore.db.deferred`)."""
     if url.startswith("sqlite"):
         kwargs.setdefault("connect_args", {"check_same_thread": False})
+    deferred = defers_transactions(make_url(url)) and "isolation_level" not in kwargs
+    if deferred:
+        kwargs["isolation_level"] = "AUTOCOMMIT"
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+    if deferred:
+        defer_transactions(engine)
     return engine
 
 

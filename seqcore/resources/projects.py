@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
 
@@ -15,10 +16,16 @@ from seqcore.resources.base import Context, int_key
 from seqcore.resources.users import UserResource
 from seqcore.security.permissions import Permission
 
-# The project's columns by id: traversal reads a plain row (no ORM object, no identity map)
-# on the request's connection; the mapped Project is loaded only if a view asks for it.
-PROJECT_ROW = select(*Project.__table__.columns).where(
-    Project.__table__.c.id == bindparam("project_id"))
+PROJECT_COLUMNS = tuple(Project.__table__.columns)
+
+
+@cache
+def project_with_acl() -> Select:
+    """A project's columns by id, with its ACL's rows (:meth:`seqcore.access.Rules.with_acl`),
+    built on first use: traversal reads a plain row (no ORM object, no identity map) and the
+    ACL in one statement on the request's connection; the mapped Project is loaded only if a
+    view asks for it."""
+    return PROJECT.with_acl(*PROJECT_COLUMNS)
 
 
 def attach_project(db: Any, row: Any) -> Project:
@@ -29,7 +36,8 @@ def attach_project(db: Any, row: Any) -> Project:
         return row
     project = db.identity_map.get(identity_key(Project, row.id))
     if project is None:
-        project = Project(**row._mapping)
+        mapping = row._mapping
+        project = Project(**{column.key: mapping[column] for column in PROJECT_COLUMNS})
         make_transient_to_detached(project)
         db.add(project)
     return project  # type: ignore[no-any-return]
@@ -42,10 +50,13 @@ class ProjectsCollection(Context):
     def child(self, key: str) -> Any:
         pid = int_key(key)
         self.db.flush()  # as an ORM query would (autoflush): the row includes this request's
-        row = self.db.connection().execute(PROJECT_ROW, {"project_id": pid}).first()
-        if row is None:
+        rows = self.db.connection().execute(project_with_acl(), {"object_id": pid}).all()
+        if not rows:
             raise KeyError(key)
-        return ProjectResource(self.request, str(row.id), self, row=row)
+        row = rows[0]
+        context = ProjectResource(self.request, str(row.id), self, row=row)
+        context._acl = PROJECT.acl_of(row, [(r.grant, r.user_id) for r in rows])
+        return context
 
     def resource_for(self, project: Project) -> ProjectResource:
         """The context of a project already loaded (collection entries: no extra query)."""

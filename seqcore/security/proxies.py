@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 from pyramid.config import Configurator
@@ -32,7 +33,10 @@ def parse_networks(value: str | Iterable[str]) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(item.strip(), strict=False) for item in items)
 
 
+@lru_cache(maxsize=4096)
 def _ip(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address written in ``value`` (with or without a port), or ``None``. Parsed once per
+    distinct value: every request asks about its peer's, and few peers come and go."""
     value = value.strip()
     if value.startswith("[") and "]" in value:  # [v6]:port
         value = value[1:value.index("]")]

@@ -10,6 +10,8 @@ account, every object and every permission, compares two answers:
 * whether the object is among the rows the type's SQL condition selects for that account
   (what the REST list views and GraphQL queries and loaders use);
 
+that the ACL traversal reads beside an object's row (``Rules.with_acl``) is the type's ACL;
+
 and that whoever reads a project reads every sample it holds (project sample lists rely on
 it and filter no further).
 
@@ -24,7 +26,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pyramid.interfaces import IRequestExtensions
+from pyramid.interfaces import IRequestExtensions, IRequestFactory
 from pyramid.request import Request, apply_request_extensions
 from sqlalchemy import select
 
@@ -114,7 +116,8 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
 def signed_in(registry: Any, db: Any, token: str) -> Request:
     """A request carrying the account's bearer token, with the application's request
     methods; its ``db`` is the test's session, which holds the world."""
-    request = Request.blank("/api", headers={"Authorization": f"Bearer {token}"})
+    request = registry.getUtility(IRequestFactory).blank(
+        "/api", headers={"Authorization": f"Bearer {token}"})
     request.registry = registry
     apply_request_extensions(request, registry.getUtility(IRequestExtensions))
     request.db = db
@@ -143,6 +146,16 @@ def test_acls_and_sql_conditions_agree(registry: Any, engine: Any, world: dict[s
         tokens = {user.id: issue_token(db, client, user, ["read", "write"])
                   for user in rows["users"]}
         db.commit()
+        # Traversal reads an object's ACL with its row (Rules.with_acl): the same ACL as the
+        # type's own statement gives.
+        for rules, objects in ((PROJECT, rows["projects"]), (SAMPLE, rows["samples"]),
+                               (SUBMISSION, rows["submissions"]), (RUN, rows["runs"]),
+                               (ACCOUNT, rows["users"])):
+            statement = rules.with_acl(rules.id_column)
+            for obj in objects:
+                entries = db.connection().execute(statement, {"object_id": obj.id}).all()
+                assert sorted(map(repr, rules.acl_of(obj, [e[1:] for e in entries]))) == \
+                    sorted(map(repr, rules.acl(db, obj))), (rules.name, obj.id)
         for user in rows["users"]:
             request = signed_in(registry, db, tokens[user.id])
             assert request.identity is not None and request.identity.user_id == user.id

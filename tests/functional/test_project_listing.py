@@ -4,16 +4,23 @@ the JSON renderer writes, entry for entry the same as ``GET /api/projects/{id}``
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
-from seqcore.models.project import ProjectRole
+from sqlalchemy import update
+
+from seqcore.models.project import Project, ProjectRole
 
 
-def test_the_listing_is_byte_for_byte_what_the_renderer_writes(testapp, factories):
+def test_the_listing_is_byte_for_byte_what_the_renderer_writes(testapp, factories, engine):
     owner = factories.user(username="lister")
     other = factories.user(username="other")
-    factories.project(owner=owner, name="Plain project")
+    plain = factories.project(owner=owner, name="Plain project")
     factories.project(owner=owner, name="Ünïcode ✓ “quoted” \\ back", organism="E. coli",
                       genome_size=5_000_000, description="line\nbreak\ttab")
+    with engine.begin() as conn:  # timestamps no request writes: fractions, before 1970
+        conn.execute(update(Project).where(Project.id == plain.id).values(
+            created=datetime(1969, 12, 31, 23, 59, 59, 500_000, tzinfo=UTC),
+            modified=datetime(2024, 2, 29, 23, 59, 59, 999_999, tzinfo=UTC)))
     factories.project(owner=other, name="Shared with the lister",
                       members=[(owner, ProjectRole.USER)])
     factories.project(owner=other, name="Not the lister's")

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from pyramid.interfaces import IRequestExtensions, ISecurityPolicy
+from pyramid.interfaces import IRequestExtensions, IRequestFactory, ISecurityPolicy
 from pyramid.request import Request, apply_request_extensions
 
 from seqcore.security.policy import (
@@ -26,7 +26,8 @@ def blank(app: Any, engine: Any) -> Iterator[Callable[..., Request]]:
     made: list[Request] = []
 
     def make(path: str, **headers: str) -> Request:
-        request = Request.blank(path, headers=headers)
+        # The application's request class (seqcore.requestclass holds its extensions).
+        request = app.registry.getUtility(IRequestFactory).blank(path, headers=headers)
         request.registry = app.registry
         apply_request_extensions(request, app.registry.getUtility(IRequestExtensions))
         request.tm.begin()
