@@ -175,10 +175,12 @@ PHYLOGENOMICS = AnalysisType(
         Parameter("repeat-minimum-pid", "float", 90.0, "Lowest percent identity of a "
                   "masked repeat.", minimum=50.0, maximum=100.0),
         Parameter("run-density-filter", "bool", True, "Mask regions of high SNV density."),
-        Parameter("filter-density-threshold", "int", 2, "More SNVs than this in one window "
-                  "of one isolate mask the window.", minimum=1, maximum=1000),
+        Parameter("filter-density-threshold", "int", 2, "At least this many SNVs of one "
+                  "isolate within the window mask the region from the first to the last "
+                  "(SNVPhyl's rule).", minimum=1, maximum=1000),
         Parameter("filter-density-window-size", "int", 500, "Window of the density filter "
-                  "(bp).", minimum=2, maximum=100000),
+                  "(bp): the first and last SNV at most this far apart.",
+                  minimum=2, maximum=100000),
         Parameter("mapper", "choice", "minimap2", "Read mapper (SNVPhyl used smalt).",
                   choices=("minimap2", "bwa", "smalt")),
         Parameter("caller", "choice", "pileup", "Variant evidence: a pileup of the "
