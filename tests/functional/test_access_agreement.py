@@ -3,8 +3,8 @@
 Hypothesis builds small worlds in the real database (accounts of every system role,
 nested groups with members at every access level, projects in groups or not, shares of
 groups and projects with groups, project memberships as owner or member, samples held,
-owned and shared by projects, sequencing objects, analysis submissions shared with projects, runs), then, for every
-account, every object and every permission, compares two answers:
+owned and shared by projects, sequencing objects, analysis submissions shared with
+projects, runs), then, for every account, every object and every permission, compares two answers:
 
 * Pyramid's ``has_permission`` on the object's traversal context, for a request
   authenticated with a real bearer token of the account (the ACLs along the lineage);
