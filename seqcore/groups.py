@@ -15,7 +15,6 @@ Invariants, kept whatever the order of concurrent requests:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import func, select
@@ -265,14 +264,3 @@ def share_with_group(db: Session, grantee: Group, level: AccessLevel, *,
 def unshare(db: Session, share: GroupShare) -> None:
     db.delete(share)
     db.flush()
-
-
-def shares_of(db: Session, *, group_id: int | None = None, project_id: int | None = None
-              ) -> Iterable[tuple[GroupShare, Group]]:
-    """The shares of a group or a project, with the groups they are shared with."""
-    query = select(GroupShare, Group).join(Group, Group.id == GroupShare.group_id)
-    if group_id is not None:
-        query = query.where(GroupShare.shared_group_id == group_id)
-    else:
-        query = query.where(GroupShare.project_id == project_id)
-    return db.execute(query.order_by(GroupShare.id)).tuples().all()

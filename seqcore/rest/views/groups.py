@@ -197,7 +197,7 @@ def list_members(request: Request) -> dict:
         query = query.where(GroupMember.group_id == group.id)
     return collection(request, request.context, (
         _member_entry(request, group_ctx, member, user, source)
-        for member, user, source in request.db.execute(query).tuples()))
+        for member, user, source in request.db.execute(query)))
 
 
 def _user(request: Request, username: str) -> User:
@@ -271,7 +271,7 @@ def _shares_query(shares_ctx: Any) -> Any:
 def list_shares(request: Request) -> dict:
     """The groups the group or project is shared with."""
     context = request.context
-    rows = request.db.execute(_shares_query(context).order_by(GroupShare.id)).tuples()
+    rows = request.db.execute(_shares_query(context).order_by(GroupShare.id))
     return collection(request, context, (
         _share_entry(request, context, share, grantee) for share, grantee in rows))
 
