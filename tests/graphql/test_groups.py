@@ -200,3 +200,23 @@ def test_mutations_take_puids(graphql, world):
       name: "LIS-11"}) { errors { message path } } }""")["data"]["createSample"]
     assert unknown["errors"] == [{"message": "Project not found by provided ID",
                                   "path": ["project"]}]
+
+
+def test_nodes_answers_every_new_node_type(graphql, world, db):
+    """``node``/``nodes`` return groups and memberships by global id, and nothing the
+    caller may not read."""
+    from seqcore.models.group import GroupMember
+
+    membership = db.query(GroupMember).filter_by(group_id=world["lab"].id,
+                                                 user_id=world["guest"].id).one()
+    ids = [gid("Group", world["lab"].id), gid("Member", membership.id),
+           gid("Group", world["partners"].id)]
+    query = """query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Group { fullPath }
+      ... on Member { accessLevel group { fullPath } user { email } } } }"""
+    body = graphql.as_user(world["guest"])(query, {"ids": ids})
+    assert body["data"]["nodes"][:2] == [
+        {"id": ids[0], "fullPath": "lab"},
+        {"id": ids[1], "accessLevel": "Guest", "group": {"fullPath": "lab"},
+         "user": {"email": "guest@example.org"}}]
+    assert body["data"]["nodes"][2] is None  # eve's group: shared with nobody guest is in
+    assert body["errors"][0]["path"] == ["nodes", 2]
