@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 from pyramid.authorization import ALL_PERMISSIONS, Allow, AllPermissionsList, Authenticated
@@ -45,7 +45,9 @@ from sqlalchemy import (
 from sqlalchemy import true as sql_true
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from seqcore.inheritance import GROUP_ROUTES, PROJECT_ROUTES
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
+from seqcore.models.group import READ_LEVEL, WRITE_LEVEL, Group
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import ProjectSample, Sample
 from seqcore.models.sequencing import SequencingRun
@@ -278,6 +280,7 @@ PROJECTS = Scope((Grant(Role(USER), (Permission.PROJECT_CREATE,)),), API)
 SAMPLES = Scope((), API)
 SUBMISSIONS = Scope((Grant(Role(Authenticated), (Permission.ANALYSIS_LAUNCH,)),), API)
 RUNS = Scope((Grant(Role(SEQUENCER), (Permission.RUN_CREATE,)),), API)
+GROUPS = Scope((Grant(Role(USER), (Permission.GROUP_CREATE,)),), API)
 USERS = Scope((
     Grant(Role(USER), (Permission.USER_LIST, Permission.USER_READ)),
     Grant(Role(MANAGER), (Permission.USER_CREATE,)),
@@ -313,6 +316,31 @@ def submission_readers() -> Select:
             .join(ProjectMember, ProjectMember.project_id == SubmissionProject.project_id))
 
 
+def _through_projects(route: Callable[[], Select], object_column: Any, project_column: Any,
+                      *where: Any) -> Callable[[], Select]:
+    """The pairs of a project ``route`` carried over to what the project holds
+    (``object_column``, on rows whose ``project_column`` names the project): whoever reaches
+    a project through groups reaches its samples and the submissions shared with it."""
+
+    def pairs() -> Select:
+        projects = route().subquery()
+        return (select(object_column.label("object_id"), projects.c.user_id)
+                .join(projects, projects.c.object_id == project_column).where(*where))
+
+    return pairs
+
+
+def _routes(routes: Iterable[Callable[[int], Select]], level: int) -> list[Callable[[], Select]]:
+    """Each route as a pairs function at ``level``."""
+    return [partial(route, level) for route in routes]
+
+
+GROUP_READERS = _routes(GROUP_ROUTES, READ_LEVEL)
+GROUP_WRITERS = _routes(GROUP_ROUTES, WRITE_LEVEL)
+PROJECT_READERS = _routes(PROJECT_ROUTES, READ_LEVEL)
+PROJECT_WRITERS = _routes(PROJECT_ROUTES, WRITE_LEVEL)
+
+
 def shared_with_a_project(submission_id: Any) -> ColumnElement[bool]:
     return exists(select(SubmissionProject.id).where(
         SubmissionProject.submission_id == submission_id))
@@ -320,14 +348,19 @@ def shared_with_a_project(submission_id: Any) -> ColumnElement[bool]:
 
 # -- the resource types -------------------------------------------------------------------
 
+OWNER_PERMISSIONS = (Permission.PROJECT_READ, Permission.PROJECT_WRITE, Permission.SAMPLE_CREATE,
+                     Permission.NCBI_SUBMIT)
+SAMPLE_OWNER_PERMISSIONS = (Permission.SAMPLE_READ, Permission.SAMPLE_WRITE, Permission.SAMPLE_OWN)
+
 PROJECT = Rules("project", Project, Permission.PROJECT_READ, (
     # Sequencer accounts (the uploader) read every project and create samples in it.
     Grant(Role(SEQUENCER), (Permission.PROJECT_READ, Permission.SAMPLE_CREATE)),
     Grant(Related(project_members), (Permission.PROJECT_READ,)),
     # Owners (IRIDA's project managers) change the project and submit it to NCBI.
-    Grant(Related(project_owners),
-          (Permission.PROJECT_READ, Permission.PROJECT_WRITE, Permission.SAMPLE_CREATE,
-           Permission.NCBI_SUBMIT)),
+    Grant(Related(project_owners), OWNER_PERMISSIONS),
+    # Through groups: every access level reads; maintainers and owners write like owners.
+    *(Grant(Related(route), (Permission.PROJECT_READ,)) for route in PROJECT_READERS),
+    *(Grant(Related(route), OWNER_PERMISSIONS) for route in PROJECT_WRITERS),
 ), PROJECTS)
 
 SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
@@ -335,17 +368,35 @@ SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
     # so they cannot hand ownership on.
     Grant(Role(SEQUENCER), (Permission.SAMPLE_READ, Permission.SAMPLE_WRITE)),
     Grant(Related(sample_readers), (Permission.SAMPLE_READ,)),
-    Grant(Related(sample_owners),
-          (Permission.SAMPLE_READ, Permission.SAMPLE_WRITE, Permission.SAMPLE_OWN)),
+    Grant(Related(sample_owners), SAMPLE_OWNER_PERMISSIONS),
+    *(Grant(Related(_through_projects(route, ProjectSample.sample_id,
+                                      ProjectSample.project_id)), (Permission.SAMPLE_READ,))
+      for route in PROJECT_READERS),
+    *(Grant(Related(_through_projects(route, ProjectSample.sample_id, ProjectSample.project_id,
+                                      ProjectSample.owner.is_(True))), SAMPLE_OWNER_PERMISSIONS)
+      for route in PROJECT_WRITERS),
 ), SAMPLES)
 
 SUBMISSION = Rules("submission", AnalysisSubmission, Permission.SUBMISSION_READ, (
     Grant(Holder(AnalysisSubmission.submitter_id),
           (Permission.SUBMISSION_READ, Permission.SUBMISSION_DELETE)),
     Grant(Related(submission_readers), (Permission.SUBMISSION_READ,)),
+    *(Grant(Related(_through_projects(route, SubmissionProject.submission_id,
+                                      SubmissionProject.project_id)),
+            (Permission.SUBMISSION_READ,))
+      for route in PROJECT_READERS),
     # Sequencer accounts read every project, hence what is shared with one.
     Grant(Role(SEQUENCER, when=shared_with_a_project), (Permission.SUBMISSION_READ,)),
 ), SUBMISSIONS)
+
+GROUP = Rules("group", Group, Permission.GROUP_READ, (
+    # Every access level reads the group (and sees its subgroups and projects as their own
+    # rules allow); maintainers and owners create subgroups and projects in it, change its
+    # members and share it.
+    *(Grant(Related(route), (Permission.GROUP_READ,)) for route in GROUP_READERS),
+    *(Grant(Related(route), (Permission.GROUP_READ, Permission.GROUP_WRITE))
+      for route in GROUP_WRITERS),
+), GROUPS)
 
 RUN = Rules("run", SequencingRun, Permission.RUN_READ, (
     Grant(Holder(SequencingRun.user_id), (Permission.RUN_UPDATE,)),
@@ -367,6 +418,8 @@ def readable_projects(user_id: int, role: SystemRole | str) -> Select:
 __all__ = [
     "ACCOUNT",
     "API",
+    "GROUP",
+    "GROUPS",
     "PROJECT",
     "PROJECTS",
     "RUN",

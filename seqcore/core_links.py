@@ -26,6 +26,7 @@ from seqcore.resources.files import (
     SequencingObjectResource,
     SequencingObjects,
 )
+from seqcore.resources.groups import GroupResource
 from seqcore.resources.ncbi import NcbiSubmissionResource, ProjectNcbiSubmissions
 from seqcore.resources.projects import ProjectAnalyses, ProjectMemberEntry, ProjectResource
 from seqcore.resources.root import ApiRoot
@@ -90,6 +91,14 @@ def _grand_grandparent_href(request: Request, resource: Any) -> str:
     return url_for(request, resource.__parent__.__parent__)
 
 
+def _has_parent(request: Request, resource: Any) -> bool:
+    return resource.group.parent_id is not None
+
+
+def _group_parent(request: Request, resource: Any) -> str:
+    return url_for(request, resource.__parent__, str(resource.group.parent_id))
+
+
 def core_links() -> list[LinkSpec]:
     return [
         LinkSpec(ApiRoot, "projects", api_href("projects")),
@@ -99,6 +108,11 @@ def core_links() -> list[LinkSpec]:
         LinkSpec(ApiRoot, "sequencingRuns", api_href("sequencingrun"), when=_may_see_runs),
         LinkSpec(UserResource, "user/projects", child_href("projects")),
         LinkSpec(ProjectMemberEntry, "relationship", _relationship),
+        LinkSpec(GroupResource, "group/groups", child_href("groups")),
+        LinkSpec(GroupResource, "group/projects", child_href("projects")),
+        LinkSpec(GroupResource, "group/members", child_href("members")),
+        LinkSpec(GroupResource, "group/shares", child_href("shares")),
+        LinkSpec(GroupResource, "group/parent", _group_parent, when=_has_parent),
         LinkSpec(ProjectResource, "project/users", child_href("users")),
         LinkSpec(ProjectResource, "project/samples", child_href("samples")),
         LinkSpec(ProjectResource, "project/analyses", child_href("analyses")),

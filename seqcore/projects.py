@@ -166,14 +166,14 @@ def _insert_ignoring_path_conflict(db: Session, values: dict[str, Any]) -> int |
 
 
 def create_project(db: Session, owner_id: int, namespace: str, values: dict[str, Any],
-                   path: str | None = None) -> Project:
+                   path: str | None = None, group_id: int | None = None) -> Project:
     """Create a project owned by ``owner_id``.
 
     ``path`` given: :class:`PathTaken` if another project has it, even one created by a
     request that committed a moment ago. ``path`` ``None``: a free path derived from the
     name; when a concurrent create takes it first, the next free one.
     """
-    row = {"created": utcnow(), **values, "namespace": namespace}
+    row = {"created": utcnow(), **values, "namespace": namespace, "group_id": group_id}
     for _ in range(PATH_ATTEMPTS):
         candidate = path if path is not None else free_path(db, namespace, values["name"])
         project_id = _insert_ignoring_path_conflict(db, {**row, "path": candidate})
@@ -199,21 +199,23 @@ def check_coverage(minimum: int | None, maximum: int | None) -> None:
 
 
 def new_project(db: Session, owner_id: int, owner_name: str, values: ProjectValues,
-                path: str | None = None) -> Project:
-    """Create a project in the personal namespace of ``owner_name``, owned by it.
+                path: str | None = None, group: Any = None) -> Project:
+    """Create a project in the personal namespace of ``owner_name`` (or in the namespace of
+    ``group``, a :class:`seqcore.models.group.Group` the caller may write), owned by it.
 
     :class:`~seqcore.errors.Invalid` for an upside
     down coverage range, or a ``path`` that is malformed or taken (also when a concurrent
     create takes it between the check and the insert).
     """
     check_coverage(values.get("minimum_coverage"), values.get("maximum_coverage"))
-    namespace = namespace_for(owner_name)
+    namespace = namespace_for(owner_name) if group is None else group.full_path
     if path is not None:
         trouble = unusable_path(db, namespace, path)
         if trouble is not None:
             raise Invalid({"path": [trouble]})
     try:
-        return create_project(db, owner_id, namespace, dict(values), path=path)
+        return create_project(db, owner_id, namespace, dict(values), path=path,
+                              group_id=None if group is None else group.id)
     except PathTaken:
         raise Invalid({"path": [PATH_TAKEN]}) from None
 

@@ -119,6 +119,43 @@ class MembershipSchema(Schema):
                           allow_none=True, error="The metadata role must be one of {choices}.")
 
 
+class GroupSchema(Schema):
+    """A new group (REST ``POST /api/groups`` and ``/api/groups/{id}/groups``); the path is
+    checked by :func:`seqcore.groups.create_group`."""
+
+    name = _text(required=True, error_messages=_required("You must provide a group name."),
+                 validate=[validate.Length(min=1, max=255, error="Group name must be between "
+                                                                "1 and 255 characters long.")])
+    path = _text(allow_none=True)
+    description = _text(allow_none=True)
+
+
+class GroupMemberSchema(Schema):
+    """A group membership: the username and the access level (a name or IRIDA Next's
+    number, checked by :func:`seqcore.groups.parse_level`)."""
+
+    userId = _text(required=True, error_messages=_required("You must provide a userId "
+                                                           "(the username to add)."))
+    accessLevel = fields.Raw(required=True, error_messages=_required(
+        "You must provide an accessLevel."))
+
+
+class GroupLevelSchema(Schema):
+    """A change of a membership's access level."""
+
+    accessLevel = fields.Raw(required=True, error_messages=_required(
+        "You must provide an accessLevel."))
+
+
+class ShareSchema(Schema):
+    """A share with a group: its numeric id and the highest access level it gives."""
+
+    groupId = WholeNumber(required=True, error_messages=_required(
+        "You must provide a groupId (the group to share with)."))
+    accessLevel = fields.Raw(required=True, error_messages=_required(
+        "You must provide an accessLevel."))
+
+
 SAMPLE_FORBIDDEN = PROJECT_FORBIDDEN + "'."
 GEO_PATTERN = re.compile(r"\w+(:\w+(:\w+)?)?")
 LATITUDE = re.compile(r"-?\d{1,2}(\.\d+)?")

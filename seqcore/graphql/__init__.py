@@ -19,6 +19,8 @@ from pyramid.config import Configurator
 
 def includeme(config: Configurator) -> None:
     from seqcore.graphql.analyses import AnalysisSubmission
+    from seqcore.graphql.groupqueries import GroupQuery
+    from seqcore.graphql.groups import GROUP_TYPES
     from seqcore.graphql.ncbi import NCBI_TYPES
     from seqcore.graphql.pipelines import Pipeline, PipelineQuery
     from seqcore.graphql.queries import CoreQuery
@@ -26,13 +28,17 @@ def includeme(config: Configurator) -> None:
 
     config.include("seqcore.graphql.schema")
     # The core contributes like a plugin does, so a plugin claiming a core name conflicts.
-    for graphene_type in (*CORE_TYPES, AnalysisSubmission, *NCBI_TYPES, Pipeline):
+    for graphene_type in (*CORE_TYPES, *GROUP_TYPES, AnalysisSubmission, *NCBI_TYPES,
+                          Pipeline):
         sub = config.with_package(config.package)
         sub.info = f"seqcore core: GraphQL type {graphene_type._meta.name!r}"
         sub.add_graphql_type(graphene_type)
     sub = config.with_package(config.package)
     sub.info = "seqcore core: GraphQL query fields of CoreQuery"
     sub.add_graphql_query_fields(CoreQuery)
+    sub = config.with_package(config.package)
+    sub.info = "seqcore core: GraphQL query fields of GroupQuery"
+    sub.add_graphql_query_fields(GroupQuery)
     sub = config.with_package(config.package)
     sub.info = "seqcore core: GraphQL query fields of PipelineQuery"
     sub.add_graphql_query_fields(PipelineQuery)

@@ -19,7 +19,7 @@ from typing import Any
 import graphene
 from graphql import GraphQLError
 from sqlalchemy import Select, and_, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from seqcore.identifiers import parse_id
 from seqcore.jsontext import loads
@@ -198,3 +198,80 @@ def paginate(db: Session, query: Select, order: Ordering, sort_value: Callable[[
     cursors = [encode_cursor(sort_value(item), item.id) for item in items]
     return Page(items, cursors, has_next, has_previous, count)
 
+
+
+def paginate_many(db: Session, query: Select, partition: Any, keys: list[Any], order: Ordering,
+                  sort_value: Callable[[Any], Any], *, first: int | None = None,
+                  last: int | None = None, after: str | None = None,
+                  before: str | None = None) -> dict[Any, Page]:
+    """The same page of ``query`` for each of ``keys`` (the value of ``partition``, a column
+    of the query: the parent group of a list of subgroups), in one statement, and their
+    counts in one more when the first is asked for.
+
+    Each parent's rows are numbered in the ordering (``ROW_NUMBER() OVER (PARTITION BY ...)``,
+    SQLite and PostgreSQL alike) and the rows beyond a page dropped, so a page of parents
+    with their children costs the same statements at any page size."""
+    after = None if after in ("", "null") else after
+    before = None if before in ("", "null") else before
+    if after is not None and last is not None and first is None:
+        raise GraphQLError("When using `after` you must also provide `first` if also "
+                           "providing `last`.")
+    if before is not None and first is not None and last is None:
+        raise GraphQLError("When using `before` you must also provide `last` if also "
+                           "providing `first`.")
+    first, last = _clamp(first), _clamp(last)
+    if first is None and last is None:
+        first = DEFAULT_PAGE
+    probe = datetime.now() if order.temporal else ""
+    after_key = decode_cursor(after, probe) if after is not None else None
+    before_key = decode_cursor(before, probe) if before is not None else None
+
+    scoped = query.where(partition.in_(keys))
+    ranged = scoped
+    if after_key is not None:
+        ranged = ranged.where(_beyond(order, after_key, forward=True))
+    if before_key is not None:
+        ranged = ranged.where(_beyond(order, before_key, forward=False))
+    ascending = (order.key.asc(), order.id.asc())
+    descending = (order.key.desc(), order.id.desc())
+    forward = first is not None
+    wanted = (first if forward else last) or 0
+    ordering = (descending if order.descending else ascending) if forward else (
+        ascending if order.descending else descending)
+    number = func.row_number().over(partition_by=partition, order_by=ordering)
+    numbered = ranged.add_columns(partition.label("page_key"), number.label("page_row")
+                                  ).subquery()
+    entity = query.column_descriptions[0]["entity"]
+    rows = aliased(entity, numbered)
+    found: dict[Any, list[Any]] = {key: [] for key in keys}
+    statement = (select(rows, numbered.c.page_key).where(numbered.c.page_row <= wanted + 1)
+                 .order_by(numbered.c.page_key, numbered.c.page_row))
+    for item, key in db.execute(statement):
+        found[key].append(item)
+
+    counts: dict[Any, int] = {}
+
+    def count_of(key: Any) -> int:
+        if not counts:
+            counted = (scoped.order_by(None).with_only_columns(partition, func.count())
+                       .group_by(partition))
+            counts.update({k: n for k, n in db.execute(counted)})
+            counts.setdefault(object(), 0)  # asked once, even when no key has a row
+        return counts.get(key, 0)
+
+    pages: dict[Any, Page] = {}
+    for key, items in found.items():
+        if forward:
+            has_next = len(items) > wanted
+            items = items[:wanted]
+            has_previous = after_key is not None
+            if last is not None and len(items) > last:
+                items, has_previous = items[len(items) - last:], True
+        else:
+            has_previous = len(items) > wanted
+            items = items[:wanted][::-1]
+            has_next = before_key is not None
+        cursors = [encode_cursor(sort_value(item), item.id) for item in items]
+        pages[key] = Page(items, cursors, has_next, has_previous,
+                          lambda key=key: count_of(key))
+    return pages

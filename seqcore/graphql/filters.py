@@ -19,6 +19,7 @@ from sqlalchemy.sql.expression import ColumnElement, FunctionElement
 from sqlalchemy.types import Numeric
 
 from seqcore.graphql.connections import Ordering
+from seqcore.graphql.ransack import ransack_conditions, ransack_input
 from seqcore.graphql.scalars import ValueScalar
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, Sample
@@ -53,7 +54,8 @@ class SampleAdvancedSearchCondition(graphene.InputObjectType):
 
 class SampleFilter(graphene.InputObjectType):
     name_or_puid_cont = graphene.String(name="name_or_puid_cont",
-                                        description="Name contains (case-insensitive).")
+                                        description="Name or PUID contains "
+                                                    "(case-insensitive).")
     name_cont = graphene.String(name="name_cont", description="Name contains.")
     advanced_search = graphene.List(
         graphene.NonNull(graphene.List(graphene.NonNull(SampleAdvancedSearchCondition))),
@@ -61,8 +63,7 @@ class SampleFilter(graphene.InputObjectType):
         description="Groups of conditions: any group whose conditions all hold matches.")
 
 
-class ProjectFilter(graphene.InputObjectType):
-    name_cont = graphene.String(name="name_cont", description="Name contains.")
+ProjectFilter = ransack_input("ProjectFilter", ("name", "puid"), ("created_at", "updated_at"))
 
 
 def plain(value: Any) -> Any:
@@ -138,10 +139,13 @@ def sample_filter_conditions(filter_: Any) -> list[ColumnElement]:
     if not filter_:
         return []
     conditions = []
-    for key in ("name_or_puid_cont", "name_cont"):
-        text = filter_.get(key)
-        if text:
-            conditions.append(func.lower(Sample.name).like(_like(text), escape="\\"))
+    text = filter_.get("name_or_puid_cont")
+    if text:
+        conditions.append(or_(func.lower(Sample.name).like(_like(text), escape="\\"),
+                              func.lower(Sample.puid).like(_like(text), escape="\\")))
+    text = filter_.get("name_cont")
+    if text:
+        conditions.append(func.lower(Sample.name).like(_like(text), escape="\\"))
     groups = filter_.get("advanced_search") or []
     alternatives = []
     for g, group in enumerate(groups):
@@ -249,6 +253,8 @@ def _date_condition(where: str, column: Any, operator: str, value: Any) -> Colum
 
 
 def project_filter_conditions(filter_: Any) -> list[ColumnElement]:
-    if not filter_ or not filter_.get("name_cont"):
-        return []
-    return [func.lower(Project.name).like(_like(filter_["name_cont"]), escape="\\")]
+    return ransack_conditions(
+        filter_, {"name": Project.name, "puid": Project.puid},
+        {"created_at": Project.created,
+         "updated_at": func.coalesce(Project.modified, Project.created)},
+        Project.name, Project.puid)

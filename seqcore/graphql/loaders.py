@@ -11,12 +11,14 @@ import asyncio
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from seqcore.access import PROJECT, SAMPLE
+from seqcore.access import GROUP, PROJECT, SAMPLE
+from seqcore.models.group import Group
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from seqcore.models.user import User
 from seqcore.security.identity import Identity
 
 
@@ -75,16 +77,64 @@ def readable_sample(identity: Identity) -> Any:
     return SAMPLE.readable(identity.user_id, identity.role)
 
 
+def readable_group(identity: Identity) -> Any:
+    """A condition on ``Group`` true for the groups ``identity`` may read, from the same
+    rules as the group ACL (:data:`seqcore.access.GROUP`)."""
+    return GROUP.readable(identity.user_id, identity.role)
+
+
 class Loaders:
     """The loaders of one request."""
 
     def __init__(self, db: Session, identity: Identity) -> None:
         self.db = db
         self.identity = identity
+        self.group = DataLoader(self._groups)
+        self.metadata_summary = DataLoader(self._metadata_summaries)
+        self.user = DataLoader(self._users)
+        self.user_namespace = DataLoader(self._user_namespaces)
+        self._pages: dict[Hashable, DataLoader] = {}
         self.metadata = DataLoader(self._metadata)
         self.sample = DataLoader(self._samples)
         self.project = DataLoader(self._projects)
         self.sample_project = DataLoader(self._sample_projects)
+
+    def pages(self, key: Hashable, batch: Callable[[list[Any]], Mapping[Any, Any]]
+              ) -> DataLoader:
+        """The loader of one kind of page (``key``: the field and its arguments), made on
+        first use: the same connection under every item of a list is fetched once."""
+        loader = self._pages.get(key)
+        if loader is None:
+            loader = self._pages[key] = DataLoader(batch)
+        return loader
+
+    def _metadata_summaries(self, project_ids: list[int]) -> dict[int, dict[str, int]]:
+        """For each project, how many of its samples hold each metadata field."""
+        found: dict[int, dict[str, int]] = {pid: {} for pid in project_ids}
+        rows = self.db.execute(
+            select(ProjectSample.project_id, MetadataEntry.field,
+                   func.count(func.distinct(MetadataEntry.sample_id)))
+            .join(MetadataEntry, MetadataEntry.sample_id == ProjectSample.sample_id)
+            .where(ProjectSample.project_id.in_(project_ids))
+            .group_by(ProjectSample.project_id, MetadataEntry.field)
+            .order_by(ProjectSample.project_id, MetadataEntry.field))
+        for project_id, field, count in rows:
+            found[project_id][field] = count
+        return found
+
+    def _groups(self, group_ids: list[int]) -> dict[int, Group]:
+        query = select(Group).where(Group.id.in_(group_ids), readable_group(self.identity))
+        return {group.id: group for group in self.db.scalars(query)}
+
+    def _users(self, user_ids: list[int]) -> dict[int, User]:
+        return {user.id: user for user in self.db.scalars(select(User).where(
+            User.id.in_(user_ids)))}
+
+    def _user_namespaces(self, namespaces: list[str]) -> dict[str, User]:
+        """The accounts whose personal namespaces these are (a namespace is the username,
+        lower-cased)."""
+        return {user.username.lower(): user for user in self.db.scalars(select(User).where(
+            func.lower(User.username).in_(namespaces)))}
 
     def _metadata(self, sample_ids: list[int]) -> dict[int, dict[str, str]]:
         found: dict[int, dict[str, str]] = {sample_id: {} for sample_id in sample_ids}
@@ -121,4 +171,4 @@ class Loaders:
         return found
 
 
-__all__ = ["DataLoader", "Loaders", "readable_project", "readable_sample"]
+__all__ = ["DataLoader", "Loaders", "readable_group", "readable_project", "readable_sample"]

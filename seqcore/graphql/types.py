@@ -19,6 +19,7 @@ from seqcore.graphql.filters import (
     sample_filter_conditions,
     sample_ordering,
 )
+from seqcore.graphql.namespaceviews import project_namespace
 from seqcore.graphql.ncbi import NcbiSubmission, project_ncbi_submissions
 from seqcore.graphql.nodes import Node, _gid
 from seqcore.graphql.scalars import JSON
@@ -37,7 +38,23 @@ class User(graphene.ObjectType):
         possible_types = (UserModel,)
 
     email = graphene.String(required=True)
+    user_type = graphene.String(required=True, description="IRIDA Next's kind of account: "
+                                                            "every seqcore account is `human`.")
+    created_at = graphene.DateTime(required=True)
+    updated_at = graphene.DateTime(required=True)
     resolve_id = staticmethod(_gid)
+
+    @staticmethod
+    def resolve_user_type(user: UserModel, info: Any) -> str:
+        return "human"
+
+    @staticmethod
+    def resolve_created_at(user: UserModel, info: Any) -> Any:
+        return user.created
+
+    @staticmethod
+    def resolve_updated_at(user: UserModel, info: Any) -> Any:
+        return user.modified or user.created
 
     @classmethod
     def get_node(cls, info: Any, pk: int) -> UserModel | None:
@@ -60,6 +77,17 @@ class Project(graphene.ObjectType):
     description = graphene.String()
     path = graphene.String(required=True)
     full_path = graphene.ID(required=True)
+    full_name = graphene.String(required=True, description="The namespace's full name and "
+                                                            "the project's: `Lab / Outbreaks "
+                                                            "/ Listeria`.")
+    puid = graphene.ID(required=True, description="Persistent unique id: INXT_PRJ_...")
+    parent = graphene.Field("seqcore.graphql.groups.Namespace",
+                            description="The namespace the project lives in (null if it is "
+                                        "a group the caller may not read).")
+    metadata_summary = graphene.Field(
+        JSON, required=True, keys=graphene.List(graphene.NonNull(graphene.String)),
+        description="How many of the project's samples hold each metadata field; `keys` "
+                    "keeps only those fields.")
     created_at = graphene.DateTime(required=True)
     updated_at = graphene.DateTime(required=True)
     samples = graphene.Field(lambda: connection_for(Sample), **connection_args(),
@@ -78,6 +106,24 @@ class Project(graphene.ObjectType):
     @staticmethod
     def resolve_full_path(project: ProjectModel, info: Any) -> str:
         return project.full_path
+
+    @staticmethod
+    async def resolve_full_name(project: ProjectModel, info: Any) -> str:
+        namespace = await project_namespace(project, info)
+        above = namespace.full_name if namespace is not None else project.namespace
+        return f"{above} / {project.name}"
+
+    @staticmethod
+    def resolve_parent(project: ProjectModel, info: Any) -> Any:
+        return project_namespace(project, info)
+
+    @staticmethod
+    async def resolve_metadata_summary(project: ProjectModel, info: Any,
+                                       keys: list[str] | None = None) -> dict[str, int]:
+        summary = await info.context.loaders.metadata_summary.load(project.id)
+        if keys is None:
+            return summary  # type: ignore[no-any-return]
+        return {key: summary[key] for key in keys if key in summary}
 
     @staticmethod
     def resolve_created_at(project: ProjectModel, info: Any) -> Any:
@@ -113,6 +159,7 @@ class Sample(graphene.ObjectType):
 
     name = graphene.String(required=True)
     description = graphene.String()
+    puid = graphene.ID(required=True, description="Persistent unique id: INXT_SAM_...")
     metadata = graphene.Field(JSON, required=True,
                               keys=graphene.List(graphene.NonNull(graphene.String)),
                               description="Metadata as {field: value}; `keys` keeps only "

@@ -11,6 +11,7 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
+from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
 from seqcore.models.ncbi import (
     ExportUploadState,
     NcbiSubmission,
@@ -35,6 +36,7 @@ from seqcore.models.sequencing import (
 from seqcore.models.user import SystemRole, User
 
 __all__ = [
+    "AccessLevel",
     "AnalysisOutput",
     "AnalysisState",
     "AnalysisSubmission",
@@ -42,6 +44,10 @@ __all__ = [
     "AutomatedAnalysis",
     "CleanedState",
     "ExportUploadState",
+    "Group",
+    "GroupHierarchy",
+    "GroupMember",
+    "GroupShare",
     "IssuedPuid",
     "MetadataEntry",
     "NcbiSubmission",

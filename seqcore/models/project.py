@@ -19,9 +19,10 @@ class ProjectRole(enum.StrEnum):
 
 
 class Project(Base):
-    """A project lives in a namespace (its creator's personal namespace, named after the
-    username) under a URL-safe ``path`` unique there; ``full_path`` is what GraphQL's
-    ``project(fullPath:)`` looks up."""
+    """A project lives in a namespace under a URL-safe ``path`` unique there: its creator's
+    personal namespace (named after the username; ``group_id`` null) or a group's
+    (``namespace`` is the group's full path, ``group_id`` the group). ``full_path`` is what
+    GraphQL's ``project(fullPath:)`` looks up."""
 
     __tablename__ = "project"
     __table_args__ = (UniqueConstraint("namespace", "path", name="uq_project_namespace_path"),)
@@ -31,6 +32,8 @@ class Project(Base):
     name: Mapped[str] = mapped_column(String(255))
     namespace: Mapped[str] = mapped_column(String(255))
     path: Mapped[str] = mapped_column(String(255))
+    group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("namespace_group.id", ondelete="RESTRICT"), index=True, default=None)
     description: Mapped[str | None] = mapped_column(Text)
     remote_url: Mapped[str | None] = mapped_column(String(1024))
     organism: Mapped[str | None] = mapped_column(String(255))

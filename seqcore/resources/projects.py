@@ -111,6 +111,10 @@ class ProjectResource(Context):
             from seqcore.resources.ncbi import ProjectNcbiSubmissions
 
             return ProjectNcbiSubmissions(self.request, key, self)
+        if key == "shares":
+            from seqcore.resources.groups import ProjectShares
+
+            return ProjectShares(self.request, key, self)
         if key == "automatedAnalyses":
             from seqcore.resources.analyses import AutomatedAnalyses
 

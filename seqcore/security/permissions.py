@@ -30,6 +30,16 @@ class Permission(enum.StrEnum):
     """Read a project and what it holds: members, sequencer accounts, administrators."""
     PROJECT_WRITE = "project:write"
     """Change or delete a project and its membership: owners and administrators."""
+    GROUP_CREATE = "group:create"
+    """Create top-level groups: ROLE_USER and above (not sequencer accounts)."""
+    GROUP_READ = "group:read"
+    """Read a group, its members and shares: members at any access level of the group or a
+    group above it, members of groups it (or a group above it) is shared with,
+    administrators."""
+    GROUP_WRITE = "group:write"
+    """Create subgroups and projects in a group, change its members and shares: maintainers
+    and owners of the group or a group above it (or through a share at that level),
+    administrators."""
     SAMPLE_CREATE = "sample:create"
     """Create samples in a project: owners, sequencer accounts, administrators."""
     SAMPLE_READ = "sample:read"

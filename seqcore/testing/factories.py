@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from seqcore.contrib import FileKind
 from seqcore.db import session_for
+from seqcore.models.group import AccessLevel, Group, GroupShare
 from seqcore.models.oauth import OAuthClient, digest
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
@@ -160,6 +161,9 @@ class Factories:
                 members: Iterable[tuple[User, ProjectRole | str]] = (), **fields: Any
                 ) -> Project:
         name = name or f"Project {next(_counter)}"
+        group = fields.pop("group", None)
+        if group is not None:
+            fields["namespace"], fields["group_id"] = group.full_path, group.id
         namespace = fields.pop("namespace", None) or (
             namespace_for(owner.username) if owner is not None else "seqcore")
         path = fields.pop("path", None)
@@ -174,6 +178,49 @@ class Factories:
             project.members.append(ProjectMember(user_id=user.id, role=ProjectRole(role).value))
         self._commit([project])
         return project
+
+    def _write(self, work: Any) -> Any:
+        """Run ``work(db)`` in a transaction of its own; its result, detached."""
+        manager = transaction.TransactionManager(explicit=True)
+        with manager:
+            db = session_for(self.session_factory, manager)
+            result = work(db)
+            db.flush()
+            if result is not None:
+                db.refresh(result)
+            db.expunge_all()
+        return result
+
+    def group(self, owner: User, name: str | None = None, parent: Group | None = None,
+              members: Iterable[tuple[User, AccessLevel | int]] = (), **fields: Any
+              ) -> Group:
+        """A group made by ``owner`` (its owner) through the domain's ``create_group``,
+        under ``parent``, with ``members`` at their access levels."""
+        from seqcore.groups import add_group_member, create_group
+
+        def work(db: Session) -> Group:
+            above = db.get(Group, parent.id) if parent is not None else None
+            group = create_group(db, owner.id, name or f"Group {next(_counter)}",
+                                 fields.pop("path", None), fields.pop("description", None),
+                                 above)
+            for user, level in members:
+                add_group_member(db, group, db.get(User, user.id), AccessLevel(level))
+            return group
+
+        return self._write(work)  # type: ignore[no-any-return]
+
+    def share(self, grantee: Group, level: AccessLevel | int, *, group: Group | None = None,
+              project: Project | None = None) -> GroupShare:
+        """``group`` or ``project`` shared with ``grantee`` up to ``level``."""
+        from seqcore.groups import share_with_group
+
+        def work(db: Session) -> GroupShare:
+            return share_with_group(
+                db, db.get(Group, grantee.id), AccessLevel(level),
+                group=db.get(Group, group.id) if group is not None else None,
+                project=db.get(Project, project.id) if project is not None else None)
+
+        return self._write(work)  # type: ignore[no-any-return]
 
     def sample(self, project: Project | None = None, name: str | None = None,
                owner: bool = True, metadata: dict[str, str] | None = None,

@@ -1,9 +1,10 @@
 """The ACLs and the SQL visibility conditions say the same thing (``seqcore.access``).
 
 Hypothesis builds small worlds in the real database (accounts of every system role,
-projects, memberships as owner or member, samples held, owned and shared by projects,
-sequencing objects, analysis submissions shared with projects, runs), then, for every
-account, every object and every permission, compares two answers:
+nested groups with members at every access level, projects in groups or not, shares of
+groups and projects with groups, project memberships as owner or member, samples held,
+owned and shared by projects, sequencing objects, analysis submissions shared with
+projects, runs), then, for every account, every object and every permission, compares two answers:
 
 * Pyramid's ``has_permission`` on the object's traversal context, for a request
   authenticated with a real bearer token of the account (the ACLs along the lineage);
@@ -30,8 +31,9 @@ from pyramid.interfaces import IRequestExtensions, IRequestFactory
 from pyramid.request import Request, apply_request_extensions
 from sqlalchemy import select
 
-from seqcore.access import ACCOUNT, PROJECT, RUN, SAMPLE, SUBMISSION
+from seqcore.access import ACCOUNT, GROUP, PROJECT, RUN, SAMPLE, SUBMISSION
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
+from seqcore.models.group import Group, GroupHierarchy, GroupMember, GroupShare
 from seqcore.models.oauth import OAuthClient, digest
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import ProjectSample, Sample
@@ -45,17 +47,30 @@ from seqcore.testing.database import empty_all_tables
 
 MEMBERSHIP = st.sampled_from([None, ProjectRole.USER, ProjectRole.OWNER])
 HOLDING = st.sampled_from([None, "shared", "owner"])  # how a project holds a sample
+LEVEL = st.sampled_from([None, 10, 20, 30, 40, 50])  # a group membership's access level
 
 
 @st.composite
 def worlds(draw: Any) -> dict[str, Any]:
     users = draw(st.lists(st.sampled_from(list(SystemRole)), min_size=1, max_size=4))
+    n_groups = draw(st.integers(0, 3))
     n_projects = draw(st.integers(0, 3))
     n_samples = draw(st.integers(0, 4))
     user_index = st.integers(0, len(users) - 1)
     return {
         "users": users,
         "members": [[draw(MEMBERSHIP) for _ in users] for _ in range(n_projects)],
+        # Each group's parent is an earlier group or none; each project's group likewise.
+        "parents": [draw(st.none() | st.integers(0, i - 1)) if i else None
+                    for i in range(n_groups)],
+        "group_members": [[draw(LEVEL) for _ in users] for _ in range(n_groups)],
+        "project_groups": [draw(st.none() | st.integers(0, n_groups - 1)) if n_groups
+                           else None for _ in range(n_projects)],
+        "shares": draw(st.lists(st.tuples(
+            st.integers(0, max(n_groups - 1, 0)),
+            st.sampled_from(["group", "project"]),
+            st.integers(0, max(n_groups, n_projects, 1) - 1),
+            st.sampled_from([10, 20, 30, 40, 50])), max_size=3)) if n_groups else [],
         "samples": [[draw(HOLDING) for _ in range(n_projects)] for _ in range(n_samples)],
         "objects": draw(st.lists(st.integers(0, n_samples - 1), max_size=3))
         if n_samples else [],
@@ -73,10 +88,39 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
                   first_name="U", last_name=str(i), system_role=role.value)
              for i, role in enumerate(world["users"])]
     db.add_all(users)
-    projects = [Project(name=f"p{i}", namespace="test", path=f"p{i}")
-                for i in range(len(world["members"]))]
+    groups = []
+    for i, parent in enumerate(world["parents"]):
+        group = Group(name=f"g{i}", path=f"g{i}", full_path=f"g{i}", full_name=f"g{i}",
+                      parent_id=None if parent is None else groups[parent].id)
+        db.add(group)
+        db.flush()
+        db.add(GroupHierarchy(ancestor_id=group.id, descendant_id=group.id, depth=0))
+        if parent is not None:
+            for above in db.scalars(select(GroupHierarchy).where(
+                    GroupHierarchy.descendant_id == groups[parent].id)).all():
+                db.add(GroupHierarchy(ancestor_id=above.ancestor_id, descendant_id=group.id,
+                                      depth=above.depth + 1))
+        groups.append(group)
+    db.flush()
+    for group, levels in zip(groups, world["group_members"], strict=True):
+        for user, level in zip(users, levels, strict=True):
+            if level is not None:
+                db.add(GroupMember(group_id=group.id, user_id=user.id, access_level=level))
+    projects = [Project(name=f"p{i}", namespace="test", path=f"p{i}",
+                        group_id=None if group is None else groups[group].id)
+                for i, group in enumerate(world["project_groups"])]
     db.add_all(projects)
     db.flush()
+    shared = set()
+    for grantee, target, index, level in world["shares"]:
+        targets = groups if target == "group" else projects
+        if index >= len(targets) or (target == "group" and index == grantee) or (
+                (grantee, target, index) in shared):
+            continue
+        shared.add((grantee, target, index))
+        db.add(GroupShare(group_id=groups[grantee].id, access_level=level,
+                          shared_group_id=targets[index].id if target == "group" else None,
+                          project_id=targets[index].id if target == "project" else None))
     for project, roles in zip(projects, world["members"], strict=True):
         for user, role in zip(users, roles, strict=True):
             if role is not None:
@@ -109,8 +153,8 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
             for owner in world["runs"]]
     db.add_all(runs)
     db.commit()
-    return {"users": users, "projects": projects, "samples": samples, "objects": objects,
-            "submissions": submissions, "runs": runs}
+    return {"users": users, "groups": groups, "projects": projects, "samples": samples,
+            "objects": objects, "submissions": submissions, "runs": runs}
 
 
 def signed_in(registry: Any, db: Any, token: str) -> Request:
@@ -148,7 +192,8 @@ def test_acls_and_sql_conditions_agree(registry: Any, engine: Any, world: dict[s
         db.commit()
         # Traversal reads an object's ACL with its row (Rules.with_acl): the same ACL as the
         # type's own statement gives.
-        for rules, objects in ((PROJECT, rows["projects"]), (SAMPLE, rows["samples"]),
+        for rules, objects in ((GROUP, rows["groups"]), (PROJECT, rows["projects"]),
+                               (SAMPLE, rows["samples"]),
                                (SUBMISSION, rows["submissions"]), (RUN, rows["runs"]),
                                (ACCOUNT, rows["users"])):
             statement = rules.with_acl(rules.id_column)
@@ -161,6 +206,8 @@ def test_acls_and_sql_conditions_agree(registry: Any, engine: Any, world: dict[s
             assert request.identity is not None and request.identity.user_id == user.id
             api = Root(request)["api"]
             cases = [
+                (GROUP, None, Group, rows["groups"],
+                 lambda obj, api=api: api["groups"][str(obj.id)]),
                 (PROJECT, None, Project, rows["projects"],
                  lambda obj, api=api: api["projects"][str(obj.id)]),
                 (SAMPLE, None, Sample, rows["samples"],

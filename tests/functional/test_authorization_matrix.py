@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import update
 
 from seqcore.db import utcnow
+from seqcore.models.group import AccessLevel
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.oauth import OAuthToken
 from seqcore.models.project import ProjectRole
@@ -36,6 +37,13 @@ def everyone(status):
 
 READERS = dict(admin=True, owner=True, member=True, sequencer=True)
 WRITERS = dict(admin=True, owner=True)
+GROUP_READERS = dict(admin=True, owner=True, member=True)
+
+
+def GROUP_WRITE(ok):
+    """Owners and administrators ``ok``; the guest member 403; the others 404."""
+    return {**expect(ok, 404, **WRITERS), "member": 403}
+
 
 # Reads of the world's sample sent to an existing BioSample (no attributes needed).
 NCBI_SUBMISSION = {"bioProject": "PRJNA1", "organization": "Matrix lab", "namespace": "MTX",
@@ -205,6 +213,50 @@ RULES = {
                                       "member": 403}),
     ("api.project.analyses", "GET"): ("/api/projects/{pid}/analyses", None,
                                       expect(200, 404, **READERS)),
+    # Groups: the owner owns the group, the member is a guest of it.
+    ("api.groups", "GET"): ("/api/groups", None, everyone(200)),
+    ("api.groups", "POST"): ("/api/groups", {"name": "Matrix group"},
+                             {**everyone(201), "sequencer": 403}),
+    ("api.group", "GET"): ("/api/groups/{gid}", None, expect(200, 404, **GROUP_READERS)),
+    ("api.group.groups", "GET"): ("/api/groups/{gid}/groups", None,
+                                  expect(200, 404, **GROUP_READERS)),
+    ("api.group.groups", "POST"): ("/api/groups/{gid}/groups", {"name": "Matrix subgroup"},
+                                   GROUP_WRITE(201)),
+    ("api.group.projects", "GET"): ("/api/groups/{gid}/projects", None,
+                                    expect(200, 404, **GROUP_READERS)),
+    ("api.group.projects", "POST"): ("/api/groups/{gid}/projects",
+                                     {"name": "Matrix group project"}, GROUP_WRITE(201)),
+    ("api.group.members", "GET"): ("/api/groups/{gid}/members", None,
+                                   expect(200, 404, **GROUP_READERS)),
+    ("api.group.members", "POST"): ("/api/groups/{gid}/members",
+                                    {"userId": "outsider", "accessLevel": 10},
+                                    GROUP_WRITE(201)),
+    ("api.group.member", "GET"): ("/api/groups/{gid}/members/member", None,
+                                  expect(200, 404, **GROUP_READERS)),
+    ("api.group.member", "PATCH"): ("/api/groups/{gid}/members/member", {"accessLevel": 20},
+                                    GROUP_WRITE(200)),
+    ("api.group.member", "DELETE"): ("/api/groups/{gid}/members/member", None,
+                                     GROUP_WRITE(200)),
+    ("api.group.shares", "GET"): ("/api/groups/{gid}/shares", None,
+                                  expect(200, 404, **GROUP_READERS)),
+    ("api.group.shares", "POST"): ("/api/groups/{gid}/shares",
+                                   {"groupId": "{third_gid}", "accessLevel": "GUEST"},
+                                   GROUP_WRITE(201)),
+    ("api.group.share", "GET"): ("/api/groups/{gid}/shares/{gsid}", None,
+                                 expect(200, 404, **GROUP_READERS)),
+    ("api.group.share", "DELETE"): ("/api/groups/{gid}/shares/{gsid}", None,
+                                    GROUP_WRITE(200)),
+    ("api.project.shares", "GET"): ("/api/projects/{pid}/shares", None,
+                                    expect(200, 404, **READERS)),
+    ("api.project.shares", "POST"): ("/api/projects/{pid}/shares",
+                                     {"groupId": "{third_gid}", "accessLevel": 10},
+                                     {**expect(201, 404, **WRITERS), "member": 403,
+                                      "sequencer": 403}),
+    ("api.project.share", "GET"): ("/api/projects/{pid}/shares/{psid}", None,
+                                   expect(200, 404, **READERS)),
+    ("api.project.share", "DELETE"): ("/api/projects/{pid}/shares/{psid}", None,
+                                      {**expect(200, 404, **WRITERS), "member": 403,
+                                       "sequencer": 403}),
 }
 
 
@@ -249,8 +301,15 @@ def world(factories, db):
                           bio_project="PRJNA1", organization="Matrix lab", namespace="MTX")
     db.add(ncbi)
     db.commit()
-    return users, {"pid": project.id, "member_id": users["member"].id, "sid": sample.id,
-                   "nid": ncbi.id,
+    group = factories.group(users["owner"], name="Matrix lab",
+                            members=[(users["member"], AccessLevel.GUEST)])
+    partners = factories.group(users["owner"], name="Matrix partners")
+    third = factories.group(users["owner"], name="Matrix third")
+    group_share = factories.share(partners, AccessLevel.GUEST, group=group)
+    project_share = factories.share(partners, AccessLevel.GUEST, project=project)
+    return users, {"gid": group.id, "third_gid": third.id, "gsid": group_share.id,
+                   "psid": project_share.id, "pid": project.id,
+                   "member_id": users["member"].id, "sid": sample.id, "nid": ncbi.id,
                    "rid": run.id, "pairs_oid": pair.id, "pairs_fid": pair.files[0].id,
                    "unpaired_oid": single.id, "unpaired_fid": single.files[0].id,
                    "fid": single.files[0].id, "oid": pair.id, "subid": submission.id,

@@ -35,9 +35,11 @@ def world(factories, db):
                           namespace="LAB")
     db.add(ncbi)
     db.commit()
+    group = factories.group(admin)
     return {
         "headers": factories.headers(admin),
-        "values": {"pid": project.id, "sid": sample.id, "oid": pair.id, "nid": ncbi.id,
+        "values": {"gid": group.id, "pid": project.id, "sid": sample.id, "oid": pair.id,
+                   "nid": ncbi.id,
                    "fid": pair.files[0].id, "rid": run.id, "id": submission.id,
                    "type": "readcount", "name": "readcount", "kind": "pairs",
                    "username": admin.username, "key": "current"},

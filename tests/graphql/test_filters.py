@@ -82,10 +82,11 @@ def test_documented_filter_example(graphql, caller):
         {field: "metadata.collection_date", operator: GREATER_THAN_EQUALS, value: "2024-01-01"},
         {field: "metadata.collection_date", operator: LESS_THAN_EQUALS, value: "2024-12-31"}],
        [{field: "metadata.outbreak_code", operator: IN, value: ["2406MLGX6-1", "2406MLGX6-2"]}]]
-      }) { nodes { name id createdAt metadata } totalCount } }"""
+      }) { nodes { name description id puid createdAt metadata } totalCount } }"""
     body = graphql.as_user(caller)(query)
     nodes = body["data"]["samples"]["nodes"]
     assert [n["name"] for n in nodes] == ["beta-1", "alpha-1"]
+    assert all(n["puid"].startswith("INXT_SAM_") for n in nodes)
     assert body["data"]["samples"]["totalCount"] == 2
     assert nodes[1]["metadata"]["outbreak_code"] == "2406MLGX6-1"
 

@@ -102,3 +102,22 @@ def test_the_default_bound_lets_a_full_page_through(graphql, factories):
     body = graphql.as_user(owner)("{ samples(first: 100) { nodes { name metadata } } }")
     assert "errors" not in body
     assert len(body["data"]["samples"]["nodes"]) == 100
+
+
+def test_limits_cover_the_group_tree(graphql, factories):
+    """The group fields count like every other: nested connections multiply their page
+    sizes, and nesting groups in groups is refused past the depth limit."""
+    owner = factories.user(username="tree-owner")
+    factories.group(owner, name="Root", path="root")
+    graphql.as_user(owner)
+    wide = graphql("""{ groups(first: 100) { nodes { name
+      descendantGroups(first: 100) { nodes { name projects { nodes { name } } } } } } }""")
+    assert "data" not in wide
+    assert wide["errors"][0]["extensions"]["code"] == "max_complexity_exceeded"
+    deep = "{ groups(first: 1) { nodes { " + "parent { " * 14 + "name" + " }" * 14 + " } } }"
+    body = graphql(deep)
+    assert body["errors"][0]["extensions"]["code"] == "max_depth_exceeded"
+    small = graphql("""{ groups(first: 5) { nodes { fullName
+      descendantGroups(first: 5) { nodes { name } } members(first: 5) { nodes
+      { accessLevel } } } } }""")
+    assert small["data"]["groups"]["nodes"][0]["fullName"] == "Root"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import graphene
 
 from seqcore.graphql.mutations.analyses import CancelAnalysis, LaunchAnalysis
+from seqcore.graphql.mutations.groups import CreateGroup
 from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
 from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
 from seqcore.graphql.mutations.ncbi import CreateNcbiSubmission
@@ -13,6 +14,7 @@ from seqcore.graphql.mutations.samples import CreateSample
 
 
 class Mutation(graphene.ObjectType):
+    create_group = CreateGroup.Field()
     create_project = CreateProject.Field()
     create_sample = CreateSample.Field()
     update_sample_metadata = UpdateSampleMetadata.Field()

@@ -22,10 +22,16 @@ from typing import Any
 
 import graphene
 from graphql import GraphQLError
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from seqcore.errors import DomainError, Invalid
+from seqcore.models.project import Project as ProjectModel
+from seqcore.models.puid import PROJECT as PROJECT_KIND
+from seqcore.models.puid import SAMPLE as SAMPLE_KIND
+from seqcore.models.puid import is_puid
+from seqcore.models.sample import Sample as SampleModel
 from seqcore.schemas import check
 from seqcore.security.permissions import Permission
 
@@ -136,13 +142,29 @@ def _context(info: Any, collection: str, pk: int) -> Any | None:
         return None
 
 
+def _pk(info: Any, ident: str, type_name: str, model: Any, kind: str) -> int | None:
+    """The id a global id or a PUID (of ``kind``) names: IRIDA Next's mutations take
+    either (``projectId``/``projectPuid``); ``None`` for a PUID nothing has."""
+    if is_puid(ident, kind):
+        return info.context.db.scalar(select(model.id).where(model.puid == ident))
+    return info.context.parse(ident, type_name)[1]
+
+
+def either(gid: str | None, puid: str | None, name: str) -> str:
+    """The one of ``<name>Id`` and ``<name>Puid`` given; a payload error for both or
+    neither."""
+    if (gid is None) == (puid is None):
+        raise problem(f"Give exactly one of {name}Id and {name}Puid.", f"{name}Id")
+    return gid if gid is not None else puid  # type: ignore[return-value]
+
+
 def find_project(info: Any, gid: str, path: str, permission: Permission,
                  verb: str) -> Any:
-    """The project context behind ``gid`` if the caller may ``permission`` it. Unknown and
-    unreadable projects are both "not found" (REST's 404); readable ones the caller may not
-    change say so (REST's 403)."""
-    _, pk = info.context.parse(gid, "Project")
-    context = _context(info, "projects", pk)
+    """The project context behind ``gid`` (a global id or a PUID) if the caller may
+    ``permission`` it. Unknown and unreadable projects are both "not found" (REST's 404);
+    readable ones the caller may not change say so (REST's 403)."""
+    pk = _pk(info, gid, "Project", ProjectModel, PROJECT_KIND)
+    context = _context(info, "projects", pk) if pk is not None else None
     request = info.context.request
     if context is None or not request.has_permission(Permission.PROJECT_READ, context):
         raise problem("Project not found by provided ID", path)
@@ -154,9 +176,10 @@ def find_project(info: Any, gid: str, path: str, permission: Permission,
 
 def find_sample(info: Any, gid: str, path: list[str], permission: Permission,
                 verb: str) -> Any:
-    """The sample context behind ``gid`` if the caller may ``permission`` it."""
-    _, pk = info.context.parse(gid, "Sample")
-    context = _context(info, "samples", pk)
+    """The sample context behind ``gid`` (a global id or a PUID) if the caller may
+    ``permission`` it."""
+    pk = _pk(info, gid, "Sample", SampleModel, SAMPLE_KIND)
+    context = _context(info, "samples", pk) if pk is not None else None
     request = info.context.request
     if context is None or not request.has_permission(Permission.SAMPLE_READ, context):
         raise problem("Sample not found by provided ID", *path)

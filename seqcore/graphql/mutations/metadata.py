@@ -20,6 +20,7 @@ from seqcore.errors import Invalid
 from seqcore.graphql.mutations.base import (
     Problems,
     UserError,
+    either,
     find_project,
     find_sample,
     problem,
@@ -30,6 +31,8 @@ from seqcore.graphql.scalars import JSON
 from seqcore.graphql.types import Sample
 from seqcore.jsontext import JSONInputError, loads
 from seqcore.metadata import Changes, metadata_changes, set_metadata
+from seqcore.models.puid import SAMPLE as SAMPLE_KIND
+from seqcore.models.puid import is_puid
 from seqcore.models.sample import ProjectSample
 from seqcore.models.sample import Sample as SampleModel
 from seqcore.security.permissions import Permission
@@ -66,7 +69,8 @@ class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
     """Merge metadata into one sample."""
 
     class Input:
-        sample_id = graphene.ID(required=True)
+        sample_id = graphene.ID(description="The sample's global id (or give samplePuid).")
+        sample_puid = graphene.ID(description="The sample's PUID.")
         metadata = JSON(required=True, description="{field: value}; an empty or null value "
                                                     "deletes the field.")
 
@@ -76,10 +80,12 @@ class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
 
     @classmethod
-    def mutate_and_get_payload(cls, root: Any, info: Any, sample_id: str, metadata: Any,
+    def mutate_and_get_payload(cls, root: Any, info: Any, metadata: Any,
+                               sample_id: str | None = None, sample_puid: str | None = None,
                                **_: Any) -> Any:
         def work() -> dict[str, Any]:
-            sample = find_sample(info, sample_id, ["sample"], Permission.SAMPLE_WRITE,
+            sample = find_sample(info, either(sample_id, sample_puid, "sample"), ["sample"],
+                                 Permission.SAMPLE_WRITE,
                                  "update").sample
             changes = parse(info, metadata, ["metadata"])
             status = set_metadata(info.context.db, [sample], [changes])[0]
@@ -92,8 +98,10 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
     """Merge metadata into many samples of a project, all or nothing."""
 
     class Input:
-        project_id = graphene.ID(required=True)
-        metadata = JSON(required=True, description="{<sample gid or name>: {field: value}}")
+        project_id = graphene.ID(description="The project's global id (or give projectPuid).")
+        project_puid = graphene.ID(description="The project's PUID.")
+        metadata = JSON(required=True, description="{<sample gid, PUID or name>: "
+                                                    "{field: value}}")
 
     status = graphene.Field(JSON, description="Per sample (as identified in the input): "
                                               "fields added, updated, deleted, ...")
@@ -102,10 +110,12 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
 
     @classmethod
-    def mutate_and_get_payload(cls, root: Any, info: Any, project_id: str, metadata: Any,
+    def mutate_and_get_payload(cls, root: Any, info: Any, metadata: Any,
+                               project_id: str | None = None, project_puid: str | None = None,
                                **_: Any) -> Any:
         def work() -> dict[str, Any]:
-            project = find_project(info, project_id, "project", Permission.PROJECT_READ,
+            project = find_project(info, either(project_id, project_puid, "project"),
+                                   "project", Permission.PROJECT_READ,
                                    "read").project
             by_sample = _object(metadata, ["metadata"])
             if not by_sample:
@@ -137,9 +147,9 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
 
 
 def _sample_in(info: Any, project_id: int, ident: str) -> SampleModel:
-    """A writable sample of the project, by global id or by name."""
+    """A writable sample of the project, by global id, PUID or name."""
     path = ["metadata", ident]
-    if ident.startswith("gid://"):
+    if ident.startswith("gid://") or is_puid(ident, SAMPLE_KIND):
         sample = find_sample(info, ident, path, Permission.SAMPLE_WRITE, "update").sample
         held = info.context.db.scalar(select(ProjectSample.id).where(
             ProjectSample.project_id == project_id, ProjectSample.sample_id == sample.id))

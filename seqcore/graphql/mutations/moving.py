@@ -16,7 +16,14 @@ from typing import Any
 import graphene
 
 from seqcore.errors import Invalid
-from seqcore.graphql.mutations.base import Problems, UserError, find_project, find_sample, run
+from seqcore.graphql.mutations.base import (
+    Problems,
+    UserError,
+    either,
+    find_project,
+    find_sample,
+    run,
+)
 from seqcore.graphql.scalars import JSON
 from seqcore.samples import check_move, copy_samples, transfer_samples
 from seqcore.security.permissions import Permission
@@ -27,9 +34,19 @@ class _Move(graphene.relay.ClientIDMutation):
         abstract = True
 
     class Input:
-        project_id = graphene.ID(required=True, description="The project the samples are in.")
-        new_project_id = graphene.ID(required=True)
+        project_id = graphene.ID(description="The project the samples are in (or give "
+                                             "projectPuid).")
+        project_puid = graphene.ID(description="The PUID of the project the samples are in.")
+        new_project_id = graphene.ID(description="The target project (or give "
+                                                 "newProjectPuid).")
+        new_project_puid = graphene.ID(description="The PUID of the target project.")
         sample_ids = graphene.NonNull(graphene.List(graphene.NonNull(graphene.ID)))
+
+
+def _projects(ids: dict[str, Any]) -> tuple[str, str]:
+    """The source and target projects, each by global id or PUID (exactly one of each)."""
+    return (either(ids.get("project_id"), ids.get("project_puid"), "project"),
+            either(ids.get("new_project_id"), ids.get("new_project_puid"), "newProject"))
 
 
 def _find(info: Any, project_id: str, new_project_id: str, sample_ids: list[str],
@@ -89,10 +106,10 @@ class CopySamples(_Move):
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
 
     @classmethod
-    def mutate_and_get_payload(cls, root: Any, info: Any, project_id: str,
-                               new_project_id: str, sample_ids: list[str], **_: Any) -> Any:
+    def mutate_and_get_payload(cls, root: Any, info: Any, sample_ids: list[str],
+                               **ids: Any) -> Any:
         def work() -> dict[str, Any]:
-            gids = _move(info, project_id, new_project_id, sample_ids, False)
+            gids = _move(info, *_projects(ids), sample_ids, False)
             return {"samples": [{"original": gid, "copy": gid} for gid in gids]}
 
         return run(info, cls, work)
@@ -106,9 +123,9 @@ class TransferSamples(_Move):
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
 
     @classmethod
-    def mutate_and_get_payload(cls, root: Any, info: Any, project_id: str,
-                               new_project_id: str, sample_ids: list[str], **_: Any) -> Any:
+    def mutate_and_get_payload(cls, root: Any, info: Any, sample_ids: list[str],
+                               **ids: Any) -> Any:
         def work() -> dict[str, Any]:
-            return {"samples": _move(info, project_id, new_project_id, sample_ids, True)}
+            return {"samples": _move(info, *_projects(ids), sample_ids, True)}
 
         return run(info, cls, work)

@@ -15,6 +15,7 @@ from seqcore.graphql.mutations.base import (
     run,
     validate,
 )
+from seqcore.graphql.mutations.groups import find_group
 from seqcore.graphql.types import Project
 from seqcore.namespaces import namespace_for, unusable_path
 from seqcore.projects import new_project
@@ -28,8 +29,11 @@ class CreateProject(graphene.relay.ClientIDMutation):
     class Input:
         name = graphene.String(required=True)
         description = graphene.String()
-        path = graphene.String(description="URL-safe path in the caller's namespace; default: "
+        path = graphene.String(description="URL-safe path in the namespace; default: "
                                            "derived from the name.")
+        group_id = graphene.ID(description="The group to create it in (default: the "
+                                           "caller's namespace).")
+        group_puid = graphene.ID(description="The PUID of the group to create it in.")
 
     project = graphene.Field(Project)
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
@@ -37,9 +41,14 @@ class CreateProject(graphene.relay.ClientIDMutation):
     @classmethod
     def mutate_and_get_payload(cls, root: Any, info: Any, name: str,
                                description: str | None = None, path: str | None = None,
+                               group_id: str | None = None, group_puid: str | None = None,
                                **_: Any) -> Any:
         def work() -> dict[str, Any]:
             request = info.context.request
+            group = None
+            if group_id is not None or group_puid is not None:
+                field = "groupId" if group_id is not None else "groupPuid"
+                group = find_group(info, group_id, group_puid, field).group
             collection = request.root["api"]["projects"]
             if not request.has_permission(Permission.PROJECT_CREATE, collection):
                 raise problem("You are not authorized to create projects.", "project")
@@ -52,7 +61,8 @@ class CreateProject(graphene.relay.ClientIDMutation):
                 errors, data = err.errors, {}
             username = info.context.identity.username
             if path is not None:
-                trouble = unusable_path(info.context.db, namespace_for(username), path)
+                namespace = namespace_for(username) if group is None else group.full_path
+                trouble = unusable_path(info.context.db, namespace, path)
                 if trouble is not None:
                     errors.append({"message": trouble, "path": ["project", "path"]})
             if errors:
@@ -60,7 +70,7 @@ class CreateProject(graphene.relay.ClientIDMutation):
             values = {"name": data["name"], "description": data.get("projectDescription")}
             try:  # a concurrent create may take the path after the check above
                 project = new_project(info.context.db, info.context.identity.user_id,
-                                      username, values, path=path)
+                                      username, values, path=path, group=group)
             except Invalid as err:
                 raise problems_from(err, ["project"]) from None
             return {"project": project}

@@ -7,7 +7,14 @@ from typing import Any
 import graphene
 
 from seqcore.errors import Conflict
-from seqcore.graphql.mutations.base import UserError, find_project, problems_from, run, validate
+from seqcore.graphql.mutations.base import (
+    UserError,
+    either,
+    find_project,
+    problems_from,
+    run,
+    validate,
+)
 from seqcore.graphql.types import Sample
 from seqcore.samples import create_sample
 from seqcore.schemas import SampleSchema
@@ -18,7 +25,8 @@ class CreateSample(graphene.relay.ClientIDMutation):
     """Create a sample in a project, with REST's validation rules and messages."""
 
     class Input:
-        project_id = graphene.ID(required=True)
+        project_id = graphene.ID(description="The project's global id (or give projectPuid).")
+        project_puid = graphene.ID(description="The project's PUID.")
         name = graphene.String(required=True)
         description = graphene.String()
 
@@ -26,10 +34,12 @@ class CreateSample(graphene.relay.ClientIDMutation):
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
 
     @classmethod
-    def mutate_and_get_payload(cls, root: Any, info: Any, project_id: str, name: str,
+    def mutate_and_get_payload(cls, root: Any, info: Any, name: str,
+                               project_id: str | None = None, project_puid: str | None = None,
                                description: str | None = None, **_: Any) -> Any:
         def work() -> dict[str, Any]:
-            project = find_project(info, project_id, "project", Permission.SAMPLE_CREATE,
+            project = find_project(info, either(project_id, project_puid, "project"),
+                                   "project", Permission.SAMPLE_CREATE,
                                    "create samples in").project
             data = validate(info, SampleSchema(), {"sampleName": name,
                                                    "description": description},

@@ -13,6 +13,7 @@ def core_endpoints() -> list[Endpoint]:
     from seqcore.rest.views import (
         analyses,
         files,
+        groups,
         members,
         metadata,
         ncbi,
@@ -26,7 +27,7 @@ def core_endpoints() -> list[Endpoint]:
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
-            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *openapi.ENDPOINTS]
+            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *openapi.ENDPOINTS]
 
 
 @hookimpl
