@@ -46,6 +46,7 @@ from sqlalchemy import true as sql_true
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
+from seqcore.models.export import DataExport
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import ProjectSample, Sample
 from seqcore.models.sequencing import SequencingRun
@@ -278,6 +279,7 @@ PROJECTS = Scope((Grant(Role(USER), (Permission.PROJECT_CREATE,)),), API)
 SAMPLES = Scope((), API)
 SUBMISSIONS = Scope((Grant(Role(Authenticated), (Permission.ANALYSIS_LAUNCH,)),), API)
 RUNS = Scope((Grant(Role(SEQUENCER), (Permission.RUN_CREATE,)),), API)
+EXPORTS = Scope((), API)
 USERS = Scope((
     Grant(Role(USER), (Permission.USER_LIST, Permission.USER_READ)),
     Grant(Role(MANAGER), (Permission.USER_CREATE,)),
@@ -293,6 +295,14 @@ def project_members() -> Select:
 
 def project_owners() -> Select:
     return project_members().where(ProjectMember.role == ProjectRole.OWNER.value)
+
+
+def export_requesters() -> Select:
+    """The account that asked for an export, while it is a member of the export's project
+    (one removed from the project no longer reads what it exported from it)."""
+    return (select(DataExport.id.label("object_id"), ProjectMember.user_id)
+            .join(ProjectMember, (ProjectMember.project_id == DataExport.project_id)
+                  & (ProjectMember.user_id == DataExport.requester_id)))
 
 
 def sample_readers() -> Select:
@@ -323,11 +333,12 @@ def shared_with_a_project(submission_id: Any) -> ColumnElement[bool]:
 PROJECT = Rules("project", Project, Permission.PROJECT_READ, (
     # Sequencer accounts (the uploader) read every project and create samples in it.
     Grant(Role(SEQUENCER), (Permission.PROJECT_READ, Permission.SAMPLE_CREATE)),
-    Grant(Related(project_members), (Permission.PROJECT_READ,)),
+    # Members export the project's data (sequencer accounts do not).
+    Grant(Related(project_members), (Permission.PROJECT_READ, Permission.EXPORT_CREATE)),
     # Owners (IRIDA's project managers) change the project and submit it to NCBI.
     Grant(Related(project_owners),
           (Permission.PROJECT_READ, Permission.PROJECT_WRITE, Permission.SAMPLE_CREATE,
-           Permission.NCBI_SUBMIT)),
+           Permission.NCBI_SUBMIT, Permission.EXPORT_CREATE)),
 ), PROJECTS)
 
 SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
@@ -351,6 +362,10 @@ RUN = Rules("run", SequencingRun, Permission.RUN_READ, (
     Grant(Holder(SequencingRun.user_id), (Permission.RUN_UPDATE,)),
 ), RUNS)
 
+EXPORT = Rules("export", DataExport, Permission.EXPORT_READ, (
+    Grant(Related(export_requesters), (Permission.EXPORT_READ, Permission.EXPORT_DELETE)),
+), EXPORTS)
+
 ACCOUNT = Rules("user", User, Permission.USER_READ, (
     Grant(Holder(User.id),
           (Permission.USER_READ, Permission.USER_UPDATE, Permission.USER_PROJECTS)),
@@ -367,6 +382,8 @@ def readable_projects(user_id: int, role: SystemRole | str) -> Select:
 __all__ = [
     "ACCOUNT",
     "API",
+    "EXPORT",
+    "EXPORTS",
     "PROJECT",
     "PROJECTS",
     "RUN",

@@ -11,6 +11,7 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
+from seqcore.models.export import DataExport, ExportState
 from seqcore.models.ncbi import (
     ExportUploadState,
     NcbiSubmission,
@@ -41,6 +42,8 @@ __all__ = [
     "AuthGeneration",
     "AutomatedAnalysis",
     "CleanedState",
+    "DataExport",
+    "ExportState",
     "ExportUploadState",
     "IssuedPuid",
     "MetadataEntry",

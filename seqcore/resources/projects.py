@@ -111,6 +111,10 @@ class ProjectResource(Context):
             from seqcore.resources.ncbi import ProjectNcbiSubmissions
 
             return ProjectNcbiSubmissions(self.request, key, self)
+        if key == "exports":
+            from seqcore.resources.exports import ProjectExports
+
+            return ProjectExports(self.request, key, self)
         if key == "automatedAnalyses":
             from seqcore.resources.analyses import AutomatedAnalyses
 

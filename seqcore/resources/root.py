@@ -32,6 +32,7 @@ class ApiRoot(Context):
 
     def child(self, key: str) -> Any:
         from seqcore.resources.analyses import SubmissionsCollection, TypesCollection
+        from seqcore.resources.exports import ExportsCollection
         from seqcore.resources.projects import ProjectsCollection
         from seqcore.resources.runs import RunsCollection
         from seqcore.resources.samples import SamplesCollection
@@ -41,6 +42,7 @@ class ApiRoot(Context):
             "analysisSubmissions": SubmissionsCollection,
             "analysisTypes": TypesCollection,
             "users": UsersCollection,
+            "exports": ExportsCollection,
             "projects": ProjectsCollection,
             "samples": SamplesCollection,
             "sequencingrun": RunsCollection,
