@@ -92,7 +92,7 @@ def test_create_build_read_download_and_delete(graphql, testapp, app_config, fac
 
 def test_problems_come_back_at_their_paths_and_nothing_is_stored(graphql, factories,
                                                                   exportable, db):
-    owner, project, samples = exportable
+    owner, project, _ = exportable
     stranger = factories.sample(factories.project(owner=owner))
     payload = graphql.as_user(owner)(CREATE, {"input": {
         "projectId": gid("Project", project.id), "name": "",
