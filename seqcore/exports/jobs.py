@@ -23,6 +23,15 @@ log = logging.getLogger(__name__)
 
 S = ExportState
 
+#: The storage directory of export bundles: derived data, not stored files (no
+#: ``sequence_file`` row refers to them; backups leave them out, ``seqcore check`` too).
+BUNDLE_DIRECTORY = "exports"
+
+
+def bundle_path(export_id: int) -> str:
+    """Where an export's bundle is kept, relative to the storage root."""
+    return f"{BUNDLE_DIRECTORY}/{export_id}/seqcore-export-{export_id}.zip"
+
 
 def waiting(db: Session, now: datetime) -> list[int]:
     """Exports to build: queued ones, and builds whose worker's lease ran out."""

@@ -43,6 +43,7 @@ from seqcore.exports.contents import (
     sample_entries,
     write_linelist,
 )
+from seqcore.exports.jobs import bundle_path
 from seqcore.models.export import DataExport
 from seqcore.models.project import Project
 from seqcore.models.user import User
@@ -56,11 +57,6 @@ log = logging.getLogger(__name__)
 
 class MissingFiles(Exception):
     """Stored files of the selection are gone: the export cannot be built."""
-
-
-def bundle_path(export_id: int) -> str:
-    """Where an export's bundle is kept, relative to the storage root."""
-    return f"exports/{export_id}/seqcore-export-{export_id}.zip"
 
 
 class ExportWorker:

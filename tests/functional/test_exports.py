@@ -367,3 +367,15 @@ def test_missing_stored_files_end_in_error(testapp, app_config, project, world, 
     export = testapp.get(links(created)["self"], headers=headers).json["resource"]
     assert export["state"] == "ERROR" and "x.fastq" in export["error"]
     testapp.get(links(created)["self"] + "/download", headers=headers, status=404)
+
+
+def test_bundles_are_not_stored_files_to_seqcore_check(testapp, app_config, project, world,
+                                                       database_url):
+    from seqcore.backups import check
+
+    created = make(testapp, project, world["headers"], samples=[world["samples"][1].id])
+    build(app_config)
+    assert testapp.get(links(created)["self"], headers=world["headers"]).json["resource"][
+        "state"] == "READY"
+    report = check(database_url, app_config.registry.settings["seqcore.storage.path"])
+    assert not [path for path in report.unreferenced if path.startswith("exports/")]
