@@ -536,7 +536,8 @@ def worker(env: Env, once: bool, interval: float) -> None:
         click.echo(f"processed {runner.processing.run_until_idle()} object(s)")
         runner.analyses.run_until_idle()
         runner.ncbi.run_once()  # upload waiting NCBI submissions, read the reports due
-        runner.exports.run_once()  # purge expired exports, build the waiting ones
+        while runner.exports.run_once():  # purge expired exports, build the waiting ones
+            pass
         return
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -2,13 +2,13 @@
 processing, analyses and NCBI submissions).
 
 Each round first purges the exports past ``seqcore.exports.expire_hours`` (``EXPIRED``,
-their bundles removed), then builds the queued ones: it takes an export (``RUNNING``, under
-a lease renewed while it works), writes the bundle into storage (``exports/<id>/``, as a
-``.part`` file renamed when whole) from the export's selection, and marks it ``READY`` with
-its size, manifest and expiry. An export deleted while it was built has its bundle removed;
-one whose stored files are gone ends in ``ERROR`` naming them; a fault that may pass (the
-disk full, the worker stopped) sends it back to the queue, up to
-``seqcore.exports.max_attempts`` rounds.
+their bundles removed), then builds one queued export (the oldest a worker can take): it
+takes the export (``RUNNING``, under a lease renewed while it works), writes the bundle into
+storage (``exports/<id>/``, as a ``.part`` file renamed when whole) from the export's
+selection, and marks it ``READY`` with its size, manifest and expiry. An export deleted
+while it was built has its bundle removed; one whose stored files are gone ends in
+``ERROR`` naming them; a fault that may pass (the disk full, the worker stopped) sends it
+back to the queue, up to ``seqcore.exports.max_attempts`` rounds.
 
 The line list is read for the export's requester (:func:`seqcore.exports.contents.
 export_metadata_rows`), whose account and role are those at build time.
@@ -75,7 +75,9 @@ class ExportWorker:
             yield session_for(self.session_factory, manager), manager
 
     def run_once(self) -> int:
-        """Purge what expired, build what waits; how many exports it worked on."""
+        """Purge what expired, then build one waiting export (one per round, so uploads and
+        analyses are not held up behind a queue of large exports: the loop comes straight
+        back while there is work); how many exports it worked on."""
         with self.session() as (db, manager):
             busy = jobs.expire(db, self.storage, manager, utcnow())
         with self.session() as (db, _):
@@ -85,7 +87,7 @@ class ExportWorker:
                 taken = jobs.take(db, export_id, self.name, self.lease)
             if taken:
                 self.build(export_id)
-                busy += 1
+                return busy + 1
         return busy
 
     def _heartbeat(self, export_id: int) -> Any:

@@ -379,3 +379,19 @@ def test_bundles_are_not_stored_files_to_seqcore_check(testapp, app_config, proj
         "state"] == "READY"
     report = check(database_url, app_config.registry.settings["seqcore.storage.path"])
     assert not [path for path in report.unreferenced if path.startswith("exports/")]
+
+
+def test_the_worker_builds_one_export_a_round_oldest_first(testapp, app_config, project,
+                                                           world):
+    headers = world["headers"]
+    first = make(testapp, project, headers, samples=[world["samples"][1].id])
+    second = make(testapp, project, headers, samples=[world["samples"][0].id])
+
+    def state(created):
+        return testapp.get(links(created)["self"], headers=headers).json["resource"]["state"]
+
+    assert build(app_config) == 1
+    assert (state(first), state(second)) == ("READY", "QUEUED")
+    assert build(app_config) == 1
+    assert state(second) == "READY"
+    assert build(app_config) == 0
