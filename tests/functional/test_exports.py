@@ -395,3 +395,51 @@ def test_the_worker_builds_one_export_a_round_oldest_first(testapp, app_config, 
     assert build(app_config) == 1
     assert state(second) == "READY"
     assert build(app_config) == 0
+
+
+def test_an_export_deleted_while_it_is_built_leaves_no_bundle(testapp, app_config, project,
+                                                              world, db):
+    import os
+
+    from seqcore.exports import jobs
+
+    headers = world["headers"]
+    created = make(testapp, project, headers, samples=[world["samples"][1].id])
+    export_id = int(created["identifier"])
+    worker = ExportWorker(app_config.registry, "slow-worker")
+    with worker.session() as (session, _):
+        assert jobs.take(session, export_id, worker.name, worker.lease)
+    # The requester deletes it while the worker holds it: allowed, it is cancelled.
+    testapp.delete(links(created)["self"], headers=headers, status=200)
+    worker.build(export_id)
+    directory = os.path.join(app_config.registry.settings["seqcore.storage.path"], "exports",
+                             str(export_id))
+    assert not os.path.exists(directory) or os.listdir(directory) == []
+    assert count(db) == 0
+
+
+def test_a_build_whose_worker_died_is_taken_over(testapp, app_config, project, world, db):
+    import os
+
+    headers = world["headers"]
+    created = make(testapp, project, headers, samples=[world["samples"][1].id])
+    export_id = int(created["identifier"])
+    # A worker took it, wrote part of the bundle and died: its lease ran out.
+    db.execute(update(DataExport).where(DataExport.id == export_id).values(
+        state="RUNNING", worker="dead-worker", attempts=1,
+        lease_until=utcnow() - timedelta(seconds=1)))
+    db.commit()
+    partial = os.path.join(app_config.registry.settings["seqcore.storage.path"], "exports",
+                           str(export_id), f"seqcore-export-{export_id}.zip.part")
+    os.makedirs(os.path.dirname(partial), exist_ok=True)
+    with open(partial, "wb") as half:
+        half.write(b"PK\x03\x04 half a bundle")
+    assert build(app_config) == 1
+    export = testapp.get(links(created)["self"], headers=headers).json["resource"]
+    assert export["state"] == "READY"
+    assert not os.path.exists(partial)
+    body = testapp.get(links(export)["export/download"], headers=headers).body
+    with zipfile.ZipFile(io.BytesIO(body)) as bundle:
+        assert bundle.testzip() is None
+    db.expire_all()
+    assert db.get(DataExport, export_id).attempts == 2
