@@ -110,7 +110,8 @@ def _page(info: Any, query: Any, **page: Any) -> Any:
 
 
 def project_data_exports(project: Any, info: Any, **page: Any) -> Any:
-    """``Project.dataExports``: the caller's exports of the project, newest first."""
+    """``Project.dataExports``: the project's exports the caller may read (its own;
+    administrators: all), newest first."""
     return _page(info, readable_exports(info, project.id), **page)
 
 

@@ -70,7 +70,8 @@ class Project(graphene.ObjectType):
                                       description="The project's NCBI submissions, oldest "
                                                   "first.")
     data_exports = graphene.Field(lambda: connection_for(DataExport), **connection_args(),
-                                  description="The caller's data exports of the project, "
+                                  description="The project's data exports the caller may "
+                                              "read (its own; administrators: all), "
                                               "newest first.")
 
     resolve_id = staticmethod(_gid)

@@ -146,7 +146,8 @@ ENDPOINTS = [
     Endpoint("api.project.exports", "/api/projects/{pid:\\d+}/exports", {
         "GET": View(list_project_exports, Permission.PROJECT_READ),
         "POST": View(create, Permission.EXPORT_CREATE),
-    }, description="The caller's data exports of the project, newest first; POST asks for "
+    }, description="The project's data exports the caller may read (its own; "
+                   "administrators: all), newest first; POST asks for "
                    "one (samples, file kinds, analyses and outputs, line-list columns): "
                    "every field checked first (400 with every problem, nothing stored), "
                    "then 201 and the worker builds the bundle."),
