@@ -47,6 +47,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from seqcore.inheritance import GROUP_ROUTES, PROJECT_ROUTES
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
+from seqcore.models.export import DataExport
 from seqcore.models.group import READ_LEVEL, WRITE_LEVEL, Group
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import ProjectSample, Sample
@@ -281,6 +282,7 @@ SAMPLES = Scope((), API)
 SUBMISSIONS = Scope((Grant(Role(Authenticated), (Permission.ANALYSIS_LAUNCH,)),), API)
 RUNS = Scope((Grant(Role(SEQUENCER), (Permission.RUN_CREATE,)),), API)
 GROUPS = Scope((Grant(Role(USER), (Permission.GROUP_CREATE,)),), API)
+EXPORTS = Scope((), API)
 USERS = Scope((
     Grant(Role(USER), (Permission.USER_LIST, Permission.USER_READ)),
     Grant(Role(MANAGER), (Permission.USER_CREATE,)),
@@ -296,6 +298,14 @@ def project_members() -> Select:
 
 def project_owners() -> Select:
     return project_members().where(ProjectMember.role == ProjectRole.OWNER.value)
+
+
+def export_requesters() -> Select:
+    """The account that asked for an export, while it is a member of the export's project
+    (one removed from the project no longer reads what it exported from it)."""
+    return (select(DataExport.id.label("object_id"), ProjectMember.user_id)
+            .join(ProjectMember, (ProjectMember.project_id == DataExport.project_id)
+                  & (ProjectMember.user_id == DataExport.requester_id)))
 
 
 def sample_readers() -> Select:
@@ -349,17 +359,20 @@ def shared_with_a_project(submission_id: Any) -> ColumnElement[bool]:
 # -- the resource types -------------------------------------------------------------------
 
 OWNER_PERMISSIONS = (Permission.PROJECT_READ, Permission.PROJECT_WRITE, Permission.SAMPLE_CREATE,
-                     Permission.NCBI_SUBMIT)
+                     Permission.NCBI_SUBMIT, Permission.EXPORT_CREATE)
 SAMPLE_OWNER_PERMISSIONS = (Permission.SAMPLE_READ, Permission.SAMPLE_WRITE, Permission.SAMPLE_OWN)
 
 PROJECT = Rules("project", Project, Permission.PROJECT_READ, (
     # Sequencer accounts (the uploader) read every project and create samples in it.
     Grant(Role(SEQUENCER), (Permission.PROJECT_READ, Permission.SAMPLE_CREATE)),
-    Grant(Related(project_members), (Permission.PROJECT_READ,)),
+    # Members export the project's data (sequencer accounts do not).
+    Grant(Related(project_members), (Permission.PROJECT_READ, Permission.EXPORT_CREATE)),
     # Owners (IRIDA's project managers) change the project and submit it to NCBI.
     Grant(Related(project_owners), OWNER_PERMISSIONS),
-    # Through groups: every access level reads; maintainers and owners write like owners.
-    *(Grant(Related(route), (Permission.PROJECT_READ,)) for route in PROJECT_READERS),
+    # Through groups: every access level reads and exports, as members do; maintainers and
+    # owners write like owners.
+    *(Grant(Related(route), (Permission.PROJECT_READ, Permission.EXPORT_CREATE))
+      for route in PROJECT_READERS),
     *(Grant(Related(route), OWNER_PERMISSIONS) for route in PROJECT_WRITERS),
 ), PROJECTS)
 
@@ -402,6 +415,26 @@ RUN = Rules("run", SequencingRun, Permission.RUN_READ, (
     Grant(Holder(SequencingRun.user_id), (Permission.RUN_UPDATE,)),
 ), RUNS)
 
+def _export_requesters_through(route: Callable[[], Select]) -> Callable[[], Select]:
+    """The requester of an export, while a project ``route`` (through groups) still reaches
+    the export's project."""
+
+    def pairs() -> Select:
+        projects = route().subquery()
+        return (select(DataExport.id.label("object_id"), projects.c.user_id)
+                .join(projects, (projects.c.object_id == DataExport.project_id)
+                      & (projects.c.user_id == DataExport.requester_id)))
+
+    return pairs
+
+
+EXPORT = Rules("export", DataExport, Permission.EXPORT_READ, (
+    Grant(Related(export_requesters), (Permission.EXPORT_READ, Permission.EXPORT_DELETE)),
+    *(Grant(Related(_export_requesters_through(route)),
+            (Permission.EXPORT_READ, Permission.EXPORT_DELETE))
+      for route in PROJECT_READERS),
+), EXPORTS)
+
 ACCOUNT = Rules("user", User, Permission.USER_READ, (
     Grant(Holder(User.id),
           (Permission.USER_READ, Permission.USER_UPDATE, Permission.USER_PROJECTS)),
@@ -418,6 +451,8 @@ def readable_projects(user_id: int, role: SystemRole | str) -> Select:
 __all__ = [
     "ACCOUNT",
     "API",
+    "EXPORT",
+    "EXPORTS",
     "GROUP",
     "GROUPS",
     "PROJECT",

@@ -39,6 +39,7 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import URL, make_url
 
 from seqcore import __version__
+from seqcore.exports.jobs import BUNDLE_DIRECTORY
 
 MANIFEST = "manifest.json"
 FILES = "files"
@@ -388,7 +389,7 @@ def restore(database_url: str, storage_root: str | Path, directory: str | Path) 
 def _files_on_disk(storage: Path) -> Iterator[str]:
     for path in storage.rglob("*"):
         relative = path.relative_to(storage)
-        if relative.parts[0] == TEMPORARY_DIRECTORY or not path.is_file():
+        if relative.parts[0] in (TEMPORARY_DIRECTORY, BUNDLE_DIRECTORY) or not path.is_file():
             continue
         yield relative.as_posix()
 

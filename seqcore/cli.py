@@ -515,8 +515,8 @@ def clients_revoke(env: Env, client_id: str) -> None:
               help="Seconds between looks at the queue when idle.")
 @pass_env
 def worker(env: Env, once: bool, interval: float) -> None:
-    """Process uploads (checksum, decompression, QC), drive analyses and NCBI submissions
-    until stopped."""
+    """Process uploads (checksum, decompression, QC), drive analyses and NCBI submissions,
+    prepare and purge data exports, until stopped."""
     import signal
     import threading
 
@@ -536,6 +536,8 @@ def worker(env: Env, once: bool, interval: float) -> None:
         click.echo(f"processed {runner.processing.run_until_idle()} object(s)")
         runner.analyses.run_until_idle()
         runner.ncbi.run_once()  # upload waiting NCBI submissions, read the reports due
+        while runner.exports.run_once():  # purge expired exports, build the waiting ones
+            pass
         return
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

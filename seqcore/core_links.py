@@ -11,7 +11,7 @@ from typing import Any
 from pyramid.request import Request
 
 from seqcore.contrib import LinkSpec
-from seqcore.links import api_href, child_href, static, url_for
+from seqcore.links import api_href, application_url, child_href, static, url_for
 from seqcore.resources.analyses import (
     ProjectAnalysesByType,
     SubmissionResource,
@@ -19,6 +19,7 @@ from seqcore.resources.analyses import (
     TypeFilter,
     TypeResource,
 )
+from seqcore.resources.exports import ExportResource, ProjectExports
 from seqcore.resources.files import (
     QCResource,
     SampleSequenceFiles,
@@ -33,6 +34,10 @@ from seqcore.resources.root import ApiRoot
 from seqcore.resources.runs import RunsCollection
 from seqcore.resources.samples import ProjectSampleResource, ProjectSamples, SampleResource
 from seqcore.resources.users import UserResource
+
+
+def _export_project_href(request: Request, resource: Any) -> str:
+    return f"{application_url(request)}/api/projects/{resource.export.project_id}"
 
 
 def _relationship(request: Request, entry: Any) -> str:
@@ -119,6 +124,12 @@ def core_links() -> list[LinkSpec]:
         LinkSpec(ProjectResource, "project/hash", child_href("hash")),
         LinkSpec(ProjectResource, "project/ncbiSubmissions", child_href("ncbiSubmissions")),
         LinkSpec(ProjectNcbiSubmissions, "project", _parent_href),
+        LinkSpec(ProjectResource, "project/exports", child_href("exports")),
+        LinkSpec(ProjectExports, "project", _parent_href),
+        LinkSpec(ExportResource, "project", _export_project_href),
+        LinkSpec(ExportResource, "export/download", child_href("download"),
+                 when=lambda request, context: context.ready),
+        LinkSpec(ExportResource, "collection", _parent_href),
         LinkSpec(NcbiSubmissionResource, "project", _grandparent_href),
         LinkSpec(ProjectAnalyses, "project", _parent_href),
         LinkSpec(ProjectSamples, "project/samples/metadata", child_href("metadata")),

@@ -54,6 +54,7 @@ from seqcore.contrib import (
 )
 from seqcore.db import Base, utcnow
 from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from seqcore.exports.contents import EXPORT_NAME
 from seqcore.graphql.context import Context as GraphQLContext
 from seqcore.graphql.types import Node
 from seqcore.identifiers import parse_id
@@ -218,6 +219,7 @@ def ini_settings(ini: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "EXPORT_NAME",
     "Actor",
     "AnalysisSubmission",
     "AnalysisType",

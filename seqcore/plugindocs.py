@@ -193,6 +193,11 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                         "`SequenceFile` rows nothing refers to any more, their bytes once "
                         "the transaction commits; files another row still uses stay. For a "
                         "plugin's `*_deleting` hooks and its own deletes."),
+        ("EXPORT_NAME", "The `Table.info` key naming a plugin table's stored files in data "
+                        "exports: a table with foreign keys to `sample.id` and "
+                        "`sequence_file.id` is a file kind of exports "
+                        "(`__table_args__ = {\"info\": {EXPORT_NAME: \"assemblies\"}}`; "
+                        "default: the table's name)."),
         ("ProjectRole", "A member's role in a project (owner or user)."),
         ("SystemRole", "An account's system role (user, manager, technician, sequencer, admin)."),
     ]),

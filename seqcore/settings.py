@@ -193,6 +193,13 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "JSON file replacing the built-in instrument models, library strategies, sources "
             "and selections, and BioSample packages (docs/ncbi.md); empty: IRIDA's lists "
             "and three packages.", vocabulary_setting),
+    # Data exports (docs/exports.md).
+    Setting("seqcore.exports.expire_hours", 72.0,
+            "Hours a ready data export can be downloaded; then the worker purges its bundle "
+            "(the export stays listed as EXPIRED).", float),
+    Setting("seqcore.exports.max_attempts", 3,
+            "Rounds an export may fail for a passing reason (a worker stopped, the disk "
+            "full) before it is ERROR.", int),
     # The web pages, sessions and the GraphQL endpoint.
     Setting("seqcore.session.secret", "", "Signs session cookies. Required in production; "
             "SQLite deployments generate one next to the database file."),

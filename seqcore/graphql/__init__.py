@@ -19,6 +19,7 @@ from pyramid.config import Configurator
 
 def includeme(config: Configurator) -> None:
     from seqcore.graphql.analyses import AnalysisSubmission
+    from seqcore.graphql.exports import EXPORT_TYPES, ExportQuery
     from seqcore.graphql.groupqueries import GroupQuery
     from seqcore.graphql.groups import GROUP_TYPES
     from seqcore.graphql.ncbi import NCBI_TYPES
@@ -28,7 +29,7 @@ def includeme(config: Configurator) -> None:
 
     config.include("seqcore.graphql.schema")
     # The core contributes like a plugin does, so a plugin claiming a core name conflicts.
-    for graphene_type in (*CORE_TYPES, *GROUP_TYPES, AnalysisSubmission, *NCBI_TYPES,
+    for graphene_type in (*CORE_TYPES, *GROUP_TYPES, AnalysisSubmission, *NCBI_TYPES, *EXPORT_TYPES,
                           Pipeline):
         sub = config.with_package(config.package)
         sub.info = f"seqcore core: GraphQL type {graphene_type._meta.name!r}"
@@ -42,4 +43,7 @@ def includeme(config: Configurator) -> None:
     sub = config.with_package(config.package)
     sub.info = "seqcore core: GraphQL query fields of PipelineQuery"
     sub.add_graphql_query_fields(PipelineQuery)
+    sub = config.with_package(config.package)
+    sub.info = "seqcore core: GraphQL query fields of ExportQuery"
+    sub.add_graphql_query_fields(ExportQuery)
     config.include("seqcore.graphql.view")

@@ -13,6 +13,7 @@ import graphene
 from sqlalchemy import select
 
 from seqcore.graphql.connections import connection_args, connection_for, paginate
+from seqcore.graphql.exports import DataExport, project_data_exports
 from seqcore.graphql.filters import (
     SampleFilter,
     SampleOrder,
@@ -96,8 +97,16 @@ class Project(graphene.ObjectType):
                                       **connection_args(),
                                       description="The project's NCBI submissions, oldest "
                                                   "first.")
+    data_exports = graphene.Field(lambda: connection_for(DataExport), **connection_args(),
+                                  description="The project's data exports the caller may "
+                                              "read (its own; administrators: all), "
+                                              "newest first.")
 
     resolve_id = staticmethod(_gid)
+
+    @staticmethod
+    def resolve_data_exports(project: ProjectModel, info: Any, **page: Any) -> Any:
+        return project_data_exports(project, info, **page)
 
     @staticmethod
     def resolve_ncbi_submissions(project: ProjectModel, info: Any, **page: Any) -> Any:

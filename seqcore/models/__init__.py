@@ -11,6 +11,7 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
+from seqcore.models.export import DataExport, ExportState
 from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
 from seqcore.models.ncbi import (
     ExportUploadState,
@@ -43,6 +44,8 @@ __all__ = [
     "AuthGeneration",
     "AutomatedAnalysis",
     "CleanedState",
+    "DataExport",
+    "ExportState",
     "ExportUploadState",
     "Group",
     "GroupHierarchy",

@@ -115,6 +115,10 @@ class ProjectResource(Context):
             from seqcore.resources.groups import ProjectShares
 
             return ProjectShares(self.request, key, self)
+        if key == "exports":
+            from seqcore.resources.exports import ProjectExports
+
+            return ProjectExports(self.request, key, self)
         if key == "automatedAnalyses":
             from seqcore.resources.analyses import AutomatedAnalyses
 

@@ -32,6 +32,7 @@ class ApiRoot(Context):
 
     def child(self, key: str) -> Any:
         from seqcore.resources.analyses import SubmissionsCollection, TypesCollection
+        from seqcore.resources.exports import ExportsCollection
         from seqcore.resources.groups import GroupsCollection
         from seqcore.resources.projects import ProjectsCollection
         from seqcore.resources.runs import RunsCollection
@@ -43,6 +44,7 @@ class ApiRoot(Context):
             "analysisTypes": TypesCollection,
             "users": UsersCollection,
             "groups": GroupsCollection,
+            "exports": ExportsCollection,
             "projects": ProjectsCollection,
             "samples": SamplesCollection,
             "sequencingrun": RunsCollection,

@@ -85,6 +85,23 @@ JSON_BODIES: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {
                 }}},
         },
     }),
+    ("api.project.exports", "POST"): ("DataExportRequest", {
+        "type": "object", "additionalProperties": False,
+        "description": "docs/exports.md: at least one sample or analysis.",
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 255},
+            "samples": {"type": "array", "maxItems": 100000,
+                        "items": {"type": ["string", "integer"]}},
+            "fileKinds": {"type": "array", "items": {"type": "string"},
+                          "description": "pairs, unpaired, fast5, assemblies...; default "
+                                         "every kind."},
+            "analyses": {"type": "array", "maxItems": 1000,
+                         "items": {"type": ["string", "integer"]}},
+            "analysisOutputs": {"type": "array", "items": {"type": "string"}},
+            "metadataFields": {"type": "array", "items": {"type": "string"}},
+            "metadataTemplate": {"type": ["string", "integer"]},
+        },
+    }),
 }
 
 # Bodies whose extra keys are kept rather than refused (a run's run-sheet metadata).
@@ -105,7 +122,8 @@ PAGED = {"api.project.samples"}
 COLLECTIONS = {"api.users", "api.projects", "api.project.users", "api.project.samples",
                "api.project.analyses", "api.runs", "api.submissions", "api.submissions.type",
                "api.project.analyses.type", "api.plugins", "api.analysis_types",
-               "api.sample.sequencefiles", "api.project.ncbi_submissions"}
+               "api.sample.sequencefiles", "api.project.ncbi_submissions",
+               "api.project.exports", "api.exports"}
 
 # Answers outside the envelope: a user's projects sit under ``projectResources``, where
 # IRIDA's clients read them (docs/rest_api.md).

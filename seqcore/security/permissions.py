@@ -69,5 +69,14 @@ class Permission(enum.StrEnum):
     NCBI_SUBMIT = "ncbi:submit"
     """Submit a project's samples to NCBI (SRA and BioSample): project owners and
     administrators. Submissions are read by whoever reads the project."""
+    EXPORT_CREATE = "export:create"
+    """Export a project's data (a bundle of samples, files, line list and analysis outputs):
+    its members and owners, administrators (not sequencer accounts), as IRIDA Next's
+    ``export_data?`` asks for analysts and up."""
+    EXPORT_READ = "export:read"
+    """Read and download an export: the account that asked for it while it still reads the
+    project as a member, and administrators."""
+    EXPORT_DELETE = "export:delete"
+    """Delete an export: as :attr:`EXPORT_READ`."""
     ANALYSIS_LAUNCH = "analysis:launch"
     """Launch analyses (on samples the caller can read): any account."""

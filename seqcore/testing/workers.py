@@ -1,7 +1,8 @@
 """The core's background workers, for a plugin's tests to run one pass of them.
 
-``Worker`` (upload processing: QC, content checks, ``file_processed``) and ``AnalysisWorker``
-(submissions: prepare, submit, poll, write back) are what the ``seqcore worker`` command runs
+``Worker`` (upload processing: QC, content checks, ``file_processed``), ``AnalysisWorker``
+(submissions: prepare, submit, poll, write back) and ``ExportWorker`` (data exports: build,
+purge; ``run_once()``) are what the ``seqcore worker`` command runs
 in production; a test builds one over the test database and calls ``run_until_idle()`` to move
 uploads and submissions along without a live process.
 """
@@ -19,12 +20,13 @@ from seqcore.analysis.readiness import clear_cache as clear_readiness_cache
 from seqcore.analysis.registry import analysis_registry
 from seqcore.analysis.service import create_submission
 from seqcore.analysis.worker import AnalysisWorker
+from seqcore.exports.worker import ExportWorker
 from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.sequencing import SequencingObject
 from seqcore.processing import Worker
 
-__all__ = ["AnalysisWorker", "Worker", "clear_readiness_cache", "create_automated_submission",
-           "run_until_state"]
+__all__ = ["AnalysisWorker", "ExportWorker", "Worker", "clear_readiness_cache",
+           "create_automated_submission", "run_until_state"]
 
 
 def run_until_state(worker: AnalysisWorker, db: Session, submission_id: int,

@@ -4,7 +4,8 @@ Hypothesis builds small worlds in the real database (accounts of every system ro
 nested groups with members at every access level, projects in groups or not, shares of
 groups and projects with groups, project memberships as owner or member, samples held,
 owned and shared by projects, sequencing objects, analysis submissions shared with
-projects, runs), then, for every account, every object and every permission, compares two answers:
+projects, runs, data exports), then, for every account, every object and every permission,
+compares two answers:
 
 * Pyramid's ``has_permission`` on the object's traversal context, for a request
   authenticated with a real bearer token of the account (the ACLs along the lineage);
@@ -31,8 +32,9 @@ from pyramid.interfaces import IRequestExtensions, IRequestFactory
 from pyramid.request import Request, apply_request_extensions
 from sqlalchemy import select
 
-from seqcore.access import ACCOUNT, GROUP, PROJECT, RUN, SAMPLE, SUBMISSION
+from seqcore.access import ACCOUNT, EXPORT, GROUP, PROJECT, RUN, SAMPLE, SUBMISSION
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
+from seqcore.models.export import DataExport
 from seqcore.models.group import Group, GroupHierarchy, GroupMember, GroupShare
 from seqcore.models.oauth import OAuthClient, digest
 from seqcore.models.project import Project, ProjectMember, ProjectRole
@@ -79,6 +81,10 @@ def worlds(draw: Any) -> dict[str, Any]:
             st.sets(st.integers(0, n_projects - 1), max_size=n_projects)
             if n_projects else st.just(set())), max_size=3)),
         "runs": draw(st.lists(st.none() | user_index, max_size=2)),
+        # Data exports: (requester, project), the requester possibly no member (any more).
+        "exports": draw(st.lists(st.tuples(st.none() | user_index,
+                                           st.integers(0, n_projects - 1)), max_size=3))
+        if n_projects else [],
     }
 
 
@@ -152,9 +158,13 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
                           upload_status="UPLOADING", properties={})
             for owner in world["runs"]]
     db.add_all(runs)
+    exports = [DataExport(project_id=projects[project].id,
+                          requester_id=None if requester is None else users[requester].id,
+                          selection={}) for requester, project in world["exports"]]
+    db.add_all(exports)
     db.commit()
     return {"users": users, "groups": groups, "projects": projects, "samples": samples,
-            "objects": objects, "submissions": submissions, "runs": runs}
+            "objects": objects, "submissions": submissions, "runs": runs, "exports": exports}
 
 
 def signed_in(registry: Any, db: Any, token: str) -> Request:
@@ -195,7 +205,7 @@ def test_acls_and_sql_conditions_agree(registry: Any, engine: Any, world: dict[s
         for rules, objects in ((GROUP, rows["groups"]), (PROJECT, rows["projects"]),
                                (SAMPLE, rows["samples"]),
                                (SUBMISSION, rows["submissions"]), (RUN, rows["runs"]),
-                               (ACCOUNT, rows["users"])):
+                               (ACCOUNT, rows["users"]), (EXPORT, rows["exports"])):
             statement = rules.with_acl(rules.id_column)
             for obj in objects:
                 entries = db.connection().execute(statement, {"object_id": obj.id}).all()
@@ -221,6 +231,8 @@ def test_acls_and_sql_conditions_agree(registry: Any, engine: Any, world: dict[s
                  lambda obj, api=api: api["sequencingrun"][str(obj.id)]),
                 (ACCOUNT, None, User, rows["users"],
                  lambda obj, api=api: api["users"][str(obj.id)]),
+                (EXPORT, None, DataExport, rows["exports"],
+                 lambda obj, api=api: api["exports"][str(obj.id)]),
             ]
             for rules, column, model, objects, context_of in cases:
                 contexts = {obj.id: context_of(obj) for obj in objects}

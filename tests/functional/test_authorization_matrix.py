@@ -5,11 +5,13 @@ can ship without a declared access rule.
 """
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import update
 
 from seqcore.db import utcnow
+from seqcore.models.export import DataExport
 from seqcore.models.group import AccessLevel
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.oauth import OAuthToken
@@ -143,6 +145,19 @@ RULES = {
         {**expect(201, 404, **WRITERS), "member": 403, "sequencer": 403}),
     ("api.project.ncbi_submission", "GET"): ("/api/projects/{pid}/ncbiSubmissions/{nid}",
                                              None, expect(200, 404, **READERS)),
+    # Members export; an export is read by its requester (the member) and administrators.
+    ("api.project.exports", "GET"): ("/api/projects/{pid}/exports", None,
+                                     expect(200, 404, **READERS)),
+    ("api.project.exports", "POST"): ("/api/projects/{pid}/exports", {"samples": ["{sid}"]},
+                                      {**expect(201, 404, **WRITERS, member=True),
+                                       "sequencer": 403}),
+    ("api.exports", "GET"): ("/api/exports", None, everyone(200)),
+    ("api.export", "GET"): ("/api/exports/{eid}", None, expect(200, 404, admin=True,
+                                                               member=True)),
+    ("api.export", "DELETE"): ("/api/exports/{eid}", None, expect(200, 404, admin=True,
+                                                                  member=True)),
+    ("api.export.download", "GET"): ("/api/exports/{eid}/download", None,
+                                     expect(200, 404, admin=True, member=True)),
     ("api.sample", "GET"): ("/api/samples/{sid}", None, expect(200, 404, **READERS)),
     ("api.sample", "PATCH"): ("/api/samples/{sid}", {"description": "changed"},
                               {**expect(200, 404, **WRITERS, sequencer=True),
@@ -300,6 +315,15 @@ def world(factories, db):
     ncbi = NcbiSubmission(project_id=project.id, submitter_id=users["owner"].id,
                           bio_project="PRJNA1", organization="Matrix lab", namespace="MTX")
     db.add(ncbi)
+    export = DataExport(project_id=project.id, requester_id=users["member"].id,
+                        selection={"samples": [sample.id]}, state="READY", size=4,
+                        ready_at=utcnow(), expires_at=utcnow() + timedelta(hours=1))
+    db.add(export)
+    db.flush()
+    export.path = f"exports/{export.id}/matrix.zip"
+    bundle = Path(factories.settings["seqcore.storage.path"]) / export.path
+    bundle.parent.mkdir(parents=True, exist_ok=True)
+    bundle.write_bytes(b"PK\x05\x06")
     db.commit()
     group = factories.group(users["owner"], name="Matrix lab",
                             members=[(users["member"], AccessLevel.GUEST)])
@@ -310,6 +334,7 @@ def world(factories, db):
     return users, {"gid": group.id, "third_gid": third.id, "gsid": group_share.id,
                    "psid": project_share.id, "pid": project.id,
                    "member_id": users["member"].id, "sid": sample.id, "nid": ncbi.id,
+                   "eid": export.id,
                    "rid": run.id, "pairs_oid": pair.id, "pairs_fid": pair.files[0].id,
                    "unpaired_oid": single.id, "unpaired_fid": single.files[0].id,
                    "fid": single.files[0].id, "oid": pair.id, "subid": submission.id,

@@ -32,7 +32,7 @@ def test_create_project_makes_caller_owner(testapp, factories, owner, db):
     assert body["createdDate"] % 1000 == 0
     assert {link["rel"] for link in body["links"]} == {
         "self", "project/users", "project/samples", "project/analyses", "project/hash",
-        "project/ncbiSubmissions"}
+        "project/ncbiSubmissions", "project/exports"}
     assert testapp.get(res.headers["Location"], headers=headers).json["resource"] == body
     member = db.query(ProjectMember).one()
     assert (member.user_id, member.role) == (owner.id, "PROJECT_OWNER")

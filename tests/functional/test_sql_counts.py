@@ -19,6 +19,17 @@ GETS = sorted(rule for rule in RULES if rule[1] == "GET")
 PINNED = {
     "api.analysis_type": 1,
     "api.analysis_types": 1,
+    "api.export": 3,
+    "api.export.download": 3,
+    "api.exports": 2,
+    "api.group": 3,
+    "api.group.groups": 4,
+    "api.group.member": 4,
+    "api.group.members": 4,
+    "api.group.projects": 4,
+    "api.group.share": 5,
+    "api.group.shares": 4,
+    "api.groups": 2,
     "api.openapi": 1,
     "api.pairs": 13,
     "api.pairs.alias": 13,
@@ -31,6 +42,7 @@ PINNED = {
     "api.project.analyses": 3,
     "api.project.analyses.type": 3,
     "api.project.automated": 3,
+    "api.project.exports": 3,
     "api.project.hash": 5,
     "api.project.ncbi_submission": 4,
     "api.project.ncbi_submissions": 5,
@@ -39,6 +51,8 @@ PINNED = {
     "api.project.sample_by_sequencer_id": 3,
     "api.project.samples": 3,
     "api.project.samples.metadata": 3,
+    "api.project.share": 4,
+    "api.project.shares": 3,
     "api.project.user": 3,
     "api.project.users": 3,
     "api.projects": 2,
@@ -91,7 +105,9 @@ def statements(testapp, sql_counter, path: str, headers: dict) -> int:
 def grow(factories, users, ids, n: int) -> None:
     """``n`` more of everything the GET endpoints list: projects the owner owns (with a
     member each), members, samples with metadata in the matrix project, sequencing
-    objects of its sample, and NCBI submissions of the project (a sample and a run each)."""
+    objects of its sample, NCBI submissions of the project (a sample and a run each), and
+    the owner's data exports of the project."""
+    from seqcore.models.export import DataExport
     from seqcore.models.ncbi import NcbiSubmission, NcbiSubmissionRun, NcbiSubmissionSample
     from seqcore.models.project import Project, ProjectMember
     from seqcore.models.sample import Sample
@@ -115,6 +131,8 @@ def grow(factories, users, ids, n: int) -> None:
                 runs=[NcbiSubmissionRun(spuid=f"s{i}-r", layout="PAIRED")])
             db.add(NcbiSubmission(project_id=project.id, bio_project="PRJNA1",
                                   organization="Lab", namespace="LAB", samples=[row]))
+            db.add(DataExport(project_id=project.id, requester_id=users["owner"].id,
+                              selection={"samples": [sample.id]}))
         db.commit()
     ids["round"] += 1
 

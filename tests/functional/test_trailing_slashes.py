@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from seqcore.models.export import DataExport
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.user import SystemRole
 from seqcore.testing.fuzzing import PLACEHOLDER, discover_targets
@@ -34,12 +35,15 @@ def world(factories, db):
     ncbi = NcbiSubmission(project_id=project.id, bio_project="PRJNA1", organization="Lab",
                           namespace="LAB")
     db.add(ncbi)
+    export = DataExport(project_id=project.id, requester_id=admin.id,
+                        selection={"samples": [sample.id]})
+    db.add(export)
     db.commit()
     group = factories.group(admin)
     return {
         "headers": factories.headers(admin),
         "values": {"gid": group.id, "pid": project.id, "sid": sample.id, "oid": pair.id,
-                   "nid": ncbi.id,
+                   "nid": ncbi.id, "eid": export.id,
                    "fid": pair.files[0].id, "rid": run.id, "id": submission.id,
                    "type": "readcount", "name": "readcount", "kind": "pairs",
                    "username": admin.username, "key": "current"},

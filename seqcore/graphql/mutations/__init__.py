@@ -5,6 +5,7 @@ from __future__ import annotations
 import graphene
 
 from seqcore.graphql.mutations.analyses import CancelAnalysis, LaunchAnalysis
+from seqcore.graphql.mutations.exports import CreateDataExport, DeleteDataExport
 from seqcore.graphql.mutations.groups import CreateGroup
 from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
 from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
@@ -24,3 +25,5 @@ class Mutation(graphene.ObjectType):
     launch_analysis = LaunchAnalysis.Field()
     cancel_analysis = CancelAnalysis.Field()
     create_ncbi_submission = CreateNcbiSubmission.Field()
+    create_data_export = CreateDataExport.Field()
+    delete_data_export = DeleteDataExport.Field()

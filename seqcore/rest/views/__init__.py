@@ -12,6 +12,7 @@ from seqcore.contrib import Endpoint
 def core_endpoints() -> list[Endpoint]:
     from seqcore.rest.views import (
         analyses,
+        exports,
         files,
         groups,
         members,
@@ -27,7 +28,8 @@ def core_endpoints() -> list[Endpoint]:
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
-            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *openapi.ENDPOINTS]
+            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
+            *openapi.ENDPOINTS]
 
 
 @hookimpl

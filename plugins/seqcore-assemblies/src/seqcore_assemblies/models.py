@@ -7,11 +7,13 @@ from datetime import datetime
 from sqlalchemy import ForeignKey
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from seqcore.plugin import Base, SequenceFile, utcnow
+from seqcore.plugin import EXPORT_NAME, Base, SequenceFile, utcnow
 
 
 class Assembly(Base):
     __tablename__ = "assemblies_assembly"
+    # Data exports name the files of this table "assemblies".
+    __table_args__ = {"info": {EXPORT_NAME: "assemblies"}}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     sample_id: Mapped[int] = mapped_column(ForeignKey("sample.id", ondelete="CASCADE"),

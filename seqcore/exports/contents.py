@@ -1,0 +1,255 @@
+"""What goes into a data export: the stored files of the samples and analyses selected, and
+the line list of the samples' metadata.
+
+Layout of the bundle (every path under one top directory, ``seqcore-export-<id>/``)::
+
+    samples/<sample PUID>_<sample name>/<kind>/<object or row id>/<file name>
+    analyses/<submission id>_<submission name>/<output key>/<file name>
+    linelist.csv
+    manifest.json            (last: path, size and SHA-256 of every other entry)
+
+File kinds are the registered sequencing-object kinds (``pairs``, ``unpaired``, ``fast5``:
+their processed objects) and the plugin tables that attach stored files to samples (a
+foreign key to ``sample.id`` and one to ``sequence_file.id``, as the assemblies plugin's),
+named by ``__table_args__ = {"info": {EXPORT_NAME: "assemblies"}}`` or else by the table.
+
+**Field restrictions.** The line list reads sample metadata through one function only,
+:func:`export_metadata_rows`, for the export's requester. Whatever decides which fields an
+account may read (and how a line list is written, :func:`write_linelist`) belongs there, so
+an export never holds a field its requester may not read.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from sqlalchemy import Table, select
+from sqlalchemy.orm import Session
+
+from seqcore.models.analysis import AnalysisOutput, AnalysisSubmission
+from seqcore.models.project import Project
+from seqcore.models.sample import MetadataEntry, Sample
+from seqcore.models.sequencing import (
+    ProcessingState,
+    SequenceFile,
+    SequencingObject,
+    SequencingObjectFile,
+)
+from seqcore.projecthash import hashed_attachments
+
+#: ``Table.info`` key naming a plugin table's files in exports (``assemblies``).
+EXPORT_NAME = "seqcore.export_name"
+
+#: Samples read per statement while planning or writing the line list.
+BATCH = 500
+
+#: The line list's first columns (IRIDA Next's line-list headers), then the fields.
+LINELIST_COLUMNS = ("SAMPLE ID", "SAMPLE NAME", "PROJECT ID")
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_segment(text: str, limit: int = 80) -> str:
+    """A path segment any unzip tool writes as is: runs of other characters become ``_``,
+    never ``.``/``..``, at most ``limit`` characters."""
+    cleaned = _UNSAFE.sub("_", text).strip("._")[:limit]
+    return cleaned or "_"
+
+
+def file_tables(registry: Any) -> dict[str, tuple[Table, list[Any], list[Any]]]:
+    """Export name -> (plugin table, its sample foreign-key columns, its stored-file
+    foreign-key columns), for the tables that attach stored files to samples."""
+    found: dict[str, tuple[Table, list[Any], list[Any]]] = {}
+    for table in hashed_attachments(registry):
+        files = [fk.parent for fk in table.foreign_keys
+                 if fk.references(SequenceFile.__table__)]
+        samples = [fk.parent for fk in table.foreign_keys if fk.references(Sample.__table__)]
+        if files and samples:
+            found[str(table.info.get(EXPORT_NAME, table.name))] = (table, samples, files)
+    return found
+
+
+def export_kinds(registry: Any) -> list[str]:
+    """Every file kind an export may name: the sequencing-object kinds and the plugin
+    tables of sample files."""
+    kinds = {kind.name for kind in registry.get("seqcore.file_kinds", {}).values()}
+    return sorted(kinds | set(file_tables(registry)))
+
+
+# -- the metadata, for the requester --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Requester:
+    """Whose export it is: the line list holds what this account may read."""
+
+    user_id: int | None
+    role: str | None
+
+
+def template_fields(db: Session, caller: Any, project: Project, template_id: int
+                    ) -> list[str] | None:
+    """The ordered fields of the project's metadata template ``template_id``, or ``None``
+    when the project has no such template. seqcore has no metadata templates yet: every id
+    is unknown (the governance work supplies the lookup)."""
+    return None
+
+
+def readable_fields(db: Session, requester: Requester, project_id: int,
+                    fields: Iterable[str]) -> list[str]:
+    """The fields among ``fields`` the requester may read in the project, in order. Until
+    metadata fields carry restriction levels, every member reads every field."""
+    return list(fields)
+
+
+def export_metadata_rows(db: Session, requester: Requester, project: Project,
+                         sample_ids: Sequence[int], columns: Sequence[str] | None
+                         ) -> tuple[list[str], Iterator[list[str]]]:
+    """The line list of ``sample_ids`` (in that order) for ``requester``: its header and
+    its rows, read ``BATCH`` samples at a time.
+
+    ``columns`` are the metadata fields asked for (a template's, in order); ``None`` means
+    every field the samples have. Either way only the fields the requester may read
+    (:func:`readable_fields`) are columns: a restricted field is left out, header and
+    values. This is the one place an export reads sample metadata.
+    """
+    if columns is None:
+        names: set[str] = set()
+        for start in range(0, len(sample_ids), BATCH):
+            names.update(db.scalars(select(MetadataEntry.field).distinct().where(
+                MetadataEntry.sample_id.in_(sample_ids[start:start + BATCH]))))
+        columns = sorted(names, key=lambda name: (name.casefold(), name))
+    fields = readable_fields(db, requester, project.id, columns)
+
+    def rows() -> Iterator[list[str]]:
+        for start in range(0, len(sample_ids), BATCH):
+            batch = list(sample_ids[start:start + BATCH])
+            samples = {row.id: row for row in db.execute(
+                select(Sample.id, Sample.puid, Sample.name).where(Sample.id.in_(batch)))}
+            values: dict[int, dict[str, str]] = {sample_id: {} for sample_id in batch}
+            if fields:
+                for sample_id, field, value in db.execute(
+                        select(MetadataEntry.sample_id, MetadataEntry.field,
+                               MetadataEntry.value).where(
+                            MetadataEntry.sample_id.in_(batch),
+                            MetadataEntry.field.in_(fields))):
+                    values[sample_id][field] = value
+            for sample_id in batch:
+                sample = samples.get(sample_id)
+                if sample is None:  # deleted since the export was asked for
+                    continue
+                yield [sample.puid, sample.name, project.puid,
+                       *(values[sample_id].get(field, "") for field in fields)]
+
+    return [*LINELIST_COLUMNS, *fields], rows()
+
+
+def write_linelist(target: TextIO, header: Sequence[str], rows: Iterable[Sequence[str]]
+                   ) -> None:
+    """The line list as CSV (RFC 4180, ``\\r\\n`` line ends, fields quoted where needed).
+    A value that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first)
+    is written with a leading ``'``."""
+    writer = csv.writer(target, lineterminator="\r\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([_inert(value) for value in row])
+
+
+def _inert(value: str) -> str:
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+# -- the stored files ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """A stored file to put in the bundle at ``path``."""
+
+    path: str
+    storage_path: str
+    size: int
+
+
+def _sample_dirs(db: Session, sample_ids: Sequence[int]) -> dict[int, str]:
+    rows = db.execute(select(Sample.id, Sample.puid, Sample.name).where(
+        Sample.id.in_(sample_ids)))
+    return {row.id: f"samples/{row.puid}_{safe_segment(row.name)}" for row in rows}
+
+
+def sample_entries(db: Session, registry: Any, sample_ids: Sequence[int],
+                   kinds: Sequence[str]) -> Iterator[StoredEntry]:
+    """The stored files of the samples' selected kinds: each processed sequencing object's
+    files (in their order), then the plugin tables' files, ``BATCH`` samples at a time."""
+    tables = file_tables(registry)
+    object_kinds = [kind for kind in kinds if kind not in tables]
+    for start in range(0, len(sample_ids), BATCH):
+        batch = list(sample_ids[start:start + BATCH])
+        dirs = _sample_dirs(db, batch)
+        found: dict[int, list[StoredEntry]] = {sample_id: [] for sample_id in batch}
+        if object_kinds:
+            rows = db.execute(
+                select(SequencingObject.sample_id, SequencingObject.kind, SequencingObject.id,
+                       SequenceFile.file_name, SequenceFile.path, SequenceFile.size)
+                .join(SequencingObjectFile, SequencingObjectFile.object_id == SequencingObject.id)
+                .join(SequenceFile, SequenceFile.id == SequencingObjectFile.file_id)
+                .where(SequencingObject.sample_id.in_(batch),
+                       SequencingObject.kind.in_(object_kinds),
+                       SequencingObject.processing_state == ProcessingState.FINISHED.value)
+                .order_by(SequencingObject.id, SequencingObjectFile.position))
+            for row in rows:
+                if row.sample_id in dirs:
+                    found[row.sample_id].append(StoredEntry(
+                        f"{dirs[row.sample_id]}/{row.kind}/{row.id}/"
+                        f"{safe_segment(row.file_name, 200)}", row.path, row.size))
+        for kind in kinds:
+            if kind not in tables:
+                continue
+            table, sample_columns, file_columns = tables[kind]
+            key = next(iter(table.primary_key.columns))
+            for sample_column in sample_columns:
+                for file_column in file_columns:
+                    rows = db.execute(
+                        select(sample_column.label("sample_id"), key.label("row_id"),
+                               SequenceFile.file_name, SequenceFile.path, SequenceFile.size)
+                        .select_from(table)
+                        .join(SequenceFile, SequenceFile.id == file_column)
+                        .where(sample_column.in_(batch)).order_by(key))
+                    for row in rows:
+                        if row.sample_id in dirs:
+                            found[row.sample_id].append(StoredEntry(
+                                f"{dirs[row.sample_id]}/{safe_segment(kind)}/{row.row_id}/"
+                                f"{safe_segment(row.file_name, 200)}", row.path, row.size))
+        for sample_id in batch:
+            yield from found[sample_id]
+
+
+def analysis_entries(db: Session, analysis_ids: Sequence[int], keys: Sequence[str] | None
+                     ) -> Iterator[StoredEntry]:
+    """The outputs of the analyses (only the keys named, when ``keys`` is given)."""
+    for analysis_id in analysis_ids:
+        submission = db.get(AnalysisSubmission, analysis_id)
+        if submission is None:  # deleted since
+            continue
+        base = f"analyses/{submission.id}_{safe_segment(submission.name)}"
+        query = (select(AnalysisOutput.key, SequenceFile.file_name, SequenceFile.path,
+                        SequenceFile.size)
+                 .join(SequenceFile, SequenceFile.id == AnalysisOutput.file_id)
+                 .where(AnalysisOutput.submission_id == analysis_id)
+                 .order_by(AnalysisOutput.key, AnalysisOutput.id))
+        if keys is not None:
+            query = query.where(AnalysisOutput.key.in_(list(keys)))
+        for row in db.execute(query):
+            yield StoredEntry(f"{base}/{safe_segment(row.key)}/"
+                              f"{safe_segment(row.file_name, 200)}", row.path, row.size)
+
+
+def missing(storage: Any, entries: Iterable[StoredEntry]) -> list[str]:
+    """The bundle paths whose stored bytes are gone."""
+    return [entry.path for entry in entries
+            if not Path(storage.path(entry.storage_path)).is_file()]
