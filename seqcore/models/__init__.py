@@ -11,6 +11,7 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
+from seqcore.models.attachment import Attachment, DirectUpload
 from seqcore.models.ncbi import (
     ExportUploadState,
     NcbiSubmission,
@@ -38,9 +39,11 @@ __all__ = [
     "AnalysisOutput",
     "AnalysisState",
     "AnalysisSubmission",
+    "Attachment",
     "AuthGeneration",
     "AutomatedAnalysis",
     "CleanedState",
+    "DirectUpload",
     "ExportUploadState",
     "IssuedPuid",
     "MetadataEntry",
