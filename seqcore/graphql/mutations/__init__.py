@@ -5,6 +5,11 @@ from __future__ import annotations
 import graphene
 
 from seqcore.graphql.mutations.analyses import CancelAnalysis, LaunchAnalysis
+from seqcore.graphql.mutations.attachments import (
+    AttachFilesToProject,
+    AttachFilesToSample,
+    CreateDirectUpload,
+)
 from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
 from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
 from seqcore.graphql.mutations.ncbi import CreateNcbiSubmission
@@ -22,3 +27,6 @@ class Mutation(graphene.ObjectType):
     launch_analysis = LaunchAnalysis.Field()
     cancel_analysis = CancelAnalysis.Field()
     create_ncbi_submission = CreateNcbiSubmission.Field()
+    create_direct_upload = CreateDirectUpload.Field()
+    attach_files_to_sample = AttachFilesToSample.Field()
+    attach_files_to_project = AttachFilesToProject.Field()

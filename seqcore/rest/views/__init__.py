@@ -12,6 +12,7 @@ from seqcore.contrib import Endpoint
 def core_endpoints() -> list[Endpoint]:
     from seqcore.rest.views import (
         analyses,
+        attachments,
         files,
         members,
         metadata,
@@ -26,7 +27,8 @@ def core_endpoints() -> list[Endpoint]:
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
-            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *openapi.ENDPOINTS]
+            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *openapi.ENDPOINTS,
+            *attachments.ENDPOINTS]
 
 
 @hookimpl
