@@ -31,24 +31,11 @@ from sqlalchemy.orm import Session
 from seqcore.contrib import FileKind
 from seqcore.db import utcnow
 from seqcore.errors import Invalid
-from seqcore.models.attachment import OWNER_COLUMNS, Attachment, DirectUpload
+from seqcore.models.attachment import OWNER_COLUMNS, Attachment, DirectUpload, file_metadata
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
 from seqcore.storage import name_too_long, safe_basename
 from seqcore.uploads import ReceivedFile, lock_sample, store_file
 
-# IRIDA Next's Attachment::FORMAT_REGEX, in its order (the first that matches wins).
-FORMATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern)) for name, pattern in (
-        ("fasta", r"^\S+\.fn?a(sta)?(\.gz)?$"),
-        ("fastq", r"^\S+\.f(ast)?q(\.gz)?$"),
-        ("text", r"^\S+\.(txt|rtf)?(\.gz)?$"),
-        ("csv", r"^\S+\.(csv)?(\.gz)?$"),
-        ("tsv", r"^\S+\.(tsv)?(\.gz)?$"),
-        ("spreadsheet", r"^\S+\.(xls|xlsx)?$"),
-        ("json", r"^\S+\.(json)?(\.gz)?$"),
-        ("genbank", r"^\S+\.(gbk|gbf|genbank)?(\.gz)?$"),
-        ("image", r"^\S+\.(png|jpg|jpeg|gif|bmp|tiff|svg|webp)$"),
-    ))
 # IRIDA Next's FASTQ_PAIRING_FILENAME_REGEX: Illumina's names first, then _1/_2, _R1/_R2, _F/_R.
 ILLUMINA_PE = re.compile(
     r"^(?P<sample_name>.+_[^_]+(?:_L[0-9]{3})?)_R(?P<region>[1-2])_(?P<set>[0-9]{3})"
@@ -83,17 +70,6 @@ class Owner:
 
     def values(self) -> dict[str, int]:
         return {f"{self.kind}_id": self.id}
-
-
-def file_metadata(filename: str) -> dict[str, str]:
-    """``format`` (``unknown`` when no pattern matches), ``compression`` and, for FASTA,
-    ``type: assembly``: what IRIDA Next infers from a file name."""
-    found = next((name for name, pattern in FORMATS if pattern.match(filename)), "unknown")
-    metadata = {"format": found}
-    if found == "fasta":
-        metadata["type"] = "assembly"
-    metadata["compression"] = "gzip" if re.match(r"^\S+(.gz)+$", filename) else "none"
-    return metadata
 
 
 def pairing(filename: str, pair_type: str) -> tuple[str, str] | None:
@@ -317,16 +293,3 @@ def sequencing_object(request: Any, kind: FileKind, sample_id: int,
     for attachment in members:
         attachment.object_id = obj.id
     return obj
-
-
-def attach_outputs(db: Session, owner: Owner, files: Iterable[SequenceFile]) -> list[Attachment]:
-    """Stored files (an analysis's outputs) as attachments of ``owner``."""
-    made = []
-    for stored in files:
-        attachment = Attachment(**owner.values(), file=stored,
-                                download_key=secrets.token_urlsafe(24),
-                                properties=file_metadata(stored.file_name), created=utcnow())
-        db.add(attachment)
-        made.append(attachment)
-    db.flush()
-    return made

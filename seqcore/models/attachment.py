@@ -13,16 +13,32 @@ exist). Each owner column cascades, so an attachment goes with its owner.
 
 from __future__ import annotations
 
+import re
+import secrets
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import JSON, BigInteger, CheckConstraint, ForeignKey, String
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
 from seqcore.models.puid import ATTACHMENT, puid_default
 from seqcore.models.sequencing import SequenceFile
 
+# IRIDA Next's Attachment::FORMAT_REGEX, in its order (the first that matches wins).
+FORMATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern)) for name, pattern in (
+        ("fasta", r"^\S+\.fn?a(sta)?(\.gz)?$"),
+        ("fastq", r"^\S+\.f(ast)?q(\.gz)?$"),
+        ("text", r"^\S+\.(txt|rtf)?(\.gz)?$"),
+        ("csv", r"^\S+\.(csv)?(\.gz)?$"),
+        ("tsv", r"^\S+\.(tsv)?(\.gz)?$"),
+        ("spreadsheet", r"^\S+\.(xls|xlsx)?$"),
+        ("json", r"^\S+\.(json)?(\.gz)?$"),
+        ("genbank", r"^\S+\.(gbk|gbf|genbank)?(\.gz)?$"),
+        ("image", r"^\S+\.(png|jpg|jpeg|gif|bmp|tiff|svg|webp)$"),
+    ))
 # The owner columns; exactly one is set on every attachment.
 OWNER_COLUMNS = ("sample_id", "project_id", "submission_id")
 
@@ -82,3 +98,25 @@ class Attachment(Base):
     modified: Mapped[datetime | None] = mapped_column(default=None)
 
     file: Mapped[SequenceFile] = relationship(lazy="joined")
+
+
+def file_metadata(filename: str) -> dict[str, str]:
+    """``format`` (``unknown`` when no pattern matches), ``compression`` and, for FASTA,
+    ``type: assembly``: what IRIDA Next infers from a file name."""
+    found = next((name for name, pattern in FORMATS if pattern.match(filename)), "unknown")
+    metadata = {"format": found}
+    if found == "fasta":
+        metadata["type"] = "assembly"
+    metadata["compression"] = "gzip" if re.match(r"^\S+(.gz)+$", filename) else "none"
+    return metadata
+
+
+def attach_files(db: Session, files: Iterable[SequenceFile], **owner: int) -> list[Attachment]:
+    """Stored files (an analysis's outputs) as new attachments of one owner (``sample_id=``,
+    ``submission_id=``...), their metadata inferred from their names."""
+    made = [Attachment(**owner, file=stored, download_key=secrets.token_urlsafe(24),
+                       properties=file_metadata(stored.file_name), created=utcnow())
+            for stored in files]
+    db.add_all(made)
+    db.flush()
+    return made

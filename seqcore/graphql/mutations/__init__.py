@@ -15,6 +15,7 @@ from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
 from seqcore.graphql.mutations.ncbi import CreateNcbiSubmission
 from seqcore.graphql.mutations.projects import CreateProject
 from seqcore.graphql.mutations.samples import CreateSample
+from seqcore.graphql.mutations.workflows import SubmitWorkflowExecution
 
 
 class Mutation(graphene.ObjectType):
@@ -30,3 +31,4 @@ class Mutation(graphene.ObjectType):
     create_direct_upload = CreateDirectUpload.Field()
     attach_files_to_sample = AttachFilesToSample.Field()
     attach_files_to_project = AttachFilesToProject.Field()
+    submit_workflow_execution = SubmitWorkflowExecution.Field()
