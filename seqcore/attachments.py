@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.orm import Session
 
 from seqcore.contrib import FileKind
@@ -33,6 +33,7 @@ from seqcore.db import utcnow
 from seqcore.errors import Invalid
 from seqcore.models.attachment import OWNER_COLUMNS, Attachment, DirectUpload, file_metadata
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
+from seqcore.purge import purge_files
 from seqcore.storage import name_too_long, safe_basename
 from seqcore.uploads import ReceivedFile, lock_sample, store_file
 
@@ -293,3 +294,15 @@ def sequencing_object(request: Any, kind: FileKind, sample_id: int,
     for attachment in members:
         attachment.object_id = obj.id
     return obj
+
+
+def delete_attachments(db: Session, storage: Any, manager: Any, condition: Any) -> None:
+    """Delete the attachments matching ``condition`` and purge their files (kept while a
+    sequencing object, an output or another attachment still holds them; the bytes go
+    once the transaction commits)."""
+    file_ids = list(db.scalars(select(Attachment.file_id).where(condition)))
+    if not file_ids:
+        return
+    db.execute(delete(Attachment).where(condition).execution_options(
+        synchronize_session=False))
+    purge_files(db, storage, manager, file_ids)

@@ -225,3 +225,22 @@ def test_downloads_need_the_key(graphql, testapp, outbreak):
     path = url.replace("http://localhost", "")
     testapp.get(path.split("?")[0] + "?key=wrong", status=404)
     assert testapp.get(path).body == b"hello\n"
+
+
+def test_attachments_go_with_their_sample_and_project(graphql, testapp, outbreak, factories,
+                                                      app_config, db):
+    owner, project, samples = outbreak
+    graphql.as_user(owner)
+    before = stored_files(app_config)
+    on_sample = [direct_upload(testapp, graphql, "notes.txt", b"sample notes\n"),
+                 direct_upload(testapp, graphql, "r.fastq", fastq(seed=9))]
+    graphql(ATTACH_TO_SAMPLE, {"files": on_sample, "sampleId": gid("Sample", samples[0].id)})
+    on_project = direct_upload(testapp, graphql, "plan.txt", b"project plan\n")
+    graphql(ATTACH_TO_PROJECT, {"files": [on_project], "projectId": gid("Project", project.id)})
+    assert len(stored_files(app_config)) == len(before) + 3
+    headers = factories.headers(owner)
+    testapp.delete(f"/api/projects/{project.id}/samples/{samples[0].id}", headers=headers)
+    assert len(stored_files(app_config)) == len(before) + 1
+    testapp.delete(f"/api/projects/{project.id}", headers=headers)
+    assert stored_files(app_config) == before
+    assert db.scalar(select(func.count()).select_from(Attachment)) == 0

@@ -121,3 +121,30 @@ def test_node_tells_workflow_executions_from_submissions(graphql, testapp, outbr
                    {"a": execution["id"], "b": gid("AnalysisSubmission", pk)})
     assert body["data"] == {"a": {"__typename": "WorkflowExecution", "state": "initial"},
                             "b": {"__typename": "AnalysisSubmission", "state": "NEW"}}
+
+
+def test_deleting_the_execution_leaves_the_samples_outputs(graphql, testapp, outbreak,
+                                                          factories, run_analysis, db):
+    from sqlalchemy import select
+
+    from seqcore.models.attachment import Attachment
+
+    owner, project, samples = outbreak
+    graphql.as_user(owner)
+    ids = _pair_on(graphql, testapp, samples[0])
+    execution = graphql(SUBMIT, {"input": submit_input(project, samples[0], ids,
+                                                       updateSamples=True)})[
+        "data"]["submitWorkflowExecution"]["workflowExecution"]
+    submission_id = int(execution["id"].rsplit("/", 1)[1])
+    headers = factories.headers(owner)
+    assert run_analysis.drive(submission_id, headers).state == "COMPLETED"
+    testapp.delete(f"/api/analysisSubmissions/{submission_id}", headers=headers)
+    kept = list(db.scalars(select(Attachment).where(Attachment.sample_id == samples[0].id)))
+    assert sorted(a.file.file_name for a in kept) == [
+        "counts.tsv", "s_R1.fastq", "s_R2.fastq", "summary.json"]
+    summary = next(a for a in kept if a.file.file_name == "summary.json")
+    body = testapp.get(f"/api/attachments/{summary.id}/download?key={summary.download_key}"
+                       ).body
+    assert b'"samples"' in body
+    assert db.scalars(select(Attachment).where(Attachment.submission_id.is_not(None))
+                      ).first() is None
