@@ -21,19 +21,23 @@ import base64
 import binascii
 import re
 import secrets
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+import transaction
 from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.orm import Session
 
 from seqcore.contrib import FileKind
-from seqcore.db import utcnow
+from seqcore.db import session_for, utcnow
 from seqcore.errors import Invalid
 from seqcore.models.attachment import OWNER_COLUMNS, Attachment, DirectUpload, file_metadata
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
 from seqcore.purge import purge_files
+from seqcore.services import ISessionFactory, IStorage, registry_service
 from seqcore.storage import name_too_long, safe_basename
 from seqcore.uploads import ReceivedFile, lock_sample, store_file
 
@@ -306,3 +310,38 @@ def delete_attachments(db: Session, storage: Any, manager: Any, condition: Any) 
     db.execute(delete(Attachment).where(condition).execution_options(
         synchronize_session=False))
     purge_files(db, storage, manager, file_ids)
+
+
+def expire_blobs(db: Session, storage: Any, manager: Any, older_than: Any) -> int:
+    """Delete the direct uploads announced before ``older_than`` and never attached, and
+    purge their files (a file an attachment holds stays): an abandoned upload leaves nothing
+    behind. Returns how many went."""
+    stale = list(db.execute(select(DirectUpload.id, DirectUpload.file_id).where(
+        DirectUpload.created < older_than)))
+    if not stale:
+        return 0
+    db.execute(delete(DirectUpload).where(DirectUpload.id.in_([pk for pk, _ in stale]))
+               .execution_options(synchronize_session=False))
+    purge_files(db, storage, manager, [fid for _, fid in stale if fid is not None])
+    return len(stale)
+
+
+class BlobSweeper:
+    """The worker's round of :func:`expire_blobs` (``seqcore.upload.unattached_hours``),
+    at most once a minute."""
+
+    def __init__(self, registry: Any) -> None:
+        self.registry = registry
+        self._next = 0.0
+
+    def run_once(self) -> int:
+        if time.monotonic() < self._next:
+            return 0
+        self._next = time.monotonic() + 60
+        hours = float(self.registry.settings["seqcore.upload.unattached_hours"])
+        manager = transaction.TransactionManager(explicit=True)
+        with manager:
+            db = session_for(registry_service(self.registry, ISessionFactory), manager)
+            expire_blobs(db, registry_service(self.registry, IStorage), manager,
+                         utcnow() - timedelta(hours=hours))
+        return 0

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pyramid.registry import Registry
 
 from seqcore.analysis.worker import AnalysisWorker
+from seqcore.attachments import BlobSweeper
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.observability import instruments
 from seqcore.processing import Worker, worker_name
@@ -24,11 +25,13 @@ class WorkerLoop:
         self.processing = Worker(registry, self.name)
         self.analyses = AnalysisWorker(registry, self.name)
         self.ncbi = NcbiWorker(registry, self.name)
+        self.blobs = BlobSweeper(registry)
 
     def run_once(self) -> int:
         instruments.heartbeat(self.name)
         busy = 0
-        for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once):
+        for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
+                     self.blobs.run_once):
             try:
                 busy += step()
             except Exception:

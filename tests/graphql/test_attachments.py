@@ -244,3 +244,32 @@ def test_attachments_go_with_their_sample_and_project(graphql, testapp, outbreak
     testapp.delete(f"/api/projects/{project.id}", headers=headers)
     assert stored_files(app_config) == before
     assert db.scalar(select(func.count()).select_from(Attachment)) == 0
+
+
+def test_abandoned_uploads_are_swept(graphql, testapp, outbreak, app_config, db):
+    from datetime import timedelta
+
+    import transaction
+
+    from seqcore.attachments import expire_blobs
+    from seqcore.db import session_for, utcnow
+    from seqcore.services import ISessionFactory, IStorage, registry_service
+
+    owner, _, samples = outbreak
+    graphql.as_user(owner)
+    before = stored_files(app_config)
+    kept = direct_upload(testapp, graphql, "kept.txt", b"kept\n")
+    graphql(ATTACH_TO_SAMPLE, {"files": [kept], "sampleId": gid("Sample", samples[0].id)})
+    direct_upload(testapp, graphql, "abandoned.txt", b"abandoned\n")
+    announce(graphql, "never-sent.txt", b"x")
+    assert len(stored_files(app_config)) == len(before) + 2
+    registry = app_config.registry
+    manager = transaction.TransactionManager(explicit=True)
+    with manager:
+        session = session_for(registry_service(registry, ISessionFactory), manager)
+        gone = expire_blobs(session, registry_service(registry, IStorage), manager,
+                            utcnow() + timedelta(seconds=1))
+    assert gone == 3
+    assert [p.name for p in stored_files(app_config) if p not in before] == ["kept.txt"]
+    assert db.scalar(select(func.count()).select_from(DirectUpload)) == 0
+    assert db.scalar(select(func.count()).select_from(Attachment)) == 1
