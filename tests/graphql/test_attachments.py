@@ -273,3 +273,19 @@ def test_abandoned_uploads_are_swept(graphql, testapp, outbreak, app_config, db)
     assert [p.name for p in stored_files(app_config) if p not in before] == ["kept.txt"]
     assert db.scalar(select(func.count()).select_from(DirectUpload)) == 0
     assert db.scalar(select(func.count()).select_from(Attachment)) == 1
+
+
+def test_one_of_sample_id_or_puid(graphql, testapp, outbreak):
+    owner, _, samples = outbreak
+    graphql.as_user(owner)
+    blob = direct_upload(testapp, graphql, "a.txt", b"a\n")
+    both = graphql(ATTACH_TO_SAMPLE, {"files": [blob], "sampleId": gid("Sample", samples[0].id),
+                                      "samplePuid": samples[0].puid})
+    assert both["errors"][0]["message"] == "Give exactly one of sampleId and samplePuid."
+    neither = graphql(ATTACH_TO_SAMPLE, {"files": [blob]})
+    assert neither["errors"][0]["message"] == "Give exactly one of sampleId and samplePuid."
+    unknown = graphql(ATTACH_TO_SAMPLE, {"files": [blob], "samplePuid": "INXT_SAM_AAAAAAAAAA"})
+    assert unknown["data"]["attachFilesToSample"]["errors"] == [
+        {"path": ["sample"], "message": "not found by provided ID or PUID"}]
+    malformed = graphql(ATTACH_TO_SAMPLE, {"files": [blob], "sampleId": "gid://irida/Sample/1"})
+    assert malformed["errors"][0]["message"] == "gid://irida/Sample/1 is not a valid seqcore ID."

@@ -148,3 +148,20 @@ def test_deleting_the_execution_leaves_the_samples_outputs(graphql, testapp, out
     assert b'"samples"' in body
     assert db.scalars(select(Attachment).where(Attachment.submission_id.is_not(None))
                       ).first() is None
+
+
+def test_one_of_project_or_group(graphql, testapp, outbreak):
+    owner, project, samples = outbreak
+    graphql.as_user(owner)
+    ids = _pair_on(graphql, testapp, samples[0])
+    neither = submit_input(project, samples[0], ids)
+    del neither["projectId"]
+    body = graphql(SUBMIT, {"input": neither})
+    assert body["errors"][0]["message"] == "One of projectId or groupId must be given."
+    grouped = {**neither, "groupId": "gid://seqcore/Group/1"}
+    payload = graphql(SUBMIT, {"input": grouped})["data"]["submitWorkflowExecution"]
+    assert payload["errors"] == [{"message": "Groups are not available on this server yet.",
+                                  "path": ["workflow_execution", "groupId"]}]
+    read_only = graphql.as_user(owner, scopes=("read_api",))(
+        SUBMIT, {"input": submit_input(project, samples[0], ids)})
+    assert read_only["errors"][0]["message"] == "You are not authorized to perform this action"

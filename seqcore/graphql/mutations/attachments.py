@@ -159,7 +159,7 @@ def attach_files_mutation(spec: OwnerSpec) -> type:
                                **given: Any) -> Any:
         gid, puid = given.get(id_arg), given.get(puid_arg)
         if (gid is None) == (puid is None):
-            raise GraphQLError(f"{spec.kind}Id or {spec.kind}Puid must be given, not both.",
+            raise GraphQLError(f"Give exactly one of {spec.kind}Id and {spec.kind}Puid.",
                                extensions={"code": "invalid"})
 
         def work() -> dict[str, Any]:
