@@ -35,11 +35,11 @@ from seqcore.contrib import FileKind
 from seqcore.db import session_for, utcnow
 from seqcore.errors import Invalid
 from seqcore.models.attachment import OWNER_COLUMNS, Attachment, DirectUpload, file_metadata
-from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
+from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.purge import purge_files
 from seqcore.services import ISessionFactory, IStorage, registry_service
 from seqcore.storage import name_too_long, safe_basename
-from seqcore.uploads import ReceivedFile, lock_sample, store_file
+from seqcore.uploads import ReceivedFile, add_object, lock_sample, store_file
 
 # IRIDA Next's FASTQ_PAIRING_FILENAME_REGEX: Illumina's names first, then _1/_2, _R1/_R2, _F/_R.
 ILLUMINA_PE = re.compile(
@@ -283,14 +283,7 @@ def sequencing_object(request: Any, kind: FileKind, sample_id: int,
     db: Session = request.db
     savepoint = db.begin_nested()
     try:
-        obj = SequencingObject(sample_id=sample_id, kind=kind.name, created=utcnow())
-        for position, attachment in enumerate(members):
-            obj.links.append(SequencingObjectFile(position=position, file=attachment.file))
-        db.add(obj)
-        db.flush()
-        if kind.prepare is not None:
-            kind.prepare(request, obj, None)
-        db.flush()
+        obj = add_object(request, kind, sample_id, [a.file for a in members])
     except Exception:  # the kind refused the files (names it cannot order): no object
         savepoint.rollback()
         return None
