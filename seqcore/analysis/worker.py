@@ -472,22 +472,12 @@ class AnalysisWorker:
                     analysis_type.write_back(WriteBack(
                         db=db, manager=manager, storage=self.storage, submission=sub,
                         outputs={o.key: o.file for o in sub.outputs}))
-                self._attach_to_sample(db, sub)
                 self._move(db, sub, S.COMPLETED, lease_until=None)
         except Superseded:
             log.info("submission %s was cancelled while it completed", submission_id)
         except Exception as err:
             log.exception("submission %s could not complete", submission_id)
             self.fail(submission_id, f"Could not complete: {type(err).__name__}: {err}")
-
-    def _attach_to_sample(self, db: Session, sub: AnalysisSubmission) -> None:
-        """Writing back also attaches the outputs to the sample analysed, as IRIDA Next's
-        ``updateSamples`` does (a submission over several samples has no per-sample outputs
-        to tell apart, so only one sample's get attached)."""
-        sample_ids = set(db.scalars(select(SequencingObject.sample_id).where(
-            SequencingObject.id.in_([link.object_id for link in sub.inputs]))))
-        if len(sample_ids) == 1:
-            attach_files(db, [o.file for o in sub.outputs], sample_id=sample_ids.pop())
 
     def _collect(self, submission_id: int) -> None:
         """Copy the job's outputs into storage (replacing any partial earlier attempt)."""

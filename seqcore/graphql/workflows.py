@@ -1,13 +1,12 @@
 """Workflow executions in GraphQL, in IRIDA Next's shape: an analysis submission seen as a
 ``WorkflowExecution`` (same row, its own gid type), the ``SamplesWorkflowExecution`` of each
 sample it analyses, the ``workflowExecutions`` listing (the caller's own, oldest first, as
-IRIDA Next lists them) and ``submitWorkflowExecution``.
+IRIDA Next lists them).
 
 ``submitWorkflowExecution`` is in :mod:`seqcore.graphql.mutations.workflows`. States are
 IRIDA Next's, mapped from seqcore's (:data:`STATES`, ``docs/graphql.md``); the
 outputs are attachments of the execution (``attachments``, a seqcore field), and with
-``updateSamples`` the analysis writes its results back to the samples (metadata, and the
-outputs attached to a single analysed sample).
+``updateSamples`` the analysis type's write-back writes its results to the samples.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A client script written for IRIDA Next runs against seqcore: it uploads a FASTQ pair the
 documented way (createDirectUpload, PUT to the URL with the given headers, then
 attachFilesToSample), launches an assembly with submitWorkflowExecution, and once it has
-completed finds the outputs as attachments, of the execution and (updateSamples) of the
-sample. Real FLASH and MEGAHIT run on simulated reads."""
+completed finds the outputs as attachments of the execution. Real FLASH and MEGAHIT run on
+simulated reads."""
 
 import base64
 import hashlib
@@ -105,7 +105,7 @@ def test_an_irida_next_script_uploads_a_pair_and_assembles_it(testapp, app_confi
                                    "compression": "none"}
     fasta = testapp.get(contigs["attachmentUrl"]).text
     assert fasta.startswith(">")
-    # updateSamples: the outputs are attachments of the sample too.
-    on_sample = script.sample_files(project.full_path)["samples"]["nodes"][0]
-    names = {a["filename"] for a in on_sample["attachments"]["nodes"]}
-    assert {"isolate_S1_L001_R1_001.fastq", "contigs-with-repeats.fasta"} <= names
+    # updateSamples: the type's write-back made the filtered assembly the sample's.
+    (assembly,) = testapp.get(f"/api/samples/{sample.id}/assemblies",
+                              headers=factories.headers(owner)).json["resource"]["resources"]
+    assert assembly["fileName"] == "contigs-with-repeats.fasta"
