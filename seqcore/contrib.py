@@ -128,6 +128,10 @@ class FileKind:
     :param sra_layout: ``"SINGLE"`` or ``"PAIRED"``: objects of this kind are reads NCBI's
         SRA takes, sent as one run with this ``library_layout`` (``docs/ncbi.md``); empty:
         the kind is never submitted to NCBI.
+    :param attachment_format: files attached through GraphQL (IRIDA Next's
+        ``attachFilesToSample``) whose inferred ``format`` is this (``fastq``) become objects
+        of this kind: detected forward/reverse pairs for a kind with ``files=2``, any other
+        such file for a kind with ``files=1`` (:mod:`seqcore.attachments`). Empty: never.
     """
 
     name: str
@@ -150,6 +154,7 @@ class FileKind:
     sample_files: Callable[[], list[tuple[str, bytes]]] | None = None
     factory: Callable[[Any, Any, list[tuple[str, bytes]]], None] | None = None
     sra_layout: str = ""
+    attachment_format: str = ""
 
 
 @dataclass(frozen=True)

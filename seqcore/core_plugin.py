@@ -39,8 +39,33 @@ def register_metadata_types() -> list:
 def samples_deleting(sample_ids: list[int], request: object) -> None:
     """Sequence files go with their samples: rows now, stored files once committed (a file
     another row still refers to stays)."""
+    from seqcore.attachments import delete_attachments
+    from seqcore.models.attachment import Attachment
     from seqcore.models.sequencing import SequencingObject
     from seqcore.purge import delete_objects
 
     delete_objects(request.db, request.storage, request.tm,
                    SequencingObject.sample_id.in_(sample_ids))
+    delete_attachments(request.db, request.storage, request.tm,
+                       Attachment.sample_id.in_(sample_ids))
+
+
+@hookimpl
+def projects_deleting(project_ids: list[int], request: object) -> None:
+    """A project's attachments go with it: rows now, stored files once committed."""
+    from seqcore.attachments import delete_attachments
+    from seqcore.models.attachment import Attachment
+
+    delete_attachments(request.db, request.storage, request.tm,
+                       Attachment.project_id.in_(project_ids))
+
+
+@hookimpl
+def submissions_deleting(submission_ids: list[int], request: object) -> None:
+    """A submission's output attachments go with it (the outputs' files with its outputs;
+    those attached to a sample stay the sample's)."""
+    from seqcore.attachments import delete_attachments
+    from seqcore.models.attachment import Attachment
+
+    delete_attachments(request.db, request.storage, request.tm,
+                       Attachment.submission_id.in_(submission_ids))

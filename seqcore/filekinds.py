@@ -85,6 +85,9 @@ def add_file_kind(config: Configurator, kind: FileKind) -> None:
         _add_input_link(config, kind)
     if kind.default_upload:
         config.action(("seqcore.file_kind.default_upload",), None)
+    if kind.attachment_format:  # one kind takes attached files of a format, n at a time
+        config.action(("seqcore.file_kind.attachment", kind.attachment_format, kind.files),
+                      None)
     # The REST transport serves each kind (``seqcore.rest.kinds``).
     config.add_file_kind_endpoints(kind)
 

@@ -16,8 +16,9 @@ What goes in, each part in id order:
 - each sample's metadata entries (field, value, type);
 - each sequencing object's id and kind, and each of its files (name, stored path, size,
   checksum, revision): a worker decompressing a file into a new revision changes the hash;
-- every row a plugin attaches to a sample (any registered table with a foreign key to
-  ``sample.id``, such as assemblies), with the stored files its foreign keys name.
+- every row a plugin (or the core: GraphQL's attachments) attaches to a sample (any
+  registered table with a foreign key to ``sample.id``, such as assemblies), with the stored
+  files its foreign keys name.
 
 What stays out: processing state, leases and QC results (the worker's bookkeeping, not the
 data), analyses run on the files, memberships, and other projects sharing the same samples.

@@ -92,6 +92,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "checked on arrival: inflating every byte runs at a tenth of disk speed. "
             "The processing worker reads every byte of them and marks a corrupt file "
             "ERROR. 0: no limit.", int),
+    Setting("seqcore.upload.unattached_hours", 24.0,
+            "GraphQL direct uploads not attached this many hours after they were announced "
+            "are deleted with their bytes by the worker (IRIDA Next's unattached blob "
+            "cleanup).", float),
     Setting("seqcore.processing.decompress", False,
             "Have the worker decompress gzip FASTQ into a new revision (keeping the "
             "compressed original); off: files stay as uploaded.", as_bool),

@@ -135,22 +135,32 @@ def receive_upload(request: Any, kind: FileKind, sample_id: int,
     if existing is not None:
         return existing, list(existing.files), False
     now = utcnow()
+    stored = [SequenceFile(path=keep(received_file, request.tm),
+                           file_name=received_file.file_name, size=received_file.writer.size,
+                           upload_sha256=received_file.writer.sha256,
+                           properties=dict(extra), created=now)
+              for received_file, extra in zip(files, properties, strict=True)]
+    obj = add_object(request, kind, sample_id, stored, run, received, now)
+    return obj, stored, True
+
+
+def add_object(request: Any, kind: FileKind, sample_id: int, files: Sequence[SequenceFile],
+               run: SequencingRun | None = None, received: Any = None,
+               now: Any = None) -> SequencingObject:
+    """One sequencing object of ``kind`` in the sample holding ``files`` (stored, in the
+    kind's order), its kind's ``prepare`` run (which may refuse it by raising): what an
+    upload keeps, and what attached FASTQ files become (:mod:`seqcore.attachments`)."""
+    db: Session = request.db
     obj = SequencingObject(sample_id=sample_id, kind=kind.name,
-                           run_id=run.id if run else None, created=now)
-    stored = []
-    for position, (received_file, extra) in enumerate(zip(files, properties, strict=True)):
-        record = SequenceFile(path=keep(received_file, request.tm),
-                              file_name=received_file.file_name, size=received_file.writer.size,
-                              upload_sha256=received_file.writer.sha256,
-                              properties=dict(extra), created=now)
+                           run_id=run.id if run else None, created=now or utcnow())
+    for position, record in enumerate(files):
         obj.links.append(SequencingObjectFile(position=position, file=record))
-        stored.append(record)
     db.add(obj)
     db.flush()
     if kind.prepare is not None:
         kind.prepare(request, obj, received)
     db.flush()
-    return obj, stored, True
+    return obj
 
 
 def store_file(tm: Any, received: ReceivedFile,

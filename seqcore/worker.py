@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pyramid.registry import Registry
 
 from seqcore.analysis.worker import AnalysisWorker
+from seqcore.attachments import BlobSweeper
 from seqcore.exports.worker import ExportWorker
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.observability import instruments
@@ -26,12 +27,13 @@ class WorkerLoop:
         self.analyses = AnalysisWorker(registry, self.name)
         self.ncbi = NcbiWorker(registry, self.name)
         self.exports = ExportWorker(registry, self.name)
+        self.blobs = BlobSweeper(registry)
 
     def run_once(self) -> int:
         instruments.heartbeat(self.name)
         busy = 0
         for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
-                     self.exports.run_once):
+                     self.exports.run_once, self.blobs.run_once):
             try:
                 busy += step()
             except Exception:

@@ -48,6 +48,7 @@ from seqcore.models.analysis import (
     AnalysisSubmission,
     CleanedState,
 )
+from seqcore.models.attachment import attach_files
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.observability import instruments, requestid
@@ -500,6 +501,10 @@ class AnalysisWorker:
                 stored = SequenceFile(path=relative, file_name=file_name, size=size,
                                       upload_sha256=digest)
                 sub.outputs.append(AnalysisOutput(key=key, file=stored))
+            db.flush()
+            # The outputs are the workflow execution's attachments (GraphQL); the earlier
+            # attempt's went with their files.
+            attach_files(db, [o.file for o in sub.outputs], submission_id=sub.id)
             sub.lease_until = utcnow() + self.lease
             db.flush()
 

@@ -26,11 +26,16 @@ def includeme(config: Configurator) -> None:
     from seqcore.graphql.pipelines import Pipeline, PipelineQuery
     from seqcore.graphql.queries import CoreQuery
     from seqcore.graphql.types import CORE_TYPES
+    from seqcore.graphql.workflows import (
+        SamplesWorkflowExecution,
+        WorkflowExecution,
+        WorkflowQuery,
+    )
 
     config.include("seqcore.graphql.schema")
     # The core contributes like a plugin does, so a plugin claiming a core name conflicts.
-    for graphene_type in (*CORE_TYPES, *GROUP_TYPES, AnalysisSubmission, *NCBI_TYPES, *EXPORT_TYPES,
-                          Pipeline):
+    for graphene_type in (*CORE_TYPES, *GROUP_TYPES, AnalysisSubmission, *NCBI_TYPES,
+                          *EXPORT_TYPES, Pipeline, WorkflowExecution, SamplesWorkflowExecution):
         sub = config.with_package(config.package)
         sub.info = f"seqcore core: GraphQL type {graphene_type._meta.name!r}"
         sub.add_graphql_type(graphene_type)
@@ -46,4 +51,7 @@ def includeme(config: Configurator) -> None:
     sub = config.with_package(config.package)
     sub.info = "seqcore core: GraphQL query fields of ExportQuery"
     sub.add_graphql_query_fields(ExportQuery)
+    sub = config.with_package(config.package)
+    sub.info = "seqcore core: GraphQL query fields of WorkflowQuery"
+    sub.add_graphql_query_fields(WorkflowQuery)
     config.include("seqcore.graphql.view")

@@ -15,6 +15,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from seqcore.access import GROUP, PROJECT, SAMPLE
+from seqcore.graphql.attachments import attachment_pages, readable_attachment
+from seqcore.models.attachment import Attachment
 from seqcore.models.group import Group
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
@@ -98,6 +100,8 @@ class Loaders:
         self.sample = DataLoader(self._samples)
         self.project = DataLoader(self._projects)
         self.sample_project = DataLoader(self._sample_projects)
+        self.attachment = DataLoader(self._attachments)
+        self.attachments = DataLoader(lambda queries: attachment_pages(self.db, queries))
 
     def pages(self, key: Hashable, batch: Callable[[list[Any]], Mapping[Any, Any]]
               ) -> DataLoader:
@@ -154,6 +158,11 @@ class Loaders:
         query = select(Project).where(Project.id.in_(project_ids),
                                       readable_project(self.identity))
         return {project.id: project for project in self.db.scalars(query)}
+
+    def _attachments(self, attachment_ids: list[int]) -> dict[int, Attachment]:
+        query = select(Attachment).where(Attachment.id.in_(attachment_ids),
+                                         readable_attachment(self.identity))
+        return {attachment.id: attachment for attachment in self.db.scalars(query)}
 
     def _sample_projects(self, sample_ids: list[int]) -> dict[int, Project]:
         """The project shown as a sample's ``project``: among those holding it that the

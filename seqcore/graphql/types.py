@@ -12,6 +12,8 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
+from seqcore.attachments import Owner
+from seqcore.graphql.attachments import Attachment, attachment_args, owner_attachments
 from seqcore.graphql.connections import connection_args, connection_for, paginate
 from seqcore.graphql.exports import DataExport, project_data_exports
 from seqcore.graphql.filters import (
@@ -93,6 +95,8 @@ class Project(graphene.ObjectType):
     updated_at = graphene.DateTime(required=True)
     samples = graphene.Field(lambda: connection_for(Sample), **connection_args(),
                              filter=SampleFilter(), order_by=SampleOrder())
+    attachments = graphene.Field(connection_for(Attachment), **attachment_args(),
+                                 description="Attachments on the project.")
     ncbi_submissions = graphene.Field(lambda: connection_for(NcbiSubmission),
                                       **connection_args(),
                                       description="The project's NCBI submissions, oldest "
@@ -107,6 +111,9 @@ class Project(graphene.ObjectType):
     @staticmethod
     def resolve_data_exports(project: ProjectModel, info: Any, **page: Any) -> Any:
         return project_data_exports(project, info, **page)
+
+    def resolve_attachments(project: ProjectModel, info: Any, **arguments: Any) -> Any:
+        return owner_attachments(info, Owner("project", project.id), **arguments)
 
     @staticmethod
     def resolve_ncbi_submissions(project: ProjectModel, info: Any, **page: Any) -> Any:
@@ -167,8 +174,11 @@ class Sample(graphene.ObjectType):
         possible_types = (SampleModel,)
 
     name = graphene.String(required=True)
+    puid = graphene.ID(required=True, description="Persistent Unique Identifier of the "
+                                                  "sample, `INXT_SAM_...`.")
     description = graphene.String()
-    puid = graphene.ID(required=True, description="Persistent unique id: INXT_SAM_...")
+    attachments = graphene.Field(connection_for(Attachment), **attachment_args(),
+                                 description="Attachments on the sample.")
     metadata = graphene.Field(JSON, required=True,
                               keys=graphene.List(graphene.NonNull(graphene.String)),
                               description="Metadata as {field: value}; `keys` keeps only "
@@ -189,6 +199,10 @@ class Sample(graphene.ObjectType):
         return {key: metadata[key] for key in keys if key in metadata}
 
     @staticmethod
+    def resolve_attachments(sample: SampleModel, info: Any, **arguments: Any) -> Any:
+        return owner_attachments(info, Owner("sample", sample.id), **arguments)
+
+    @staticmethod
     def resolve_project(sample: SampleModel, info: Any) -> Any:
         return info.context.loaders.sample_project.load(sample.id)
 
@@ -205,4 +219,4 @@ class Sample(graphene.ObjectType):
         return info.context.loaders.sample.load(pk)
 
 
-CORE_TYPES = [User, Project, Sample]
+CORE_TYPES = [User, Project, Sample, Attachment]

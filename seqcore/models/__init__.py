@@ -11,6 +11,7 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
+from seqcore.models.attachment import Attachment, DirectUpload
 from seqcore.models.export import DataExport, ExportState
 from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
 from seqcore.models.ncbi import (
@@ -41,10 +42,12 @@ __all__ = [
     "AnalysisOutput",
     "AnalysisState",
     "AnalysisSubmission",
+    "Attachment",
     "AuthGeneration",
     "AutomatedAnalysis",
     "CleanedState",
     "DataExport",
+    "DirectUpload",
     "ExportState",
     "ExportUploadState",
     "Group",

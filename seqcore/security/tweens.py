@@ -19,8 +19,9 @@ from seqcore.security.answers import is_api, json_error
 from seqcore.security.policy import token_check
 
 # Paths under /api that authenticate by other means (the token endpoint itself, the
-# authorization-code pages), or that a plugin exempts.
-PUBLIC_API_PREFIXES = ("/api/oauth/",)
+# authorization-code pages, direct uploads and attachment downloads whose URL carries its
+# capability), or that a plugin exempts.
+PUBLIC_API_PREFIXES = ("/api/oauth/", "/api/directUploads/", "/api/attachments/")
 # Exact paths with their own authentication: GraphQL answers 401 itself, in GraphQL's shape,
 # for missing or bad credentials (Basic personal access token or session).
 PUBLIC_API_PATHS = frozenset({"/api/graphql"})

@@ -18,8 +18,10 @@ from seqcore.models.oauth import OAuthToken
 from seqcore.models.project import ProjectRole
 from seqcore.models.user import SystemRole
 
-# Endpoints that authenticate by other means (OAuth2 itself).
-PUBLIC = {"oauth.token", "oauth.revoke", "oauth.authorize", "oauth.introspect"}
+# Endpoints that authenticate by other means (OAuth2 itself; the direct upload and attachment
+# download URLs, whose key is the credential: tests/graphql/test_attachments.py).
+PUBLIC = {"oauth.token", "oauth.revoke", "oauth.authorize", "oauth.introspect",
+          "api.direct_upload", "api.attachment.download"}
 
 CALLERS = ("admin", "owner", "member", "outsider", "manager", "technician", "sequencer")
 

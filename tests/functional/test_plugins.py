@@ -182,3 +182,22 @@ def test_rest_transport_registers_the_core_endpoints_itself(build, factories):
     assert hooks["seqcore.rest.views"] == ["register_rest_endpoints"]
     assert "register_rest_endpoints" not in hooks["seqcore.core_plugin"]
     app.get("/api/projects", headers=admin, status=200)
+
+
+def test_two_kinds_taking_one_attachment_format_fail_naming_both(build):
+    """One kind takes attached FASTQ files of each file count (``attachment_format``)."""
+    pairs = next(k for k in sequencefiles_plugin.register_file_kinds() if k.name == "pairs")
+
+    class Rival:
+        __name__ = "rival"
+
+        @hookimpl
+        def register_file_kinds(self):
+            return [replace(pairs, name="rival-pairs", path_segment="rivalpairs",
+                            collection_rel="sample/sequenceFiles/rivalpairs",
+                            default_input=False, input_rel="", default_upload=False)]
+
+    with pytest.raises(ConfigurationConflictError) as err:
+        build([sequencefiles_plugin, Rival()]).make_wsgi_app()
+    assert "seqcore.file_kind.attachment" in str(err.value)
+    assert "rival" in str(err.value)

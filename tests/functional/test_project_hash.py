@@ -181,7 +181,7 @@ def test_hash_costs_the_same_few_queries_for_any_number_of_samples(testapp, fact
     with sql_counter:
         hash_of(testapp, project, headers)
     assert sql_counter.count == small
-    # One query each for the samples, their metadata and their sequencing objects with
-    # files (no plugin of this app attaches anything else to samples).
+    # One query each for the samples, their metadata, their sequencing objects with files,
+    # and their attachments (GraphQL's; no plugin of this app attaches anything else).
     hashing = [s for s in sql_counter.statements if "project_sample" in s]
-    assert len(hashing) == 3, hashing
+    assert len(hashing) == 4, hashing

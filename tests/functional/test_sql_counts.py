@@ -43,7 +43,7 @@ PINNED = {
     "api.project.analyses.type": 3,
     "api.project.automated": 3,
     "api.project.exports": 3,
-    "api.project.hash": 5,
+    "api.project.hash": 6,  # the samples, metadata, objects, attachments (seqcore.projecthash)
     "api.project.ncbi_submission": 4,
     "api.project.ncbi_submissions": 5,
     "api.project.sample": 4,

@@ -82,8 +82,9 @@ def test_nodes_reports_each_unreadable_id(graphql, world):
     ("gid://irida/Sample/1", "gid://irida/Sample/1 is not a valid seqcore ID."),
     ("5", "5 is not a valid seqcore ID."),
     ("gid://seqcore/Banana/1", "gid://seqcore/Banana/1 is not a valid ID for "
-                               "AnalysisSubmission, DataExport, Group, Member, NcbiSubmission, "
-                               "Project, Sample, User"),
+                               "AnalysisSubmission, Attachment, DataExport, Group, Member, "
+                               "NcbiSubmission, Project, Sample, SamplesWorkflowExecution, User, "
+                               "WorkflowExecution"),
 ])
 def test_malformed_ids(graphql, world, value, message):
     body = graphql.as_user(world["owner"])("query($id: ID!) { node(id: $id) { id } }",

@@ -19,9 +19,11 @@ def test_plugin_rows_on_samples_are_found_by_their_foreign_key():
     found = sample_attachments(models)
     tables = {model.__table__.name for model in models}
     assert {"sequencefiles_pair", "fast5_object", "assemblies_assembly"} <= tables
-    assert [table.name for table in found] == ["assemblies_assembly"]
+    assert [table.name for table in found] == ["assemblies_assembly", "attachment"]
     assert installed_attachments(pm) == found
 
 
-def test_no_plugin_no_attachments():
-    assert installed_attachments(build_plugin_manager({}, plugins=[])) == ()
+def test_no_plugin_only_the_cores_attachments():
+    """The core's own attachments (GraphQL's attachFilesToSample) are sample rows too."""
+    found = installed_attachments(build_plugin_manager({}, plugins=[]))
+    assert [table.name for table in found] == ["attachment"]

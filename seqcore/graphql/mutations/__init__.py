@@ -5,6 +5,11 @@ from __future__ import annotations
 import graphene
 
 from seqcore.graphql.mutations.analyses import CancelAnalysis, LaunchAnalysis
+from seqcore.graphql.mutations.attachments import (
+    AttachFilesToProject,
+    AttachFilesToSample,
+    CreateDirectUpload,
+)
 from seqcore.graphql.mutations.exports import CreateDataExport, DeleteDataExport
 from seqcore.graphql.mutations.groups import CreateGroup
 from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
@@ -12,6 +17,7 @@ from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
 from seqcore.graphql.mutations.ncbi import CreateNcbiSubmission
 from seqcore.graphql.mutations.projects import CreateProject
 from seqcore.graphql.mutations.samples import CreateSample
+from seqcore.graphql.mutations.workflows import SubmitWorkflowExecution
 
 
 class Mutation(graphene.ObjectType):
@@ -27,3 +33,7 @@ class Mutation(graphene.ObjectType):
     create_ncbi_submission = CreateNcbiSubmission.Field()
     create_data_export = CreateDataExport.Field()
     delete_data_export = DeleteDataExport.Field()
+    create_direct_upload = CreateDirectUpload.Field()
+    attach_files_to_sample = AttachFilesToSample.Field()
+    attach_files_to_project = AttachFilesToProject.Field()
+    submit_workflow_execution = SubmitWorkflowExecution.Field()

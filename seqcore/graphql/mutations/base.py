@@ -122,7 +122,9 @@ def run(info: Any, payload: type, work: Callable[[], dict[str, Any]]) -> Any:
         raise GraphQLError("Internal server error; this mutation was not saved.",
                            extensions={"code": "internal_error"}) from None
     savepoint.commit()
-    return payload(errors=[], **fields)
+    # A mutation that stores part of its input (attachFiles*) reports the rest as errors.
+    errors = fields.pop("errors", [])
+    return payload(errors=[UserError(**e) for e in errors], **fields)
 
 
 def validate(info: Any, schema: Any, data: Mapping[str, Any], prefix: str,

@@ -12,6 +12,7 @@ from seqcore.contrib import Endpoint
 def core_endpoints() -> list[Endpoint]:
     from seqcore.rest.views import (
         analyses,
+        attachments,
         exports,
         files,
         groups,
@@ -29,7 +30,7 @@ def core_endpoints() -> list[Endpoint]:
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
-            *openapi.ENDPOINTS]
+            *attachments.ENDPOINTS, *openapi.ENDPOINTS]
 
 
 @hookimpl

@@ -143,13 +143,14 @@ def register_file_kinds() -> list[FileKind]:
                  upload_response="file", default_upload=True,
                  object_context=UnpairedResource, label="single-end files",
                  input_rel="input/unpaired", sample_files=sample_unpaired,
-                 sra_layout="SINGLE"),
+                 sra_layout="SINGLE", attachment_format="fastq"),
         FileKind(name="pairs", path_segment="pairs",
                  collection_rel="sample/sequenceFiles/pairs", files=2,
                  content_check=fastq_check, prepare=prepare_pair, describe=describe_pair,
                  upload_response="object", object_context=PairResource,
                  label="paired-end pairs", default_input=True, input_rel="input/paired",
-                 sample_files=sample_pair, factory=build_pair, sra_layout="PAIRED"),
+                 sample_files=sample_pair, factory=build_pair, sra_layout="PAIRED",
+                 attachment_format="fastq"),
     ]
 
 

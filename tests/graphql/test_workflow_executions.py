@@ -1,0 +1,153 @@
+"""submitWorkflowExecution launches through the domain's launch; workflowExecutions shows the
+caller's submissions in IRIDA Next's states, with their outputs as attachments; updateSamples
+writes results back to the sample."""
+
+from seqcore.testing.uploads import direct_upload, fastq
+from tests.graphql.conftest import gid
+
+ATTACH = """mutation($files: [String!]!, $sampleId: ID) {
+  attachFilesToSample(input: {files: $files, sampleId: $sampleId}) { errors { message } } }"""
+ATTACHMENT_IDS = """query($id: ID!) { node(id: $id) { ... on Sample { attachments {
+  nodes { id filename metadata } } } } }"""
+SUBMIT = """mutation($input: SubmitWorkflowExecutionInput!) {
+  submitWorkflowExecution(input: $input) {
+    workflowExecution { id name state metadata updateSamples
+                        samplesWorkflowExecutions { sample { id } } }
+    errors { message path } } }"""
+EXECUTIONS = """{ workflowExecutions(first: 5) { totalCount nodes { id name state workflowParams
+  submitter { email } project { fullPath }
+  attachments(first: 5) { nodes { filename metadata } } } } }"""
+
+
+def _pair_on(graphql, testapp, sample):
+    files = [direct_upload(testapp, graphql, name, fastq(seed=n))
+             for n, name in enumerate(["s_R1.fastq", "s_R2.fastq"], 1)]
+    assert graphql(ATTACH, {"files": files, "sampleId": gid("Sample", sample.id)}
+                   )["data"]["attachFilesToSample"]["errors"] == []
+    nodes = graphql(ATTACHMENT_IDS, {"id": gid("Sample", sample.id)}
+                    )["data"]["node"]["attachments"]["nodes"]
+    return {n["metadata"]["direction"]: n["id"] for n in nodes}
+
+
+def submit_input(project, sample, ids, **extra):
+    return {"name": "Counting from GraphQL", "projectId": gid("Project", project.id),
+            "pipelineId": "readcount", "workflowVersion": "1.0",
+            "workflowParams": {"min_length": 0},
+            "samplesWorkflowExecutionsAttributes": [{
+                "sample_id": gid("Sample", sample.id),
+                "samplesheet_params": {"sample": sample.puid, "fastq_1": ids["forward"],
+                                       "fastq_2": ids["reverse"]}}], **extra}
+
+
+def test_submit_run_and_read_back(graphql, testapp, outbreak, factories, run_analysis, db):
+    owner, project, samples = outbreak
+    graphql.as_user(owner)
+    ids = _pair_on(graphql, testapp, samples[0])
+    body = graphql(SUBMIT, {"input": submit_input(project, samples[0], ids,
+                                                  updateSamples=True)})
+    assert "errors" not in body, body
+    payload = body["data"]["submitWorkflowExecution"]
+    assert payload["errors"] == []
+    execution = payload["workflowExecution"]
+    assert execution["name"] == "Counting from GraphQL"
+    assert execution["state"] == "initial"
+    assert execution["metadata"] == {"pipeline_id": "readcount", "workflow_version": "1.0"}
+    assert execution["updateSamples"] is True
+    assert execution["samplesWorkflowExecutions"] == [{"sample": {"id": gid("Sample",
+                                                                            samples[0].id)}}]
+    submission_id = int(execution["id"].rsplit("/", 1)[1])
+    run = run_analysis.drive(submission_id, factories.headers(owner))
+    assert run.state == "COMPLETED"
+    listed = graphql(EXECUTIONS)
+    assert "errors" not in listed, listed
+    listed = listed["data"]["workflowExecutions"]
+    assert listed["totalCount"] == 1
+    node = listed["nodes"][0]
+    assert node["state"] == "completed"
+    assert node["submitter"] == {"email": "user0@email.com"}
+    assert node["project"] == {"fullPath": project.full_path}
+    assert node["workflowParams"]["min_length"] == "0"
+    outputs = sorted(a["filename"] for a in node["attachments"]["nodes"])
+    assert outputs == ["counts.tsv", "summary.json"]
+    # updateSamples: the type's write-back (metadata); the sample's files are its own.
+    sample = graphql("""query($id: ID!) { node(id: $id) { ... on Sample {
+        metadata(keys: ["read count"]) attachments { nodes { filename } } } } }""",
+                     {"id": gid("Sample", samples[0].id)})["data"]["node"]
+    assert sample["metadata"] == {"read count": "40"}
+    assert sorted(a["filename"] for a in sample["attachments"]["nodes"]) == [
+        "s_R1.fastq", "s_R2.fastq"]
+
+
+def test_problems_are_payload_errors(graphql, testapp, outbreak, factories, db):
+    owner, project, samples = outbreak
+    graphql.as_user(owner)
+    ids = _pair_on(graphql, testapp, samples[0])
+
+    def errors(**extra):
+        body = graphql(SUBMIT, {"input": submit_input(project, samples[0], ids, **extra)})
+        assert body["data"]["submitWorkflowExecution"]["workflowExecution"] is None
+        return body["data"]["submitWorkflowExecution"]["errors"]
+
+    assert errors(pipelineId="nope") == [{
+        "message": "Pipeline nope 1.0 was not found or cannot be run.",
+        "path": ["workflow_execution", "metadata"]}]
+    assert errors(workflowParams={"min_length": -1})[0]["path"] == [
+        "workflow_execution", "parameters", "min_length"]
+    other = factories.sample(project, name="Other-Sample")
+    wrong_row = [{"sample_id": gid("Sample", other.id),
+                  "samplesheet_params": {"fastq_1": ids["forward"]}}]
+    assert errors(samplesWorkflowExecutionsAttributes=wrong_row) == [{
+        "message": f"{ids['forward']} is not an attachment of the sample.",
+        "path": ["samplesWorkflowExecutionsAttributes", "0", "samplesheet_params",
+                 "fastq_1"]}]
+    stranger = factories.user()
+    hidden = graphql.as_user(stranger)(SUBMIT, {"input": submit_input(project, samples[0],
+                                                                      ids)})
+    assert hidden["data"]["submitWorkflowExecution"]["errors"] == [
+        {"message": "Project not found by provided ID", "path": ["project"]}]
+    assert graphql(EXECUTIONS)["data"]["workflowExecutions"]["totalCount"] == 0
+
+
+def test_node_tells_workflow_executions_from_submissions(graphql, testapp, outbreak):
+    owner, project, samples = outbreak
+    graphql.as_user(owner)
+    ids = _pair_on(graphql, testapp, samples[0])
+    execution = graphql(SUBMIT, {"input": submit_input(project, samples[0], ids)})[
+        "data"]["submitWorkflowExecution"]["workflowExecution"]
+    pk = execution["id"].rsplit("/", 1)[1]
+    body = graphql("""query($a: ID!, $b: ID!) {
+      a: node(id: $a) { __typename ... on WorkflowExecution { state } }
+      b: node(id: $b) { __typename ... on AnalysisSubmission { state } } }""",
+                   {"a": execution["id"], "b": gid("AnalysisSubmission", pk)})
+    assert body["data"] == {"a": {"__typename": "WorkflowExecution", "state": "initial"},
+                            "b": {"__typename": "AnalysisSubmission", "state": "NEW"}}
+
+
+def test_deleting_the_execution_deletes_its_output_attachments(graphql, testapp, outbreak,
+                                                          factories, run_analysis, db):
+    from sqlalchemy import select
+
+    from seqcore.models.attachment import Attachment
+
+    owner, project, samples = outbreak
+    graphql.as_user(owner)
+    ids = _pair_on(graphql, testapp, samples[0])
+    execution = graphql(SUBMIT, {"input": submit_input(project, samples[0], ids,
+                                                       updateSamples=True)})[
+        "data"]["submitWorkflowExecution"]["workflowExecution"]
+    submission_id = int(execution["id"].rsplit("/", 1)[1])
+    headers = factories.headers(owner)
+    assert run_analysis.drive(submission_id, headers).state == "COMPLETED"
+    outputs = list(db.scalars(select(Attachment).where(
+        Attachment.submission_id == submission_id)))
+    assert sorted(a.file.file_name for a in outputs) == ["counts.tsv", "summary.json"]
+    summary = next(a for a in outputs if a.file.file_name == "summary.json")
+    url = f"/api/attachments/{summary.id}/download?key={summary.download_key}"
+    assert b'"samples"' in testapp.get(url).body
+    testapp.delete(f"/api/analysisSubmissions/{submission_id}", headers=headers)
+    db.expire_all()
+    assert db.scalars(select(Attachment).where(Attachment.submission_id.is_not(None))
+                      ).first() is None
+    testapp.get(url, status=404)
+    kept = list(db.scalars(select(Attachment).where(Attachment.sample_id == samples[0].id)))
+    assert sorted(a.file.file_name for a in kept) == ["s_R1.fastq", "s_R2.fastq"]
