@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from seqcore.access import PROJECT, SAMPLE
+from seqcore.fieldaccess import Caller, readable_entry
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.security.identity import Identity
@@ -90,7 +91,8 @@ class Loaders:
         found: dict[int, dict[str, str]] = {sample_id: {} for sample_id in sample_ids}
         rows = self.db.execute(
             select(MetadataEntry.sample_id, MetadataEntry.field, MetadataEntry.value)
-            .where(MetadataEntry.sample_id.in_(sample_ids))
+            .where(MetadataEntry.sample_id.in_(sample_ids),
+                   readable_entry(Caller.of(self.identity)))
             .order_by(MetadataEntry.sample_id, MetadataEntry.field))
         for sample_id, field, value in rows:
             found[sample_id][field] = value

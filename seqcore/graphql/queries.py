@@ -9,6 +9,7 @@ import graphene
 from graphql import GraphQLError
 from sqlalchemy import select
 
+from seqcore.fieldaccess import Caller
 from seqcore.graphql.connections import connection_args, connection_for, paginate
 from seqcore.graphql.filters import (
     ProjectFilter,
@@ -76,7 +77,8 @@ class CoreQuery(graphene.ObjectType):
     @staticmethod
     def resolve_samples(root: Any, info: Any, filter: Any = None,
                         order_by: Any = None, **page: Any) -> Any:
-        query = select(SampleModel).where(*sample_filter_conditions(filter),
+        query = select(SampleModel).where(*sample_filter_conditions(
+                            filter, Caller.of(info.context.identity)),
                                           readable_sample(info.context.identity))
         ordering, value = sample_ordering(order_by)
         return paginate(info.context.db, query, ordering, value, **page)

@@ -12,12 +12,19 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
+from seqcore.fieldaccess import Caller
 from seqcore.graphql.connections import connection_args, connection_for, paginate
 from seqcore.graphql.filters import (
     SampleFilter,
     SampleOrder,
     sample_filter_conditions,
     sample_ordering,
+)
+from seqcore.graphql.metadatafields import (
+    PROJECT_FIELDS,
+    resolve_metadata_fields,
+    resolve_metadata_summary,
+    resolve_metadata_templates,
 )
 from seqcore.graphql.ncbi import NcbiSubmission, project_ncbi_submissions
 from seqcore.graphql.nodes import Node, _gid
@@ -64,6 +71,12 @@ class Project(graphene.ObjectType):
     updated_at = graphene.DateTime(required=True)
     samples = graphene.Field(lambda: connection_for(Sample), **connection_args(),
                              filter=SampleFilter(), order_by=SampleOrder())
+    metadata_fields = PROJECT_FIELDS["metadata_fields"]
+    metadata_templates = PROJECT_FIELDS["metadata_templates"]
+    metadata_summary = PROJECT_FIELDS["metadata_summary"]
+    resolve_metadata_fields = staticmethod(resolve_metadata_fields)
+    resolve_metadata_templates = staticmethod(resolve_metadata_templates)
+    resolve_metadata_summary = staticmethod(resolve_metadata_summary)
     ncbi_submissions = graphene.Field(lambda: connection_for(NcbiSubmission),
                                       **connection_args(),
                                       description="The project's NCBI submissions, oldest "
@@ -95,7 +108,8 @@ class Project(graphene.ObjectType):
         query = (select(SampleModel)
                  .join(ProjectSample, ProjectSample.sample_id == SampleModel.id)
                  .where(ProjectSample.project_id == project.id,
-                        *sample_filter_conditions(filter)))
+                        *sample_filter_conditions(
+                            filter, Caller.of(info.context.identity))))
         ordering, value = sample_ordering(order_by)
         return paginate(info.context.db, query, ordering, value, **page)
 

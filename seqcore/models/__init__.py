@@ -11,6 +11,7 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
+from seqcore.models.fielddecl import MetadataField, MetadataTemplate, MetadataTemplateField
 from seqcore.models.ncbi import (
     ExportUploadState,
     NcbiSubmission,
@@ -44,6 +45,9 @@ __all__ = [
     "ExportUploadState",
     "IssuedPuid",
     "MetadataEntry",
+    "MetadataField",
+    "MetadataTemplate",
+    "MetadataTemplateField",
     "NcbiSubmission",
     "NcbiSubmissionRun",
     "NcbiSubmissionSample",

@@ -38,7 +38,7 @@ PINNED = {
     "api.project.sample_by_name": 3,
     "api.project.sample_by_sequencer_id": 3,
     "api.project.samples": 3,
-    "api.project.samples.metadata": 3,
+    "api.project.samples.metadata": 4,  # + the caller's metadata level (field access)
     "api.project.user": 3,
     "api.project.users": 3,
     "api.projects": 2,

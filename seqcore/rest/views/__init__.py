@@ -15,6 +15,7 @@ def core_endpoints() -> list[Endpoint]:
         files,
         members,
         metadata,
+        metadatafields,
         ncbi,
         openapi,
         projects,
@@ -25,7 +26,8 @@ def core_endpoints() -> list[Endpoint]:
     )
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
-            *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
+            *samples.ENDPOINTS, *metadata.ENDPOINTS,
+            *metadatafields.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *openapi.ENDPOINTS]
 
 
