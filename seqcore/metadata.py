@@ -10,6 +10,7 @@ from pyramid.config import Configurator
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import operation
 from seqcore.contrib import MetadataType
 from seqcore.db import utcnow
 from seqcore.errors import Invalid
@@ -106,6 +107,7 @@ def metadata_changes(body: Mapping[str, Any], types: Mapping[str, MetadataType],
     return entries, deletions
 
 
+@operation("metadata.update")
 def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Changes],
                  replace: bool = False, caller: Caller = SERVICE
                  ) -> list[dict[str, list[str]]]:
@@ -153,11 +155,13 @@ def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Chang
         for field, (value, kind) in entries.items():
             entry = existing.get(field)
             if entry is None:
-                db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind))
+                db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind,
+                                     writer_id=caller.user_id))
                 status["added"].append(field)
             elif (entry.value, entry.type) != (value, kind):
                 entry.value, entry.type, entry.modified = value, kind, now
                 entry.submission_id = entry.ncbi_submission_id = None
+                entry.writer_id = caller.user_id
                 status["updated"].append(field)
             else:
                 status["unchanged"].append(field)

@@ -17,6 +17,7 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import operation
 from seqcore.db import utcnow
 from seqcore.errors import Conflict, Invalid, NotFound
 from seqcore.fieldaccess import LEVELS, FieldAccess
@@ -87,6 +88,7 @@ def get_field(db: Session, project_id: int, field_id: int,
     return field
 
 
+@operation("metadataField.create")
 def declare_field(db: Session, project_id: int, values: FieldValues) -> MetadataField:
     """Declare a field; :class:`Conflict` if the project has one by that name."""
     _check_declaration(values, None)
@@ -102,6 +104,7 @@ def declare_field(db: Session, project_id: int, values: FieldValues) -> Metadata
     return field
 
 
+@operation("metadataField.update")
 def change_field(db: Session, field: MetadataField, values: FieldValues) -> None:
     """Change a declaration; renaming is refused (the values are stored under the name)."""
     if "name" in values and values["name"] != field.name:
@@ -116,6 +119,7 @@ def change_field(db: Session, field: MetadataField, values: FieldValues) -> None
     db.flush()
 
 
+@operation("metadataField.delete")
 def remove_field(db: Session, field: MetadataField) -> None:
     """Forget the declaration (the values stay, as undeclared free text)."""
     db.delete(field)
@@ -227,6 +231,7 @@ def _check_name(db: Session, project_id: int, name: Any, exclude: int | None = N
         raise Conflict(f"The project already has a metadata template {name!r}.")
 
 
+@operation("metadataTemplate.create")
 def create_template(db: Session, project_id: int, name: str, description: str | None,
                     field_names: Sequence[str]) -> MetadataTemplate:
     _check_name(db, project_id, name)
@@ -238,6 +243,7 @@ def create_template(db: Session, project_id: int, name: str, description: str | 
     return template
 
 
+@operation("metadataTemplate.update")
 def change_template(db: Session, template: MetadataTemplate, values: Mapping[str, Any]
                     ) -> None:
     if "name" in values:
@@ -254,6 +260,7 @@ def change_template(db: Session, template: MetadataTemplate, values: Mapping[str
     db.flush()
 
 
+@operation("metadataTemplate.delete")
 def remove_template(db: Session, template: MetadataTemplate) -> None:
     db.delete(template)
     db.flush()

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import delete, inspect, or_, select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import note, operation
 from seqcore.db import Base
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
 
@@ -90,5 +91,21 @@ def delete_objects(db: Session, storage: Any, manager: Any, condition: Any) -> N
         select(SequencingObjectFile.file_id)
         .join(SequencingObject, SequencingObject.id == SequencingObjectFile.object_id)
         .where(condition)))
+    gone = db.execute(select(SequencingObject.id, SequencingObject.sample_id)
+                      .where(condition)).all()
+    if gone:
+        note(db, samples={row.sample_id for row in gone}, on="sequencingObject",
+             action="deleted", ids=sorted(row.id for row in gone))
     db.execute(delete(SequencingObject).where(condition))
     purge_files(db, storage, manager, file_ids)
+
+
+@operation("file.delete")
+def delete_sequencing_object(db: Session, storage: Any, manager: Any, obj: SequencingObject
+                             ) -> None:
+    """Delete one sequencing object with its files (409, nothing deleted, while an analysis
+    used it)."""
+    from seqcore.analysis.dependents import refuse_if_used
+
+    refuse_if_used(db, f"The sequencing object {obj.id}", object_ids=[obj.id])
+    delete_objects(db, storage, manager, SequencingObject.id == obj.id)

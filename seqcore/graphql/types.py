@@ -13,6 +13,12 @@ import graphene
 from sqlalchemy import select
 
 from seqcore.fieldaccess import Caller
+from seqcore.graphql.activity import (
+    activity_field,
+    resolve_metadata_provenance,
+    resolve_project_activities,
+    resolve_sample_activities,
+)
 from seqcore.graphql.connections import connection_args, connection_for, paginate
 from seqcore.graphql.filters import (
     SampleFilter,
@@ -71,6 +77,8 @@ class Project(graphene.ObjectType):
     updated_at = graphene.DateTime(required=True)
     samples = graphene.Field(lambda: connection_for(Sample), **connection_args(),
                              filter=SampleFilter(), order_by=SampleOrder())
+    activities = activity_field()
+    resolve_activities = staticmethod(resolve_project_activities)
     metadata_fields = PROJECT_FIELDS["metadata_fields"]
     metadata_templates = PROJECT_FIELDS["metadata_templates"]
     metadata_summary = PROJECT_FIELDS["metadata_summary"]
@@ -131,6 +139,11 @@ class Sample(graphene.ObjectType):
                               keys=graphene.List(graphene.NonNull(graphene.String)),
                               description="Metadata as {field: value}; `keys` keeps only "
                                           "those fields.")
+    metadata_provenance = graphene.Field(JSON, required=True,
+                                         description="Where each readable value came from.")
+    activities = activity_field()
+    resolve_activities = staticmethod(resolve_sample_activities)
+    resolve_metadata_provenance = staticmethod(resolve_metadata_provenance)
     project = graphene.Field(Project, description="The project holding the sample that the "
                                                   "caller may read, the owning one first.")
     created_at = graphene.DateTime(required=True)

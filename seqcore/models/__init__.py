@@ -1,6 +1,7 @@
 """The core's mapped classes. Importing this package registers them with the mapper."""
 
 from seqcore.models.access_token import PersonalAccessToken, SignInFailure, WebSession
+from seqcore.models.activity import Activity, ActivitySubject
 from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
@@ -36,6 +37,8 @@ from seqcore.models.sequencing import (
 from seqcore.models.user import SystemRole, User
 
 __all__ = [
+    "Activity",
+    "ActivitySubject",
     "AnalysisOutput",
     "AnalysisState",
     "AnalysisSubmission",

@@ -1,5 +1,6 @@
-"""Data governance: a project's declared metadata fields (type, check, restriction level)
-and metadata templates.
+"""Data governance: a project's declared metadata fields (type, check, restriction level),
+metadata templates, the append-only activity trail (guarded by triggers that refuse UPDATE
+and DELETE), and the account that wrote each metadata value (its provenance).
 
 Revision ID: c0018
 Revises: c0015
@@ -7,6 +8,8 @@ Revises: c0015
 
 import sqlalchemy as sa
 from alembic import op
+
+from seqcore.models.activity import GUARDS, UNGUARDS
 
 revision = "c0018"
 down_revision = "c0015"
@@ -70,7 +73,48 @@ def upgrade() -> None:
                     ["field_id"])
 
 
+    op.create_table(
+        "activity",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("created", sa.DateTime(), nullable=False),
+        sa.Column("kind", sa.String(length=64), nullable=False),
+        sa.Column("actor_type", sa.String(length=16), nullable=False),
+        sa.Column("actor_user_id", sa.Integer(), nullable=True),
+        sa.Column("actor_name", sa.String(length=255), nullable=True),
+        sa.Column("actor_client_id", sa.String(length=255), nullable=True),
+        sa.Column("actor_token_id", sa.Integer(), nullable=True),
+        sa.Column("actor_submission_id", sa.Integer(), nullable=True),
+        sa.Column("request_id", sa.String(length=64), nullable=True),
+        sa.Column("changes", sa.JSON(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_activity")),
+    )
+    op.create_index("ix_activity_created", "activity", ["created"])
+    op.create_index(op.f("ix_activity_kind"), "activity", ["kind"])
+    op.create_table(
+        "activity_subject",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("activity_id", sa.Integer(), nullable=False),
+        sa.Column("project_id", sa.Integer(), nullable=True),
+        sa.Column("sample_id", sa.Integer(), nullable=True),
+        sa.ForeignKeyConstraint(["activity_id"], ["activity.id"],
+                                name=op.f("fk_activity_subject_activity_id_activity")),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_activity_subject")),
+    )
+    for column in ("activity_id", "project_id", "sample_id"):
+        op.create_index(op.f(f"ix_activity_subject_{column}"), "activity_subject", [column])
+    for statement in GUARDS[op.get_bind().dialect.name]:
+        op.execute(statement)
+    with op.batch_alter_table("metadata_entry") as batch:
+        batch.add_column(sa.Column("writer_id", sa.Integer(), nullable=True))
+
+
 def downgrade() -> None:
+    with op.batch_alter_table("metadata_entry") as batch:
+        batch.drop_column("writer_id")
+    for statement in UNGUARDS[op.get_bind().dialect.name]:
+        op.execute(statement)
+    op.drop_table("activity_subject")
+    op.drop_table("activity")
     op.drop_table("metadata_template_field")
     op.drop_table("metadata_template")
     op.drop_table("metadata_field")

@@ -11,6 +11,7 @@ from seqcore.contrib import Endpoint
 
 def core_endpoints() -> list[Endpoint]:
     from seqcore.rest.views import (
+        activity,
         analyses,
         files,
         members,
@@ -27,7 +28,7 @@ def core_endpoints() -> list[Endpoint]:
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS,
-            *metadatafields.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
+            *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *openapi.ENDPOINTS]
 
 

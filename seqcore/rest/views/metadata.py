@@ -9,6 +9,7 @@ from typing import Any
 from pyramid.request import Request
 from sqlalchemy import and_, select
 
+from seqcore.activity import provenance_of
 from seqcore.contrib import Endpoint, View
 from seqcore.fieldaccess import Caller, readable_entry, readable_fields
 from seqcore.links import url_for
@@ -16,6 +17,7 @@ from seqcore.metadata import metadata_changes, set_metadata
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.rest.body import read_json
 from seqcore.rest.streaming import stream_collection
+from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
 
 
@@ -34,20 +36,25 @@ def metadata_body(request: Request, sample_id: int, sample_name: str,
     }
 
 
-def _entries(request: Request, sample_id: int) -> list[tuple[str, str, str]]:
-    """The sample's values the caller may read (:func:`seqcore.fieldaccess.readable_entry`)."""
-    rows = request.db.execute(
-        select(MetadataEntry.field, MetadataEntry.value, MetadataEntry.type)
-        .where(MetadataEntry.sample_id == sample_id,
-               readable_entry(Caller.of(request.identity)))
-        .order_by(MetadataEntry.field))
-    return [tuple(r) for r in rows]
+def _provenance(entry: MetadataEntry) -> dict[str, Any]:
+    """Where a value came from, as IRIDA Next's ``metadata_provenance``: ``{"source": "user"
+    | "analysis" | "ncbiSubmission", "id", "updatedDate"}`` (``id``: the account, the
+    analysis submission or the NCBI submission)."""
+    source = provenance_of(entry) or {"source": "user", "id": entry.writer_id}
+    return {**source, "updatedDate": epoch_ms(entry.modified or entry.created)}
 
 
 def get_metadata(request: Request) -> dict:
+    """The values the caller may read, with their provenance (one statement)."""
     sample: Sample = request.context.__parent__.sample
-    return {"resource": metadata_body(request, sample.id, sample.name,
-                                      _entries(request, sample.id))}
+    entries = list(request.db.scalars(
+        select(MetadataEntry).where(MetadataEntry.sample_id == sample.id,
+                                    readable_entry(Caller.of(request.identity)))
+        .order_by(MetadataEntry.field)))
+    body = metadata_body(request, sample.id, sample.name,
+                         [(e.field, e.value, e.type) for e in entries])
+    body["metadataProvenance"] = {e.field: _provenance(e) for e in entries}
+    return {"resource": body}
 
 
 def _write(request: Request, replace: bool) -> dict:
