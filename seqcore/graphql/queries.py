@@ -21,6 +21,7 @@ from seqcore.graphql.filters import (
     sample_filter_conditions,
     sample_ordering,
 )
+from seqcore.graphql.linelist import linelist_download_field, resolve_linelist_download
 from seqcore.graphql.loaders import readable_project, readable_sample
 from seqcore.graphql.types import Node, Project, Sample, User
 from seqcore.models.project import Project as ProjectModel
@@ -56,6 +57,8 @@ class CoreQuery(graphene.ObjectType):
     projects = graphene.Field(connection_for(Project), **connection_args(),
                               filter=ProjectFilter(), order_by=ProjectOrder(),
                               description="Projects the caller may read.")
+    linelist_download = linelist_download_field()
+    resolve_linelist_download = staticmethod(resolve_linelist_download)
     project = graphene.Field(Project, full_path=graphene.ID(required=True),
                              description="A project by `<namespace>/<path>`; null if there "
                                          "is none the caller may read.")
@@ -77,9 +80,8 @@ class CoreQuery(graphene.ObjectType):
     @staticmethod
     def resolve_samples(root: Any, info: Any, filter: Any = None,
                         order_by: Any = None, **page: Any) -> Any:
-        query = select(SampleModel).where(*sample_filter_conditions(
-                            filter, Caller.of(info.context.identity)),
-                                          readable_sample(info.context.identity))
+        conditions = sample_filter_conditions(filter, Caller.of(info.context.identity))
+        query = select(SampleModel).where(*conditions, readable_sample(info.context.identity))
         ordering, value = sample_ordering(order_by)
         return paginate(info.context.db, query, ordering, value, **page)
 

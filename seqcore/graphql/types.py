@@ -116,8 +116,7 @@ class Project(graphene.ObjectType):
         query = (select(SampleModel)
                  .join(ProjectSample, ProjectSample.sample_id == SampleModel.id)
                  .where(ProjectSample.project_id == project.id,
-                        *sample_filter_conditions(
-                            filter, Caller.of(info.context.identity))))
+                        *sample_filter_conditions(filter, Caller.of(info.context.identity))))
         ordering, value = sample_ordering(order_by)
         return paginate(info.context.db, query, ordering, value, **page)
 

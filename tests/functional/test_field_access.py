@@ -1,6 +1,8 @@
 """The acceptance matrix of field restrictions: for each restriction level and each kind of
-caller, every read path shows exactly the fields it should (on SQLite and PostgreSQL alike:
-the suite runs on whichever database the test kit is given)."""
+caller, every read path shows exactly the fields it should: REST sample metadata, the
+project metadata collection, declared fields, the line list, the sample history and
+project activity, GraphQL metadata, metadataSummary, metadataFields and filters. On SQLite
+and PostgreSQL alike: the suite runs on whichever database the test kit is given."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ CALLERS = {
 
 
 @pytest.fixture
-def world(factories, db):
+def world(testapp, factories, db):
     owner = factories.user(username="owner")
     admin = factories.user(SystemRole.ADMIN, username="admin")
     sequencer = factories.user(SystemRole.SEQUENCER, username="uploader")
@@ -33,8 +35,11 @@ def world(factories, db):
     for name, level in FIELDS.items():
         db.add(MetadataField(project_id=project.id, name=name, restriction=level))
     db.commit()
-    sample = factories.sample(project, name="S1",
-                              metadata={**{name: f"v-{name}" for name in FIELDS}, FREE: "x"})
+    sample = factories.sample(project, name="S1")
+    # Written through the API, so the trail records the values too.
+    testapp.put_json(f"/api/samples/{sample.id}/metadata",
+                     {name: {"value": f"v-{name}"} for name in [*FIELDS, FREE]},
+                     headers=factories.headers(owner))
     callers = {f"member-{level}": user for level, user in members.items()}
     callers.update(owner=owner, admin=admin, sequencer=sequencer)
     return project, sample, callers
@@ -54,6 +59,12 @@ def paths(testapp, graphql, factories, project, sample, user) -> dict[str, set[s
     seen["rest project metadata"] = set(body["resource"]["resources"][0]["metadata"])
     body = testapp.get(f"/api/projects/{project.id}/metadataFields", headers=headers).json
     seen["rest declared fields"] = {f["name"] for f in body["resource"]["resources"]} | {FREE}
+    body = testapp.get(f"/api/projects/{project.id}/linelist", headers=headers)
+    seen["line list"] = set(body.text.splitlines()[0].split(",")[2:])
+    for name, url in (("sample history", f"/api/samples/{sample.id}/history"),
+                      ("project activity", f"/api/projects/{project.id}/activity")):
+        entries = testapp.get(url, headers=headers).json["resource"]["resources"]
+        seen[name] = {c["field"] for e in entries for c in e["changes"] if c["on"] == "metadata"}
     graphql.as_user(user)
     data = graphql("""query($s: ID!, $p: ID!) {
         node(id: $s) { ... on Sample { metadata } }

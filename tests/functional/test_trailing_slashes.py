@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from seqcore.models.fielddecl import MetadataTemplate
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.user import SystemRole
 from seqcore.testing.fuzzing import PLACEHOLDER, discover_targets
@@ -34,13 +35,16 @@ def world(factories, db):
     ncbi = NcbiSubmission(project_id=project.id, bio_project="PRJNA1", organization="Lab",
                           namespace="LAB")
     db.add(ncbi)
+    template = MetadataTemplate(project_id=project.id, name="T")
+    db.add(template)
     db.commit()
     return {
         "headers": factories.headers(admin),
         "values": {"pid": project.id, "sid": sample.id, "oid": pair.id, "nid": ncbi.id,
                    "fid": pair.files[0].id, "rid": run.id, "id": submission.id,
                    "type": "readcount", "name": "readcount", "kind": "pairs",
-                   "username": admin.username, "key": "current"},
+                   "username": admin.username, "key": "current",
+                   "tid": template.id},
     }
 
 

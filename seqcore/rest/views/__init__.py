@@ -14,6 +14,7 @@ def core_endpoints() -> list[Endpoint]:
         activity,
         analyses,
         files,
+        linelist,
         members,
         metadata,
         metadatafields,
@@ -28,7 +29,8 @@ def core_endpoints() -> list[Endpoint]:
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS,
-            *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
+            *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *linelist.ENDPOINTS,
+            *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *openapi.ENDPOINTS]
 
 
