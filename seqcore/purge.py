@@ -79,7 +79,8 @@ def purge_files(db: Session, storage: Any, manager: Any, file_ids: Iterable[int]
         kept = {p for row in others for p in row if p}
     db.execute(delete(SequenceFile).where(SequenceFile.id.in_(gone))
                .execution_options(synchronize_session=False))
-    storage.remove_after_commit(sorted(paths - kept), manager)
+    if not db.info.get("seqcore.trash.keep_bytes"):  # the trash keeps them (seqcore.trash)
+        storage.remove_after_commit(sorted(paths - kept), manager)
     return gone
 
 
@@ -106,6 +107,10 @@ def delete_sequencing_object(db: Session, storage: Any, manager: Any, obj: Seque
     """Delete one sequencing object with its files (409, nothing deleted, while an analysis
     used it)."""
     from seqcore.analysis.dependents import refuse_if_used
+    from seqcore.trash import trash_object, trashing
 
     refuse_if_used(db, f"The sequencing object {obj.id}", object_ids=[obj.id])
-    delete_objects(db, storage, manager, SequencingObject.id == obj.id)
+    with trashing(db) as kept:
+        if kept:
+            trash_object(db, obj)
+        delete_objects(db, storage, manager, SequencingObject.id == obj.id)

@@ -181,13 +181,18 @@ def delete_samples(db: Session, pm: Any, sample_ids: Iterable[int], request: Any
         return
     refuse_if_used(db, "Sample(s) " + ", ".join(map(str, sorted(ids)))
                    + " hold sequence data that", sample_ids=ids)
+    from seqcore.trash import trash_samples, trashing
+
     held = list(db.scalars(select(ProjectSample.project_id).where(
         ProjectSample.sample_id.in_(ids))))
     names = dict(db.execute(select(Sample.id, Sample.name).where(Sample.id.in_(ids))).all())
-    note(db, projects=held, samples=ids, on="sample", action="deleted",
-         ids=sorted(ids), names=[names.get(i) for i in sorted(ids)])
-    pm.hook.samples_deleting(sample_ids=ids, request=request)
-    db.execute(delete(Sample).where(Sample.id.in_(ids)))
+    with trashing(db) as kept:
+        note(db, projects=held, samples=ids, on="sample", action="deleted",
+             ids=sorted(ids), names=[names.get(i) for i in sorted(ids)], trashed=kept)
+        if kept:
+            trash_samples(db, ids)
+        pm.hook.samples_deleting(sample_ids=ids, request=request)
+        db.execute(delete(Sample).where(Sample.id.in_(ids)))
 
 
 def orphans_after_removal(db: Session, project_id: int, sample_ids: Iterable[int] | None = None
@@ -208,6 +213,9 @@ def remove_from_project(db: Session, pm: Any, join: ProjectSample, request: Any 
                         ) -> None:
     """Take a sample out of a project; delete it if no other project holds it."""
     orphans = orphans_after_removal(db, join.project_id, [join.sample_id])
-    db.delete(join)
-    db.flush()
-    delete_samples(db, pm, orphans, request)
+    if orphans:  # the membership goes with the sample (and into its trash snapshot)
+        delete_samples(db, pm, orphans, request)
+        db.expunge(join)
+    else:
+        db.delete(join)
+        db.flush()

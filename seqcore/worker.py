@@ -1,6 +1,6 @@
 """One worker loop for everything that must not happen in a request: processing uploads,
-driving analyses and submitting to NCBI. ``seqcore worker`` runs it; the development
-server runs it in a thread."""
+driving analyses, submitting to NCBI and purging the trash. ``seqcore worker`` runs it; the
+development server runs it in a thread."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from seqcore.analysis.worker import AnalysisWorker
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.observability import instruments
 from seqcore.processing import Worker, worker_name
+from seqcore.trash import TrashWorker
 
 log = logging.getLogger(__name__)
 
@@ -24,11 +25,13 @@ class WorkerLoop:
         self.processing = Worker(registry, self.name)
         self.analyses = AnalysisWorker(registry, self.name)
         self.ncbi = NcbiWorker(registry, self.name)
+        self.trash = TrashWorker(registry)
 
     def run_once(self) -> int:
         instruments.heartbeat(self.name)
         busy = 0
-        for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once):
+        for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
+                     self.trash.run_once):
             try:
                 busy += step()
             except Exception:

@@ -34,6 +34,7 @@ from seqcore.models.sequencing import (
     SequencingRun,
     UploadStatus,
 )
+from seqcore.models.trash import TrashEntry
 from seqcore.models.user import SystemRole, User
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "SubmissionInput",
     "SubmissionProject",
     "SystemRole",
+    "TrashEntry",
     "UploadStatus",
     "User",
     "WebSession",

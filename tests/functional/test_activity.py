@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
@@ -15,11 +16,13 @@ from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 
 from seqcore.activity import OPERATIONS
+from seqcore.db import utcnow
 from seqcore.models.activity import Activity
 from seqcore.models.fielddecl import MetadataField
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.project import ProjectRole
 from seqcore.models.sequencing import SequencingObject
+from seqcore.models.trash import TrashEntry
 from seqcore.models.user import SystemRole
 
 LIBRARY = {"libraryStrategy": "WGS", "librarySource": "GENOMIC",
@@ -28,6 +31,13 @@ FASTQ = b"@r1\nACGTACGT\n+\nIIIIIIII\n"
 
 
 class World(SimpleNamespace):
+    @property
+    def retained(self):
+        """An app over the same database with retention on (built when a scenario asks)."""
+        if "_retained" not in self.__dict__:
+            self._retained = self.build_app(**{"seqcore.retention.days": "7"})
+        return self._retained
+
     def gql(self, query, variables=None):
         self.graphql.as_user(self.owner)
         body = self.graphql(query, variables)
@@ -36,7 +46,7 @@ class World(SimpleNamespace):
 
 
 @pytest.fixture
-def world(testapp, graphql, factories, db):
+def world(testapp, graphql, factories, db, build_app, app_config):
     owner = factories.user(username="owner")
     member = factories.user(username="member")
     admin = factories.user(SystemRole.ADMIN, username="admin")
@@ -52,7 +62,8 @@ def world(testapp, graphql, factories, db):
                                         "date": "2026-02-03"})
     return World(testapp=testapp, graphql=graphql, factories=factories, db=db, owner=owner,
                  member=member, admin=admin, uploader=uploader, project=project, other=other,
-                 sample=sample, h=factories.headers(owner))
+                 sample=sample, h=factories.headers(owner), registry=app_config.registry,
+                 build_app=build_app)
 
 
 def _upload(w, headers=None):
@@ -111,6 +122,17 @@ def _analysis_metadata(w):
 
     write_metadata(w.db, w.sample.id, {"st": "19"}, SimpleNamespace(id=7))
     w.db.commit()
+
+
+def _trashed(w):
+    w.retained.delete(f"/api/projects/{w.project.id}/samples/{w.sample.id}", headers=w.h)
+    return w.db.scalars(select(TrashEntry)).one().id
+
+
+def _purge(w, _):
+    from seqcore.trash import TrashWorker
+
+    assert TrashWorker(w.registry).run_once(now=utcnow() + timedelta(days=8)) == 1
 
 
 def gid(kind, pk):
@@ -180,6 +202,9 @@ SCENARIOS = {
         headers=w.factories.headers(w.uploader)), "client"),
     "ncbi.submit": (None, _ncbi, "client"),
     "ncbi.accessions": (_ncbi, _accessions, "ncbi"),
+    "trash.restore": (_trashed, lambda w, eid: w.retained.post(
+        f"/api/projects/{w.project.id}/trash/{eid}/restore", headers=w.h), "client"),
+    "trash.purge": (_trashed, _purge, "service"),
 }
 
 

@@ -44,7 +44,7 @@ def world(factories, db):
                    "fid": pair.files[0].id, "rid": run.id, "id": submission.id,
                    "type": "readcount", "name": "readcount", "kind": "pairs",
                    "username": admin.username, "key": "current",
-                   "tid": template.id},
+                   "tid": template.id, "eid": 1},
     }
 
 

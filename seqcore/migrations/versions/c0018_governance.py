@@ -1,6 +1,7 @@
 """Data governance: a project's declared metadata fields (type, check, restriction level),
-metadata templates, the append-only activity trail (guarded by triggers that refuse UPDATE
-and DELETE), and the account that wrote each metadata value (its provenance).
+metadata templates, the trash of deleted samples and files, the append-only activity trail
+(guarded by triggers that refuse UPDATE and DELETE), and the account that wrote each
+metadata value (its provenance).
 
 Revision ID: c0018
 Revises: c0015
@@ -106,9 +107,29 @@ def upgrade() -> None:
         op.execute(statement)
     with op.batch_alter_table("metadata_entry") as batch:
         batch.add_column(sa.Column("writer_id", sa.Integer(), nullable=True))
+    op.create_table(
+        "trash_entry",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("kind", sa.String(length=32), nullable=False),
+        sa.Column("project_id", sa.Integer(), nullable=True),
+        sa.Column("sample_id", sa.Integer(), nullable=True),
+        sa.Column("object_id", sa.Integer(), nullable=True),
+        sa.Column("label", sa.String(length=255), nullable=False),
+        sa.Column("snapshot", sa.JSON(), nullable=False),
+        sa.Column("paths", sa.JSON(), nullable=False),
+        sa.Column("deleted_by", sa.Integer(), nullable=True),
+        sa.Column("deleted", sa.DateTime(), nullable=False),
+        sa.Column("expires", sa.DateTime(), nullable=False),
+        sa.Column("restored", sa.DateTime(), nullable=True),
+        sa.Column("purged", sa.DateTime(), nullable=True),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_trash_entry")),
+    )
+    op.create_index("ix_trash_entry_expires", "trash_entry", ["expires"])
+    op.create_index(op.f("ix_trash_entry_project_id"), "trash_entry", ["project_id"])
 
 
 def downgrade() -> None:
+    op.drop_table("trash_entry")
     with op.batch_alter_table("metadata_entry") as batch:
         batch.drop_column("writer_id")
     for statement in UNGUARDS[op.get_bind().dialect.name]:

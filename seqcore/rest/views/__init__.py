@@ -24,6 +24,7 @@ def core_endpoints() -> list[Endpoint]:
         root,
         runs,
         samples,
+        trash,
         users,
     )
 
@@ -31,7 +32,7 @@ def core_endpoints() -> list[Endpoint]:
             *samples.ENDPOINTS, *metadata.ENDPOINTS,
             *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *linelist.ENDPOINTS,
             *files.ENDPOINTS, *runs.ENDPOINTS,
-            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *openapi.ENDPOINTS]
+            *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *trash.ENDPOINTS, *openapi.ENDPOINTS]
 
 
 @hookimpl
