@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seqcore import hookimpl
+from seqcore.activity import note as note_activity
+from seqcore.activity import operation as write_operation
 from seqcore.analysis.descriptors import (
     PipelineDescriptor,
     choice_values,
@@ -296,6 +298,7 @@ __all__ = [
     "load",
     "negotiate",
     "not_ready_message",
+    "note_activity",
     "parse_id",
     "pipeline_descriptors",
     "process_settings",
@@ -313,4 +316,5 @@ __all__ = [
     "utcnow",
     "validation_error",
     "verify_gzip",
+    "write_operation",
 ]

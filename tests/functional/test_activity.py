@@ -215,14 +215,17 @@ def count(db):
 
 def test_every_registered_write_operation_has_a_scenario():
     """A write operation added without a scenario here fails (and so cannot go unrecorded
-    unnoticed). Every module of the package is imported first, so every declaration runs."""
+    unnoticed). Every module of the package is imported first, so every declaration runs.
+    Plugins' own operations (``seqcore.plugin.write_operation``) are their tests' to walk."""
     import seqcore
 
     skipped = ("seqcore.testing", "seqcore.migrations")
     for module in pkgutil.walk_packages(seqcore.__path__, "seqcore."):
         if not module.name.startswith(skipped):
             importlib.import_module(module.name)
-    assert set(OPERATIONS) == set(SCENARIOS)
+    core = {kind for kind, op in OPERATIONS.items()
+            if op.function.__module__.startswith("seqcore.")}
+    assert core == set(SCENARIOS)
 
 
 @pytest.mark.parametrize("kind", sorted(SCENARIOS))
