@@ -7,13 +7,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyramid.config import Configurator
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import operation
 from seqcore.contrib import MetadataType
 from seqcore.db import utcnow
 from seqcore.errors import Invalid
-from seqcore.models.sample import MetadataEntry, Sample
+from seqcore.fieldaccess import SERVICE, Caller, check_writable, sample_hidden_fields
+from seqcore.metadatafields import check_values
+from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 
 #: What to write into one sample: ``field -> (value, type)``, and the fields to delete.
 Changes = tuple[dict[str, tuple[str, str]], set[str]]
@@ -104,22 +107,39 @@ def metadata_changes(body: Mapping[str, Any], types: Mapping[str, MetadataType],
     return entries, deletions
 
 
+@operation("metadata.update")
 def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Changes],
-                 replace: bool = False) -> list[dict[str, list[str]]]:
+                 replace: bool = False, caller: Caller = SERVICE
+                 ) -> list[dict[str, list[str]]]:
     """Write each sample's changes, all of them or (when the transaction aborts) none.
 
     ``replace`` drops every field not written now; otherwise the changes merge into what is
     there. Returns, per sample, the fields ``added``, ``updated``, ``deleted``,
     ``unchanged`` and ``not_found`` (deletions of absent fields). A value a person writes is
     no longer an analysis result or an NCBI accession, so its provenance is forgotten.
+
+    ``caller`` is checked first (:func:`seqcore.fieldaccess.check_writable`: a field above
+    its level is :class:`~seqcore.errors.Forbidden`), then the values against the fields the
+    samples' projects declare (:class:`~seqcore.errors.Invalid`); nothing is written unless
+    both pass. A replacement keeps the fields the caller may not read.
     """
     ids = [sample.id for sample in samples]
+    for sample, (entries, deletions) in zip(samples, changes, strict=True):
+        check_writable(db, caller, [sample.id], set(entries) | deletions)
+        projects = db.scalars(select(ProjectSample.project_id).where(
+            ProjectSample.sample_id == sample.id))
+        check_values(db, projects, entries)
     current: dict[int, dict[str, MetadataEntry]] = {sample_id: {} for sample_id in ids}
+    for entry in db.scalars(select(MetadataEntry).where(MetadataEntry.sample_id.in_(ids))):
+        current[entry.sample_id][entry.field] = entry
     if replace:
-        db.execute(delete(MetadataEntry).where(MetadataEntry.sample_id.in_(ids)))
-    else:
-        for entry in db.scalars(select(MetadataEntry).where(MetadataEntry.sample_id.in_(ids))):
-            current[entry.sample_id][entry.field] = entry
+        for sample in samples:
+            existing = current[sample.id]
+            kept = sample_hidden_fields(db, caller, sample.id, existing)
+            for field in list(existing):
+                if field not in kept:
+                    db.delete(existing.pop(field))
+        db.flush()
     now = utcnow()
     statuses = []
     for sample, (entries, deletions) in zip(samples, changes, strict=True):
@@ -135,11 +155,13 @@ def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Chang
         for field, (value, kind) in entries.items():
             entry = existing.get(field)
             if entry is None:
-                db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind))
+                db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind,
+                                     writer_id=caller.user_id))
                 status["added"].append(field)
             elif (entry.value, entry.type) != (value, kind):
                 entry.value, entry.type, entry.modified = value, kind, now
                 entry.submission_id = entry.ncbi_submission_id = None
+                entry.writer_id = caller.user_id
                 status["updated"].append(field)
             else:
                 status["unchanged"].append(field)

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seqcore import hookimpl
+from seqcore.activity import note as note_activity
+from seqcore.activity import operation as write_operation
 from seqcore.analysis.descriptors import (
     PipelineDescriptor,
     choice_values,
@@ -298,6 +300,7 @@ __all__ = [
     "load",
     "negotiate",
     "not_ready_message",
+    "note_activity",
     "parse_id",
     "pipeline_descriptors",
     "process_settings",
@@ -315,4 +318,5 @@ __all__ = [
     "utcnow",
     "validation_error",
     "verify_gzip",
+    "write_operation",
 ]

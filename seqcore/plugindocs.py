@@ -198,6 +198,13 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                         "`sequence_file.id` is a file kind of exports "
                         "(`__table_args__ = {\"info\": {EXPORT_NAME: \"assemblies\"}}`; "
                         "default: the table's name)."),
+        ("write_operation", "Declare a plugin's own domain write (`@write_operation(\"<kind>\")` "
+                            "on a function whose first argument is the session or the "
+                            "request): it leaves one record in the audit trail, in its "
+                            "transaction (`docs/governance.md`)."),
+        ("note_activity", "Inside a `write_operation`: describe a change the trail cannot see "
+                          "in the ORM's flushes (a bulk statement, a plugin's own table): "
+                          "`note_activity(db, samples=[...], projects=[...], **change)`."),
         ("ProjectRole", "A member's role in a project (owner or user)."),
         ("SystemRole", "An account's system role (user, manager, technician, sequencer, admin)."),
     ]),

@@ -19,6 +19,7 @@ from typing import Any, TypedDict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import operation
 from seqcore.db import utcnow
 from seqcore.db.locks import lock_row
 from seqcore.errors import Conflict, Forbidden, Invalid, NotFound
@@ -114,6 +115,7 @@ def _check_actor(db: Session, project_id: int, actor_id: int | None) -> None:
         raise NotAnOwner()
 
 
+@operation("member.add")
 def add_member(db: Session, project_id: int, user_id: int, username: str, role: str,
                metadata_role: str, actor_id: int | None) -> ProjectMember:
     """Add ``user_id`` to the project; :class:`AlreadyMember` if it is one already (also when
@@ -129,6 +131,7 @@ def add_member(db: Session, project_id: int, user_id: int, username: str, role: 
     return member
 
 
+@operation("member.remove")
 def remove_member(db: Session, project_id: int, user_id: int, username: str,
                   actor_id: int | None) -> None:
     """Remove a member, refusing (:class:`LastOwner`) to leave the project without an owner.
@@ -198,6 +201,7 @@ def check_coverage(minimum: int | None, maximum: int | None) -> None:
             "Maximum coverage must not be less than minimum coverage."]})
 
 
+@operation("project.create")
 def new_project(db: Session, owner_id: int, owner_name: str, values: ProjectValues,
                 path: str | None = None, group: Any = None) -> Project:
     """Create a project in the personal namespace of ``owner_name`` (or in the namespace of
@@ -220,6 +224,7 @@ def new_project(db: Session, owner_id: int, owner_name: str, values: ProjectValu
         raise Invalid({"path": [PATH_TAKEN]}) from None
 
 
+@operation("project.update")
 def update_project(db: Session, project: Project, values: ProjectValues) -> None:
     """Change the given columns of ``project``; :class:`~seqcore.errors.Invalid` (nothing
     changed) when the coverage range would end up upside down."""
@@ -228,4 +233,20 @@ def update_project(db: Session, project: Project, values: ProjectValues) -> None
     for attr, value in values.items():
         setattr(project, attr, value)
     project.modified = utcnow()
+    db.flush()
+
+
+@operation("project.delete")
+def delete_project(db: Session, pm: Any, project: Project, request: Any = None) -> None:
+    """Delete the project, the samples no other project holds (plugins are told first,
+    as :func:`seqcore.samples.delete_samples` says) and its data exports (their bundles
+    removed once this commits)."""
+    from seqcore.exports.jobs import delete_project_exports
+    from seqcore.samples import delete_samples, orphans_after_removal
+
+    orphans = orphans_after_removal(db, project.id)
+    delete_samples(db, pm, orphans, request)
+    pm.hook.projects_deleting(project_ids=[project.id], request=request)
+    delete_project_exports(db, request.storage, request.tm, [project.id])
+    db.delete(project)
     db.flush()

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import delete, inspect, or_, select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import note, operation
 from seqcore.db import Base
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
 
@@ -78,7 +79,8 @@ def purge_files(db: Session, storage: Any, manager: Any, file_ids: Iterable[int]
         kept = {p for row in others for p in row if p}
     db.execute(delete(SequenceFile).where(SequenceFile.id.in_(gone))
                .execution_options(synchronize_session=False))
-    storage.remove_after_commit(sorted(paths - kept), manager)
+    if not db.info.get("seqcore.trash.keep_bytes"):  # the trash keeps them (seqcore.trash)
+        storage.remove_after_commit(sorted(paths - kept), manager)
     return gone
 
 
@@ -90,5 +92,25 @@ def delete_objects(db: Session, storage: Any, manager: Any, condition: Any) -> N
         select(SequencingObjectFile.file_id)
         .join(SequencingObject, SequencingObject.id == SequencingObjectFile.object_id)
         .where(condition)))
+    gone = db.execute(select(SequencingObject.id, SequencingObject.sample_id)
+                      .where(condition)).all()
+    if gone:
+        note(db, samples={row.sample_id for row in gone}, on="sequencingObject",
+             action="deleted", ids=sorted(row.id for row in gone))
     db.execute(delete(SequencingObject).where(condition))
     purge_files(db, storage, manager, file_ids)
+
+
+@operation("file.delete")
+def delete_sequencing_object(db: Session, storage: Any, manager: Any, obj: SequencingObject
+                             ) -> None:
+    """Delete one sequencing object with its files (409, nothing deleted, while an analysis
+    used it)."""
+    from seqcore.analysis.dependents import refuse_if_used
+    from seqcore.trash import trash_object, trashing
+
+    refuse_if_used(db, f"The sequencing object {obj.id}", object_ids=[obj.id])
+    with trashing(db) as kept:
+        if kept:
+            trash_object(db, obj)
+        delete_objects(db, storage, manager, SequencingObject.id == obj.id)

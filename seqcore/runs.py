@@ -16,13 +16,16 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import note, operation
 from seqcore.analysis.dependents import refuse_if_used
+from seqcore.db import utcnow
 from seqcore.db.locks import lock_row
 from seqcore.errors import Invalid
 from seqcore.identifiers import parse_id
 from seqcore.models.sequencing import (
     SequencingObject,
     SequencingRun,
+    UploadStatus,
 )
 from seqcore.purge import delete_objects
 from seqcore.samples import delete_samples
@@ -51,6 +54,7 @@ def samples_left_empty(db: Session, object_ids: list[int]) -> list[int]:
     return sorted(db.scalars(touched.where(SequencingObject.sample_id.not_in(others))))
 
 
+@operation("run.delete")
 def delete_run(db: Session, pm: Any, storage: Any, tm: Any, run: SequencingRun,
                request: Any = None) -> None:
     """Delete ``run``, its sequencing objects and their files, and the samples left empty.
@@ -73,6 +77,7 @@ def delete_run(db: Session, pm: Any, storage: Any, tm: Any, run: SequencingRun,
     # The files go unless another row still holds them; their bytes only after commit.
     delete_objects(db, storage, tm, SequencingObject.id.in_(object_ids))
     delete_samples(db, pm, empty, request)
+    note(db, on="run", id=run.id, action="deleted", objects=object_ids)
     db.execute(delete(SequencingRun).where(SequencingRun.id == run.id))
     db.expire_all()
 
@@ -87,6 +92,7 @@ def object_id_from(body: Any) -> int:
     return number
 
 
+@operation("run.attach")
 def attach_object(db: Session, run: SequencingRun, obj: SequencingObject) -> bool:
     """Make ``obj`` part of ``run``, moving it from the run it came with, if any (an object
     belongs to at most one run). Returns whether anything changed."""
@@ -95,3 +101,30 @@ def attach_object(db: Session, run: SequencingRun, obj: SequencingObject) -> boo
     obj.run_id = run.id
     db.flush()
     return True
+
+
+@operation("run.create")
+def create_run(db: Session, user_id: int | None, sequencer_type: str, layout_type: str,
+               description: str | None, sheet: dict[str, str]) -> SequencingRun:
+    """A new run, ``UPLOADING``, created by ``user_id`` (validated values)."""
+    run = SequencingRun(user_id=user_id, sequencer_type=sequencer_type, layout_type=layout_type,
+                        description=description, upload_status=UploadStatus.UPLOADING.value,
+                        properties=sheet)
+    db.add(run)
+    db.flush()
+    return run
+
+
+@operation("run.update")
+def update_run(db: Session, run: SequencingRun, core: dict[str, Any], sheet: dict[str, str]
+               ) -> None:
+    """Set the given run fields (``uploadStatus``, ``layoutType``, ``description``,
+    ``sequencerType``, validated) and merge run-sheet fields."""
+    for key, attr in (("uploadStatus", "upload_status"), ("layoutType", "layout_type"),
+                      ("description", "description"), ("sequencerType", "sequencer_type")):
+        if key in core:
+            setattr(run, attr, core[key])
+    if sheet:
+        run.properties = {**(run.properties or {}), **sheet}
+    run.modified = utcnow()
+    db.flush()

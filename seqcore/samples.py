@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import note, operation
 from seqcore.db import utcnow
 from seqcore.errors import Conflict, Invalid
 from seqcore.models.project import Project
@@ -53,6 +54,7 @@ def duplicate_name(name: str, project_id: int) -> Conflict:
                     f"'{name}' already exists in project {project_id}")
 
 
+@operation("sample.create")
 def create_sample(db: Session, project_id: int, values: SampleValues) -> Sample:
     """A new sample owned by the project (not flushed yet); :class:`Conflict` if the name is
     taken there."""
@@ -65,6 +67,7 @@ def create_sample(db: Session, project_id: int, values: SampleValues) -> Sample:
     return sample
 
 
+@operation("sample.update")
 def update_sample(db: Session, sample: Sample, values: SampleValues) -> None:
     """Change the given columns; a new name must be free in every project holding the
     sample (:class:`Conflict` naming the first that has one), and is its name there too."""
@@ -82,6 +85,7 @@ def update_sample(db: Session, sample: Sample, values: SampleValues) -> None:
     sample.modified = utcnow()
 
 
+@operation("sample.share")
 def share_samples(db: Session, project_id: int, samples: Sequence[Sample], owner: bool
                   ) -> tuple[list[tuple[Sample, ProjectSample]], list[str]]:
     """Add readable samples to a project, leniently: a sample already there is answered
@@ -135,6 +139,7 @@ def check_move(db: Session, source: Project, target: Project, samples: Sequence[
     return joins
 
 
+@operation("sample.copy")
 def copy_samples(db: Session, source: Project, target: Project, samples: Sequence[Sample]
                  ) -> None:
     """Copy (share) samples into ``target``, read-only there: the same samples, in one
@@ -145,6 +150,7 @@ def copy_samples(db: Session, source: Project, target: Project, samples: Sequenc
                              sample_name=sample.name, owner=False))
 
 
+@operation("sample.transfer")
 def transfer_samples(db: Session, source: Project, target: Project, samples: Sequence[Sample]
                      ) -> None:
     """Move samples from ``source`` to ``target``, with the source's ownership of each.
@@ -162,6 +168,9 @@ def delete_samples(db: Session, pm: Any, sample_ids: Iterable[int], request: Any
                    ) -> None:
     """Delete samples with everything attached; plugins are told first (files, caches).
 
+    Always part of an operation that says why (``sample.remove``, ``project.delete``,
+    ``run.delete``), whose activity record lists the samples.
+
     Raises :class:`~seqcore.analysis.dependents.InputsInUse` (nothing deleted) when an
     analysis submission used sequence data of one of them.
     """
@@ -172,8 +181,18 @@ def delete_samples(db: Session, pm: Any, sample_ids: Iterable[int], request: Any
         return
     refuse_if_used(db, "Sample(s) " + ", ".join(map(str, sorted(ids)))
                    + " hold sequence data that", sample_ids=ids)
-    pm.hook.samples_deleting(sample_ids=ids, request=request)
-    db.execute(delete(Sample).where(Sample.id.in_(ids)))
+    from seqcore.trash import trash_samples, trashing
+
+    held = list(db.scalars(select(ProjectSample.project_id).where(
+        ProjectSample.sample_id.in_(ids))))
+    names = dict(db.execute(select(Sample.id, Sample.name).where(Sample.id.in_(ids))).all())
+    with trashing(db) as kept:
+        note(db, projects=held, samples=ids, on="sample", action="deleted",
+             ids=sorted(ids), names=[names.get(i) for i in sorted(ids)], trashed=kept)
+        if kept:
+            trash_samples(db, ids)
+        pm.hook.samples_deleting(sample_ids=ids, request=request)
+        db.execute(delete(Sample).where(Sample.id.in_(ids)))
 
 
 def orphans_after_removal(db: Session, project_id: int, sample_ids: Iterable[int] | None = None
@@ -187,3 +206,16 @@ def orphans_after_removal(db: Session, project_id: int, sample_ids: Iterable[int
     if sample_ids is not None:
         query = query.where(ProjectSample.sample_id.in_(list(sample_ids)))
     return list(db.scalars(query))
+
+
+@operation("sample.remove")
+def remove_from_project(db: Session, pm: Any, join: ProjectSample, request: Any = None
+                        ) -> None:
+    """Take a sample out of a project; delete it if no other project holds it."""
+    orphans = orphans_after_removal(db, join.project_id, [join.sample_id])
+    if orphans:  # the membership goes with the sample (and into its trash snapshot)
+        delete_samples(db, pm, orphans, request)
+        db.expunge(join)
+    else:
+        db.delete(join)
+        db.flush()

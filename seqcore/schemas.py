@@ -271,3 +271,24 @@ def _flatten(messages: Any) -> dict[str, list[str]]:
         else:
             out[key] = [str(m) for m in (value if isinstance(value, list) else [value])]
     return out
+
+
+class MetadataFieldSchema(Schema):
+    """A declared metadata field (``/api/projects/{id}/metadataFields``); the rules between
+    its values (choices only for lists, a pattern that compiles) are
+    :mod:`seqcore.metadatafields`'s."""
+
+    name = Text(required=True, validate=validate.Length(min=1, max=255))
+    type = Choice(["text", "number", "date", "list"], load_default="text")
+    choices = fields.List(Text(), allow_none=True, load_default=None)
+    pattern = Text(allow_none=True, load_default=None, validate=validate.Length(max=1024))
+    restriction = Choice(["LEVEL_1", "LEVEL_2", "LEVEL_3", "LEVEL_4"], load_default="LEVEL_1",
+                         error="The restriction must be one of {choices}.")
+
+
+class MetadataTemplateSchema(Schema):
+    """A metadata template: a name and the ordered names of declared fields."""
+
+    name = Text(required=True, validate=validate.Length(min=1, max=255))
+    description = Text(allow_none=True, load_default=None)
+    fields = fields.List(Text(), required=True)

@@ -60,6 +60,13 @@ def as_networks(value: Any) -> str:
 as_networks.type_name = "networks"  # type: ignore[attr-defined]
 
 
+def non_negative_int(value: Any) -> int:
+    number = int(value)
+    if number < 0:
+        raise ValueError("must be 0 or more")
+    return number
+
+
 CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("sqlalchemy.url", "sqlite:///var/seqcore.sqlite",
             "Database URL. SQLite (the default) or PostgreSQL (postgresql+psycopg://...).",
@@ -162,6 +169,12 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "argon2 time cost for password hashes (lower only in tests).", int),
     Setting("seqcore.password_hash.memory_cost", 65536,
             "argon2 memory cost in KiB for password hashes (lower only in tests).", int),
+    # Data governance (docs/governance.md).
+    Setting("seqcore.retention.days", 0,
+            "Days a deleted sample or sequencing object stays in its project's trash, "
+            "restorable by an owner, before the worker purges its stored bytes; 0: purged "
+            "at once (rows in the deleting transaction, bytes after commit).",
+            non_negative_int),
     # Submissions to NCBI (docs/ncbi.md).
     Setting("seqcore.ncbi.ftp_host", "",
             "Host of the NCBI submission FTP account (ftp-private.ncbi.nlm.nih.gov); empty: "

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from seqcore.activity import operation
 from seqcore.contrib import FileKind
 from seqcore.db import utcnow
 from seqcore.errors import Invalid
@@ -115,6 +116,7 @@ def same_upload(db: Session, kind: FileKind, sample_id: int,
     return None
 
 
+@operation("file.upload")
 def receive_upload(request: Any, kind: FileKind, sample_id: int,
                    files: Sequence[ReceivedFile], properties: Sequence[Mapping[str, str]],
                    run: SequencingRun | None, received: Any = None

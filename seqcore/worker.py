@@ -1,6 +1,6 @@
 """One worker loop for everything that must not happen in a request: processing uploads,
-driving analyses, submitting to NCBI and preparing (and purging) data exports. ``seqcore
-worker`` runs it; the development server runs it in a thread."""
+driving analyses, submitting to NCBI, preparing (and purging) data exports and purging the
+trash. ``seqcore worker`` runs it; the development server runs it in a thread."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from seqcore.exports.worker import ExportWorker
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.observability import instruments
 from seqcore.processing import Worker, worker_name
+from seqcore.trash import TrashWorker
 
 log = logging.getLogger(__name__)
 
@@ -28,12 +29,13 @@ class WorkerLoop:
         self.ncbi = NcbiWorker(registry, self.name)
         self.exports = ExportWorker(registry, self.name)
         self.blobs = BlobSweeper(registry)
+        self.trash = TrashWorker(registry)
 
     def run_once(self) -> int:
         instruments.heartbeat(self.name)
         busy = 0
         for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
-                     self.exports.run_once, self.blobs.run_once):
+                     self.exports.run_once, self.blobs.run_once, self.trash.run_once):
             try:
                 busy += step()
             except Exception:

@@ -78,6 +78,11 @@ class Actor:
         identity = self._request.identity
         return identity.user_id if identity else None
 
+    @property
+    def identity(self) -> Any:
+        """The caller's :class:`~seqcore.security.identity.Identity` (``None``: none)."""
+        return self._request.identity
+
     def context(self, *path: str) -> Any | None:
         """The resource at ``/api/<path...>``, or ``None`` when there is none."""
         node = self._request.root["api"]

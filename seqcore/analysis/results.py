@@ -9,10 +9,13 @@ from typing import Any
 
 from sqlalchemy import select
 
+from seqcore.activity import Actor, operation
 from seqcore.db import utcnow
 from seqcore.models.sample import MetadataEntry, Sample
 
 
+@operation("metadata.analysis", actor=lambda db, sample_id, values, submission, *a, **k: Actor(
+    "analysis", submission_id=submission.id))
 def write_metadata(db: Any, sample_id: int, values: Mapping[str, str], submission: Any,
                    kind: str = "text") -> None:
     """Set metadata fields of a sample, recording the submission that wrote them."""

@@ -133,7 +133,10 @@ def _request_db(request: Request) -> Session:
     factory = registry.get(FACTORY_KEY)
     if factory is None:
         factory = registry[FACTORY_KEY] = request.find_service(ISessionFactory, context=None)
-    return session_for(factory, request.tm)
+    session = session_for(factory, request.tm)
+    # Who acts in this session's writes (the audit trail reads the caller from it).
+    session.info["seqcore.request"] = request
+    return session
 
 
 FACTORY_KEY = "seqcore.session_factory"

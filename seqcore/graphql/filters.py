@@ -18,6 +18,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
 from sqlalchemy.types import Numeric
 
+from seqcore.fieldaccess import Caller, readable_entry
 from seqcore.graphql.connections import Ordering
 from seqcore.graphql.ransack import ransack_conditions, ransack_input
 from seqcore.graphql.scalars import ValueScalar
@@ -133,9 +134,13 @@ def _like(text: str) -> str:
     return f"%{escaped}%"
 
 
-def sample_filter_conditions(filter_: Any) -> list[ColumnElement]:
+def sample_filter_conditions(filter_: Any, caller: Caller) -> list[ColumnElement]:
     """SQL conditions on ``Sample`` for a ``SampleFilter``; a bad condition is a GraphQL
-    error whose message says where (``filter.advanced_search.<group>.<condition>``)."""
+    error whose message says where (``filter.advanced_search.<group>.<condition>``).
+
+    A metadata condition sees only the values ``caller`` may read
+    (:func:`seqcore.fieldaccess.readable_entry`): a restricted field is, to a caller below
+    its level, a field no sample has, so filtering on it reveals nothing."""
     if not filter_:
         return []
     conditions = []
@@ -149,7 +154,7 @@ def sample_filter_conditions(filter_: Any) -> list[ColumnElement]:
     groups = filter_.get("advanced_search") or []
     alternatives = []
     for g, group in enumerate(groups):
-        clauses = [_condition(f"filter.advanced_search.{g}.{c}", condition)
+        clauses = [_condition(f"filter.advanced_search.{g}.{c}", condition, caller)
                    for c, condition in enumerate(group)]
         if clauses:
             alternatives.append(and_(*clauses))
@@ -158,7 +163,7 @@ def sample_filter_conditions(filter_: Any) -> list[ColumnElement]:
     return conditions
 
 
-def _condition(where: str, condition: Any) -> ColumnElement:
+def _condition(where: str, condition: Any, caller: Caller) -> ColumnElement:
     field = condition.get("field") or ""
     operator = plain(condition.get("operator"))
     value = condition.get("value")
@@ -168,7 +173,7 @@ def _condition(where: str, condition: Any) -> ColumnElement:
         key = field[len("metadata."):]
         if not key.strip():
             raise GraphQLError(f"{where}.field: '{field}' is an invalid metadata field")
-        return _metadata_condition(where, key, operator, value)
+        return _metadata_condition(where, key, operator, value, caller)
     if field not in SAMPLE_FIELDS:
         raise GraphQLError(f"{where}.field: '{field}' is an invalid field")
     if field == "name":
@@ -215,10 +220,12 @@ def _text_condition(where: str, column: Any, operator: str, value: Any) -> Colum
     return compared <= values[0] if operator == "LESS_THAN_EQUALS" else compared >= values[0]
 
 
-def _metadata_condition(where: str, key: str, operator: str, value: Any) -> ColumnElement:
+def _metadata_condition(where: str, key: str, operator: str, value: Any, caller: Caller
+                        ) -> ColumnElement:
     def entry_where(*extra: Any) -> ColumnElement:
         return exists(select(MetadataEntry.id).where(
-            MetadataEntry.sample_id == Sample.id, MetadataEntry.field == key, *extra))
+            MetadataEntry.sample_id == Sample.id, MetadataEntry.field == key,
+            readable_entry(caller), *extra))
 
     if operator == "EXISTS":
         return entry_where()

@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from seqcore.access import GROUP, PROJECT, SAMPLE
+from seqcore.fieldaccess import Caller, readable_entry
 from seqcore.graphql.attachments import attachment_pages, readable_attachment
 from seqcore.models.attachment import Attachment
 from seqcore.models.group import Group
@@ -113,13 +114,15 @@ class Loaders:
         return loader
 
     def _metadata_summaries(self, project_ids: list[int]) -> dict[int, dict[str, int]]:
-        """For each project, how many of its samples hold each metadata field."""
+        """For each project, how many of its samples hold each metadata field the caller
+        may read (``seqcore.fieldaccess.readable_entry``)."""
         found: dict[int, dict[str, int]] = {pid: {} for pid in project_ids}
         rows = self.db.execute(
             select(ProjectSample.project_id, MetadataEntry.field,
                    func.count(func.distinct(MetadataEntry.sample_id)))
             .join(MetadataEntry, MetadataEntry.sample_id == ProjectSample.sample_id)
-            .where(ProjectSample.project_id.in_(project_ids))
+            .where(ProjectSample.project_id.in_(project_ids),
+                   readable_entry(Caller.of(self.identity)))
             .group_by(ProjectSample.project_id, MetadataEntry.field)
             .order_by(ProjectSample.project_id, MetadataEntry.field))
         for project_id, field, count in rows:
@@ -144,7 +147,8 @@ class Loaders:
         found: dict[int, dict[str, str]] = {sample_id: {} for sample_id in sample_ids}
         rows = self.db.execute(
             select(MetadataEntry.sample_id, MetadataEntry.field, MetadataEntry.value)
-            .where(MetadataEntry.sample_id.in_(sample_ids))
+            .where(MetadataEntry.sample_id.in_(sample_ids),
+                   readable_entry(Caller.of(self.identity)))
             .order_by(MetadataEntry.sample_id, MetadataEntry.field))
         for sample_id, field, value in rows:
             found[sample_id][field] = value

@@ -9,6 +9,7 @@ import graphene
 from graphql import GraphQLError
 from sqlalchemy import or_, select
 
+from seqcore.fieldaccess import Caller
 from seqcore.graphql.connections import connection_args, connection_for, paginate
 from seqcore.graphql.filters import (
     ProjectFilter,
@@ -20,6 +21,7 @@ from seqcore.graphql.filters import (
     sample_filter_conditions,
     sample_ordering,
 )
+from seqcore.graphql.linelist import linelist_download_field, resolve_linelist_download
 from seqcore.graphql.loaders import readable_group, readable_project, readable_sample
 from seqcore.graphql.types import Node, Project, Sample, User
 from seqcore.models.group import Group as GroupModel
@@ -81,6 +83,8 @@ class CoreQuery(graphene.ObjectType):
                     "sample.")
     is_puid = graphene.Boolean(required=True, id=graphene.ID(required=True),
                                description="Whether `id` has the shape of a PUID.")
+    linelist_download = linelist_download_field()
+    resolve_linelist_download = staticmethod(resolve_linelist_download)
 
     @staticmethod
     def resolve_current_user(root: Any, info: Any) -> UserModel | None:
@@ -104,8 +108,8 @@ class CoreQuery(graphene.ObjectType):
     def resolve_samples(root: Any, info: Any, filter: Any = None,
                         order_by: Any = None, group_id: str | None = None,
                         **page: Any) -> Any:
-        query = select(SampleModel).where(*sample_filter_conditions(filter),
-                                          readable_sample(info.context.identity))
+        conditions = sample_filter_conditions(filter, Caller.of(info.context.identity))
+        query = select(SampleModel).where(*conditions, readable_sample(info.context.identity))
         if group_id is not None:
             projects = _group_project_ids(info, group_id)
             query = query.where(SampleModel.id.in_(select(ProjectSample.sample_id).where(

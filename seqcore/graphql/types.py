@@ -13,6 +13,13 @@ import graphene
 from sqlalchemy import select
 
 from seqcore.attachments import Owner
+from seqcore.fieldaccess import Caller
+from seqcore.graphql.activity import (
+    activity_field,
+    resolve_metadata_provenance,
+    resolve_project_activities,
+    resolve_sample_activities,
+)
 from seqcore.graphql.attachments import Attachment, attachment_args, owner_attachments
 from seqcore.graphql.connections import connection_args, connection_for, paginate
 from seqcore.graphql.exports import DataExport, project_data_exports
@@ -21,6 +28,11 @@ from seqcore.graphql.filters import (
     SampleOrder,
     sample_filter_conditions,
     sample_ordering,
+)
+from seqcore.graphql.metadatafields import (
+    PROJECT_FIELDS,
+    resolve_metadata_fields,
+    resolve_metadata_templates,
 )
 from seqcore.graphql.namespaceviews import project_namespace
 from seqcore.graphql.ncbi import NcbiSubmission, project_ncbi_submissions
@@ -97,6 +109,12 @@ class Project(graphene.ObjectType):
                              filter=SampleFilter(), order_by=SampleOrder())
     attachments = graphene.Field(connection_for(Attachment), **attachment_args(),
                                  description="Attachments on the project.")
+    activities = activity_field()
+    resolve_activities = staticmethod(resolve_project_activities)
+    metadata_fields = PROJECT_FIELDS["metadata_fields"]
+    metadata_templates = PROJECT_FIELDS["metadata_templates"]
+    resolve_metadata_fields = staticmethod(resolve_metadata_fields)
+    resolve_metadata_templates = staticmethod(resolve_metadata_templates)
     ncbi_submissions = graphene.Field(lambda: connection_for(NcbiSubmission),
                                       **connection_args(),
                                       description="The project's NCBI submissions, oldest "
@@ -157,7 +175,7 @@ class Project(graphene.ObjectType):
         query = (select(SampleModel)
                  .join(ProjectSample, ProjectSample.sample_id == SampleModel.id)
                  .where(ProjectSample.project_id == project.id,
-                        *sample_filter_conditions(filter)))
+                        *sample_filter_conditions(filter, Caller.of(info.context.identity))))
         ordering, value = sample_ordering(order_by)
         return paginate(info.context.db, query, ordering, value, **page)
 
@@ -183,6 +201,11 @@ class Sample(graphene.ObjectType):
                               keys=graphene.List(graphene.NonNull(graphene.String)),
                               description="Metadata as {field: value}; `keys` keeps only "
                                           "those fields.")
+    metadata_provenance = graphene.Field(JSON, required=True,
+                                         description="Where each readable value came from.")
+    activities = activity_field()
+    resolve_activities = staticmethod(resolve_sample_activities)
+    resolve_metadata_provenance = staticmethod(resolve_metadata_provenance)
     project = graphene.Field(Project, description="The project holding the sample that the "
                                                   "caller may read, the owning one first.")
     created_at = graphene.DateTime(required=True)

@@ -1,6 +1,7 @@
 """The core's mapped classes. Importing this package registers them with the mapper."""
 
 from seqcore.models.access_token import PersonalAccessToken, SignInFailure, WebSession
+from seqcore.models.activity import Activity, ActivitySubject
 from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
@@ -13,6 +14,7 @@ from seqcore.models.analysis import (
 )
 from seqcore.models.attachment import Attachment, DirectUpload
 from seqcore.models.export import DataExport, ExportState
+from seqcore.models.fielddecl import MetadataField, MetadataTemplate, MetadataTemplateField
 from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
 from seqcore.models.ncbi import (
     ExportUploadState,
@@ -35,10 +37,13 @@ from seqcore.models.sequencing import (
     SequencingRun,
     UploadStatus,
 )
+from seqcore.models.trash import TrashEntry
 from seqcore.models.user import SystemRole, User
 
 __all__ = [
     "AccessLevel",
+    "Activity",
+    "ActivitySubject",
     "AnalysisOutput",
     "AnalysisState",
     "AnalysisSubmission",
@@ -56,6 +61,9 @@ __all__ = [
     "GroupShare",
     "IssuedPuid",
     "MetadataEntry",
+    "MetadataField",
+    "MetadataTemplate",
+    "MetadataTemplateField",
     "NcbiSubmission",
     "NcbiSubmissionRun",
     "NcbiSubmissionSample",
@@ -80,6 +88,7 @@ __all__ = [
     "SubmissionInput",
     "SubmissionProject",
     "SystemRole",
+    "TrashEntry",
     "UploadStatus",
     "User",
     "WebSession",

@@ -64,7 +64,7 @@ class ProjectSample(Base):
 class MetadataEntry(Base):
     """One metadata value of one sample; ``submission_id`` records the analysis that wrote
     it and ``ncbi_submission_id`` the NCBI submission whose accession it is (provenance);
-    both ``None`` when a person or client did."""
+    both ``None`` when a person or client did, whose account is ``writer_id``."""
 
     __tablename__ = "metadata_entry"
     __table_args__ = (
@@ -80,6 +80,8 @@ class MetadataEntry(Base):
     submission_id: Mapped[int | None] = mapped_column(default=None)
     ncbi_submission_id: Mapped[int | None] = mapped_column(
         ForeignKey("ncbi_submission.id", ondelete="SET NULL"), default=None)
+    #: The account that wrote the value (no foreign key: the provenance outlives accounts).
+    writer_id: Mapped[int | None] = mapped_column(default=None)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
 

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
+from seqcore.activity import Actor, operation
 from seqcore.db import utcnow
 from seqcore.models.ncbi import ExportUploadState, NcbiSubmission, NcbiUploadFile
 from seqcore.models.sample import MetadataEntry, Sample
@@ -336,6 +337,8 @@ def apply_report(db: Session, submission_id: int, report: Report) -> bool:
     return changed
 
 
+@operation("ncbi.accessions",
+           actor=lambda db, submission: Actor("ncbi", submission_id=submission.id))
 def write_accessions(db: Session, submission: NcbiSubmission) -> None:
     """Put each sample's accessions into its metadata (``NCBI BioSample Accession``,
     ``NCBI SRA Accession``, several runs separated by ``, ``), with the submission as their

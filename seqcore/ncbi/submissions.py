@@ -24,9 +24,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from seqcore.activity import operation
 from seqcore.analysis.launching import Actor
 from seqcore.db import utcnow
-from seqcore.errors import Invalid
+from seqcore.errors import Forbidden, Invalid
+from seqcore.fieldaccess import Caller, sample_hidden_fields
 from seqcore.identifiers import parse_id
 from seqcore.models.ncbi import (
     ExportUploadState,
@@ -110,11 +112,18 @@ def submission_attributes(db: Session, caller: Actor, samples: Sequence[Sample],
     sample's own fields (:func:`column_attributes`). An attribute whose field the sample
     lacks is absent.
 
-    This is the one place a submission reads sample metadata: whatever may restrict which
-    fields ``caller`` may read (and so send to NCBI) belongs here.
+    This is the one place a submission reads sample metadata, so the one place that checks
+    field restrictions: a mapped field the caller may not read on a sample
+    (:mod:`seqcore.fieldaccess`) is :class:`~seqcore.errors.Forbidden`, nothing submitted.
     """
     ids = [sample.id for sample in samples]
     fields = sorted(set(mapping.values()))
+    who = Caller.of(caller.identity)
+    for sample_id in ids:
+        hidden = sample_hidden_fields(db, who, sample_id, fields)
+        if hidden:
+            raise Forbidden("Your metadata role does not allow reading the field(s) "
+                            + ", ".join(sorted(hidden)) + ", so they cannot be submitted.")
     found: dict[int, dict[str, str]] = {sample_id: {} for sample_id in ids}
     if ids and fields:
         rows = db.execute(select(MetadataEntry.sample_id, MetadataEntry.field,
@@ -252,6 +261,7 @@ def _label(sample: Sample) -> str:
     return f"Sample {sample.name!r} ({sample.id})"
 
 
+@operation("ncbi.submit")
 def create_submission(db: Session, caller: Actor, project: Project, body: Mapping[str, Any],
                       vocabulary: Vocabulary, kinds: Iterable[Any], default_namespace: str
                       ) -> NcbiSubmission:

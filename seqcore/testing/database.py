@@ -37,8 +37,17 @@ def empty_all_tables(engine: Engine) -> None:
             names = ", ".join(f'"{t.name}"' for t in tables)
             conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
         else:
+            # The trail's triggers refuse DELETE (TRUNCATE above passes them): lifted while
+            # the kit empties the tables, then put back.
+            from seqcore.models.activity import GUARDS, UNGUARDS
+
+            guarded = "activity" in existing
+            for statement in UNGUARDS["sqlite"] if guarded else ():
+                conn.execute(text(statement))
             for table in tables:
                 conn.execute(table.delete())
+            for statement in GUARDS["sqlite"] if guarded else ():
+                conn.execute(text(statement))
             has_seq = conn.execute(text(
                 "SELECT name FROM sqlite_master WHERE name='sqlite_sequence'")).first()
             if has_seq:

@@ -158,7 +158,7 @@ class Factories:
         return {"Authorization": f"Basic {raw}"}
 
     def project(self, owner: User | None = None, name: str | None = None,
-                members: Iterable[tuple[User, ProjectRole | str]] = (), **fields: Any
+                members: Iterable[tuple[Any, ...]] = (), **fields: Any
                 ) -> Project:
         name = name or f"Project {next(_counter)}"
         group = fields.pop("group", None)
@@ -174,8 +174,9 @@ class Factories:
         if owner is not None:
             project.members.append(ProjectMember(user_id=owner.id, role=ProjectRole.OWNER.value,
                                                  metadata_role="LEVEL_4"))
-        for user, role in members:
-            project.members.append(ProjectMember(user_id=user.id, role=ProjectRole(role).value))
+        for user, role, *level in members:  # (user, role) or (user, role, metadata level)
+            project.members.append(ProjectMember(user_id=user.id, role=ProjectRole(role).value,
+                                                 metadata_role=level[0] if level else "LEVEL_1"))
         self._commit([project])
         return project
 

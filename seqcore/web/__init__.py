@@ -17,3 +17,4 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.views")
     config.include("seqcore.web.graphiql")
     config.include("seqcore.web.redoc")
+    config.include("seqcore.web.downloads")

@@ -8,6 +8,8 @@ to its database file, and anything else refuses to start.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import secrets
 from pathlib import Path
@@ -51,8 +53,13 @@ def session_secret(settings: dict[str, Any]) -> str:
 
 def includeme(config: Configurator) -> None:
     settings = config.get_settings()
+    secret = session_secret(settings)
+    # Signed download links (line lists) are signed with a key derived from the same
+    # secret, so a link is no session cookie and a cookie no link.
+    config.registry["seqcore.download_secret"] = hmac.new(
+        secret.encode(), b"seqcore.download", hashlib.sha256).hexdigest()
     factory = SignedCookieSessionFactory(
-        session_secret(settings), cookie_name=COOKIE, httponly=True, samesite="Lax",
+        secret, cookie_name=COOKIE, httponly=True, samesite="Lax",
         secure=settings["seqcore.session.secure"],
         timeout=settings["seqcore.session.max_age"], reissue_time=60,
         serializer=JSONSerializer(), salt="seqcore.session.",

@@ -12,6 +12,7 @@ from sqlalchemy import update
 
 from seqcore.db import utcnow
 from seqcore.models.export import DataExport
+from seqcore.models.fielddecl import MetadataField, MetadataTemplate
 from seqcore.models.group import AccessLevel
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.oauth import OAuthToken
@@ -27,6 +28,12 @@ CALLERS = ("admin", "owner", "member", "outsider", "manager", "technician", "seq
 
 NEW_USER = {"username": "matrixuser", "email": "matrix@example.org", "password": "Password1!",
             "firstName": "Matrix", "lastName": "User", "phoneNumber": "5550199"}
+
+
+def PROJECT_WRITE(ok):
+    """Owners and administrators ``ok``; members and sequencer accounts, who read the
+    project, 403; the others do not see it (404)."""
+    return {**expect(ok, 404, **WRITERS), "member": 403, "sequencer": 403}
 
 
 def expect(ok, default, **overrides):
@@ -111,6 +118,37 @@ RULES = {
                                  "sequencer": 403}),
     ("api.project.hash", "GET"): ("/api/projects/{pid}/hash", None,
                                   expect(200, 404, **READERS)),
+    # Data governance (docs/governance.md).
+    ("api.project.metadataFields", "GET"): ("/api/projects/{pid}/metadataFields", None,
+                                            expect(200, 404, **READERS)),
+    ("api.project.metadataFields", "POST"): ("/api/projects/{pid}/metadataFields",
+                                             {"name": "matrix-field"}, PROJECT_WRITE(201)),
+    ("api.project.metadataField", "GET"): ("/api/projects/{pid}/metadataFields/{mfid}", None,
+                                           expect(200, 404, **READERS)),
+    ("api.project.metadataField", "PATCH"): ("/api/projects/{pid}/metadataFields/{mfid}",
+                                             {"restriction": "LEVEL_2"}, PROJECT_WRITE(200)),
+    ("api.project.metadataField", "DELETE"): ("/api/projects/{pid}/metadataFields/{mfid}",
+                                              None, PROJECT_WRITE(200)),
+    ("api.project.metadataTemplates", "GET"): ("/api/projects/{pid}/metadataTemplates", None,
+                                               expect(200, 404, **READERS)),
+    ("api.project.metadataTemplates", "POST"): ("/api/projects/{pid}/metadataTemplates",
+                                                {"name": "Other", "fields": []},
+                                                PROJECT_WRITE(201)),
+    ("api.project.metadataTemplate", "GET"): ("/api/projects/{pid}/metadataTemplates/{tid}",
+                                              None, expect(200, 404, **READERS)),
+    ("api.project.metadataTemplate", "PATCH"): (
+        "/api/projects/{pid}/metadataTemplates/{tid}", {"name": "Renamed"},
+        PROJECT_WRITE(200)),
+    ("api.project.metadataTemplate", "DELETE"): (
+        "/api/projects/{pid}/metadataTemplates/{tid}", None, PROJECT_WRITE(200)),
+    ("api.project.activity", "GET"): ("/api/projects/{pid}/activity", None,
+                                      expect(200, 404, **READERS)),
+    ("api.project.linelist", "GET"): ("/api/projects/{pid}/linelist", None,
+                                      expect(200, 404, **READERS)),
+    ("api.project.trash", "GET"): ("/api/projects/{pid}/trash", None, PROJECT_WRITE(200)),
+    # No such entry: owners learn so (404); members may not ask (403).
+    ("api.project.trash.restore", "POST"): ("/api/projects/{pid}/trash/999999/restore", None,
+                                            PROJECT_WRITE(404)),
     ("api.project.users", "GET"): ("/api/projects/{pid}/users", None,
                                    expect(200, 404, **READERS)),
     ("api.project.users", "POST"): ("/api/projects/{pid}/users", {"userId": "outsider"},
@@ -220,6 +258,8 @@ RULES = {
                                         expect(201, 404, admin=True, sequencer=True)),
     ("api.sample.metadata", "GET"): ("/api/samples/{sid}/metadata", None,
                                      expect(200, 404, **READERS)),
+    ("api.sample.history", "GET"): ("/api/samples/{sid}/history", None,
+                                    expect(200, 404, **READERS)),
     ("api.sample.metadata", "POST"): ("/api/samples/{sid}/metadata",
                                       {"serovar": {"value": "Typhi", "type": "text"}},
                                       {**expect(200, 404, **WRITERS, sequencer=True),
@@ -326,6 +366,9 @@ def world(factories, db):
     bundle = Path(factories.settings["seqcore.storage.path"]) / export.path
     bundle.parent.mkdir(parents=True, exist_ok=True)
     bundle.write_bytes(b"PK\x05\x06")
+    field = MetadataField(project_id=project.id, name="matrix")
+    template = MetadataTemplate(project_id=project.id, name="Matrix")
+    db.add_all([field, template])
     db.commit()
     group = factories.group(users["owner"], name="Matrix lab",
                             members=[(users["member"], AccessLevel.GUEST)])
@@ -334,9 +377,9 @@ def world(factories, db):
     group_share = factories.share(partners, AccessLevel.GUEST, group=group)
     project_share = factories.share(partners, AccessLevel.GUEST, project=project)
     return users, {"gid": group.id, "third_gid": third.id, "gsid": group_share.id,
-                   "psid": project_share.id, "pid": project.id,
-                   "member_id": users["member"].id, "sid": sample.id, "nid": ncbi.id,
-                   "eid": export.id,
+                   "psid": project_share.id, "pid": project.id, "mfid": field.id,
+                   "tid": template.id, "member_id": users["member"].id, "sid": sample.id,
+                   "nid": ncbi.id, "eid": export.id,
                    "rid": run.id, "pairs_oid": pair.id, "pairs_fid": pair.files[0].id,
                    "unpaired_oid": single.id, "unpaired_fid": single.files[0].id,
                    "fid": single.files[0].id, "oid": pair.id, "subid": submission.id,

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from seqcore.models.export import DataExport
+from seqcore.models.fielddecl import MetadataTemplate
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.user import SystemRole
 from seqcore.testing.fuzzing import PLACEHOLDER, discover_targets
@@ -38,6 +39,8 @@ def world(factories, db):
     export = DataExport(project_id=project.id, requester_id=admin.id,
                         selection={"samples": [sample.id]})
     db.add(export)
+    template = MetadataTemplate(project_id=project.id, name="T")
+    db.add(template)
     db.commit()
     group = factories.group(admin)
     return {
@@ -46,7 +49,8 @@ def world(factories, db):
                    "nid": ncbi.id, "eid": export.id,
                    "fid": pair.files[0].id, "rid": run.id, "id": submission.id,
                    "type": "readcount", "name": "readcount", "kind": "pairs",
-                   "username": admin.username, "key": "current"},
+                   "username": admin.username, "key": "current",
+                   "tid": template.id, "trid": 1},
     }
 
 

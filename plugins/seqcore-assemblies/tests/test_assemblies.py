@@ -121,3 +121,13 @@ def test_assembly_names_and_a_parameters_file_leave_no_temporary_file(testapp, w
     assert got.headers["Content-Disposition"] == (
         "attachment; filename=\"contigs _v2_;_final_.fasta\"; "
         "filename*=UTF-8''contigs%20%22v2%22%3B%09final%0A.fasta")
+
+
+def test_an_upload_is_in_the_samples_history(testapp, world, factories):
+    _, sample, headers = world
+    upload(testapp, sample, headers, [("file", "contigs.fasta", fasta(contigs=2, length=100),
+                                       None)])
+    history = testapp.get(f"/api/samples/{sample.id}/history", headers=headers).json
+    latest = history["resource"]["resources"][0]
+    assert latest["kind"] == "assembly.upload"
+    assert latest["changes"][0]["fileName"] == "contigs.fasta"

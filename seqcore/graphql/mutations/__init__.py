@@ -13,6 +13,14 @@ from seqcore.graphql.mutations.attachments import (
 from seqcore.graphql.mutations.exports import CreateDataExport, DeleteDataExport
 from seqcore.graphql.mutations.groups import CreateGroup
 from seqcore.graphql.mutations.metadata import BulkUpdateSampleMetadata, UpdateSampleMetadata
+from seqcore.graphql.mutations.metadatafields import (
+    CreateMetadataField,
+    CreateMetadataTemplate,
+    DeleteMetadataField,
+    DeleteMetadataTemplate,
+    UpdateMetadataField,
+    UpdateMetadataTemplate,
+)
 from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
 from seqcore.graphql.mutations.ncbi import CreateNcbiSubmission
 from seqcore.graphql.mutations.projects import CreateProject
@@ -26,6 +34,12 @@ class Mutation(graphene.ObjectType):
     create_sample = CreateSample.Field()
     update_sample_metadata = UpdateSampleMetadata.Field()
     bulk_update_sample_metadata = BulkUpdateSampleMetadata.Field()
+    create_metadata_field = CreateMetadataField.Field()
+    update_metadata_field = UpdateMetadataField.Field()
+    delete_metadata_field = DeleteMetadataField.Field()
+    create_metadata_template = CreateMetadataTemplate.Field()
+    update_metadata_template = UpdateMetadataTemplate.Field()
+    delete_metadata_template = DeleteMetadataTemplate.Field()
     copy_samples = CopySamples.Field()
     transfer_samples = TransferSamples.Field()
     launch_analysis = LaunchAnalysis.Field()

@@ -17,6 +17,7 @@ import graphene
 from sqlalchemy import select
 
 from seqcore.errors import Invalid
+from seqcore.fieldaccess import Caller
 from seqcore.graphql.mutations.base import (
     Problems,
     UserError,
@@ -88,7 +89,8 @@ class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
                                  Permission.SAMPLE_WRITE,
                                  "update").sample
             changes = parse(info, metadata, ["metadata"])
-            status = set_metadata(info.context.db, [sample], [changes])[0]
+            status = set_metadata(info.context.db, [sample], [changes],
+                                  caller=Caller.of(info.context.identity))[0]
             return {"sample": sample, "status": status}
 
         return run(info, cls, work)
@@ -136,7 +138,8 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
                     errors.extend(err.errors)
             if errors:
                 raise Problems(errors)
-            statuses = set_metadata(info.context.db, samples, changes)
+            statuses = set_metadata(info.context.db, samples, changes,
+                                    caller=Caller.of(info.context.identity))
             return {"status": dict(zip(by_sample, statuses, strict=True)),
                     "overall_status": "successful"}
 

@@ -11,26 +11,32 @@ from seqcore.contrib import Endpoint
 
 def core_endpoints() -> list[Endpoint]:
     from seqcore.rest.views import (
+        activity,
         analyses,
         attachments,
         exports,
         files,
         groups,
+        linelist,
         members,
         metadata,
+        metadatafields,
         ncbi,
         openapi,
         projects,
         root,
         runs,
         samples,
+        trash,
         users,
     )
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
-            *samples.ENDPOINTS, *metadata.ENDPOINTS, *files.ENDPOINTS, *runs.ENDPOINTS,
+            *samples.ENDPOINTS, *metadata.ENDPOINTS,
+            *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *linelist.ENDPOINTS,
+            *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
-            *attachments.ENDPOINTS, *openapi.ENDPOINTS]
+            *attachments.ENDPOINTS, *trash.ENDPOINTS, *openapi.ENDPOINTS]
 
 
 @hookimpl

@@ -8,14 +8,13 @@ from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 from sqlalchemy import select
 
-from seqcore.analysis.dependents import refuse_if_used
 from seqcore.contrib import Endpoint, View
 from seqcore.links import url_for
 from seqcore.models.sequencing import (
     SequenceFile,
     SequencingObject,
 )
-from seqcore.purge import delete_objects
+from seqcore.purge import delete_sequencing_object
 from seqcore.qc.registration import fastqc_version_of
 from seqcore.resources.files import (
     SampleSequenceFiles,
@@ -168,10 +167,7 @@ def get_object(request: Request) -> dict:
 
 def delete_object(request: Request) -> dict:
     context: SequencingObjectResource = request.context
-    refuse_if_used(request.db, f"The sequencing object {context.obj.id}",
-                   object_ids=[context.obj.id])
-    delete_objects(request.db, request.storage, request.tm,
-                   SequencingObject.id == context.obj.id)
+    delete_sequencing_object(request.db, request.storage, request.tm, context.obj)
     return links_only([("sample", url_for(request, context.sample_ctx)),
                        ("sample/sequenceFiles",
                         url_for(request, context.sample_ctx, "sequenceFiles"))])

@@ -7,14 +7,17 @@ from itertools import groupby
 from typing import Any
 
 from pyramid.request import Request
-from sqlalchemy import select
+from sqlalchemy import and_, select
 
+from seqcore.activity import provenance_of
 from seqcore.contrib import Endpoint, View
+from seqcore.fieldaccess import Caller, readable_entry, readable_fields
 from seqcore.links import url_for
 from seqcore.metadata import metadata_changes, set_metadata
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.rest.body import read_json
 from seqcore.rest.streaming import stream_collection
+from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
 
 
@@ -33,17 +36,25 @@ def metadata_body(request: Request, sample_id: int, sample_name: str,
     }
 
 
-def _entries(request: Request, sample_id: int) -> list[tuple[str, str, str]]:
-    rows = request.db.execute(
-        select(MetadataEntry.field, MetadataEntry.value, MetadataEntry.type)
-        .where(MetadataEntry.sample_id == sample_id).order_by(MetadataEntry.field))
-    return [tuple(r) for r in rows]
+def _provenance(entry: MetadataEntry) -> dict[str, Any]:
+    """Where a value came from, as IRIDA Next's ``metadata_provenance``: ``{"source": "user"
+    | "analysis" | "ncbiSubmission", "id", "updatedDate"}`` (``id``: the account, the
+    analysis submission or the NCBI submission)."""
+    source = provenance_of(entry) or {"source": "user", "id": entry.writer_id}
+    return {**source, "updatedDate": epoch_ms(entry.modified or entry.created)}
 
 
 def get_metadata(request: Request) -> dict:
+    """The values the caller may read, with their provenance (one statement)."""
     sample: Sample = request.context.__parent__.sample
-    return {"resource": metadata_body(request, sample.id, sample.name,
-                                      _entries(request, sample.id))}
+    entries = list(request.db.scalars(
+        select(MetadataEntry).where(MetadataEntry.sample_id == sample.id,
+                                    readable_entry(Caller.of(request.identity)))
+        .order_by(MetadataEntry.field)))
+    body = metadata_body(request, sample.id, sample.name,
+                         [(e.field, e.value, e.type) for e in entries])
+    body["metadataProvenance"] = {e.field: _provenance(e) for e in entries}
+    return {"resource": body}
 
 
 def _write(request: Request, replace: bool) -> dict:
@@ -51,7 +62,8 @@ def _write(request: Request, replace: bool) -> dict:
     sample: Sample = request.context.__parent__.sample
     types = request.registry.get("seqcore.metadata_types", {})
     changes = metadata_changes(read_json(request), types, allow_delete=not replace)
-    set_metadata(request.db, [sample], [changes], replace=replace)
+    set_metadata(request.db, [sample], [changes], replace=replace,
+                 caller=Caller.of(request.identity))
     request.db.flush()
     return get_metadata(request)
 
@@ -65,13 +77,18 @@ def merge_metadata(request: Request) -> dict:
 
 
 def project_metadata(request: Request) -> Any:
-    """Every sample of the project with its metadata, one entry per sample, by sample id."""
+    """Every sample of the project with the metadata the caller may read there, one entry per
+    sample, by sample id."""
     project_samples = request.context.__parent__
     project_id = project_samples.project.id
+    access = readable_fields(request.db, Caller.of(request.identity), project_id)
+    shown = MetadataEntry.sample_id == Sample.id
+    if access.hidden:
+        shown = and_(shown, MetadataEntry.field.not_in(sorted(access.hidden)))
     query = (select(Sample.id, Sample.name, MetadataEntry.field, MetadataEntry.value,
                     MetadataEntry.type)
              .join(ProjectSample, ProjectSample.sample_id == Sample.id)
-             .outerjoin(MetadataEntry, MetadataEntry.sample_id == Sample.id)
+             .outerjoin(MetadataEntry, shown)
              .where(ProjectSample.project_id == project_id)
              .order_by(Sample.id, MetadataEntry.field))
     prefix = url_for(request, request.root["api"]["samples"]) + "/"

@@ -126,17 +126,9 @@ def update_project(request: Request) -> dict:
 
 def delete_project(request: Request) -> dict:
     """Delete the project, and the samples no other project holds."""
-    from seqcore.exports.jobs import delete_project_exports
-    from seqcore.samples import delete_samples, orphans_after_removal
+    from seqcore.projects import delete_project as remove_project
 
-    orphans = orphans_after_removal(request.db, request.context.project.id)
-    delete_samples(request.db, request.registry.pm, orphans, request)
-    request.registry.pm.hook.projects_deleting(project_ids=[request.context.project.id],
-                                               request=request)
-    delete_project_exports(request.db, request.storage, request.tm,
-                           [request.context.project.id])
-    request.db.delete(request.context.project)
-    request.db.flush()
+    remove_project(request.db, request.registry.pm, request.context.project, request)
     return links_only([("collection", url_for(request, request.context.__parent__))])
 
 

@@ -10,7 +10,6 @@ from pyramid.request import Request
 from sqlalchemy import select
 
 from seqcore.contrib import Endpoint, View
-from seqcore.db import utcnow
 from seqcore.errors import NotFound
 from seqcore.links import url_for
 from seqcore.models.sequencing import SequencingObject, SequencingRun, UploadStatus
@@ -20,6 +19,8 @@ from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.runs import attach_object, delete_run, object_id_from
+from seqcore.runs import create_run as new_run
+from seqcore.runs import update_run as change_run
 from seqcore.schemas import RunSchema
 from seqcore.security.permissions import Permission
 
@@ -105,11 +106,8 @@ def create_run(request: Request) -> dict:
         runs = context
     if problems:
         raise validation_error(problems)
-    run = SequencingRun(user_id=request.identity.user_id, sequencer_type=sequencer_type,
-                        layout_type=core["layoutType"], description=core.get("description"),
-                        upload_status=UploadStatus.UPLOADING.value, properties=sheet)
-    request.db.add(run)
-    request.db.flush()
+    run = new_run(request.db, request.identity.user_id, sequencer_type, core["layoutType"],
+                  core.get("description"), sheet)
     run_ctx = RunResource(request, str(run.id), runs, run)
     request.response.status = 201
     request.response.location = url_for(request, run_ctx)
@@ -137,18 +135,9 @@ def update_run(request: Request) -> dict:
         sequencer_type = _sequencer_type(core["sequencerType"], problems)
     if problems:
         raise validation_error(problems)
-    if "uploadStatus" in core:
-        run.upload_status = core["uploadStatus"]
-    if "layoutType" in core:
-        run.layout_type = core["layoutType"]
-    if "description" in core:
-        run.description = core["description"]
     if "sequencerType" in core:
-        run.sequencer_type = sequencer_type
-    if sheet:
-        run.properties = {**(run.properties or {}), **sheet}
-    run.modified = utcnow()
-    request.db.flush()
+        core["sequencerType"] = sequencer_type
+    change_run(request.db, run, core, sheet)
     return links_only([("self", url_for(request, context)),
                        ("collection", url_for(request, context.__parent__))])
 

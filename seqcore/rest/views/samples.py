@@ -23,7 +23,7 @@ from seqcore.rest.paging import paging
 from seqcore.rest.streaming import encode, stream_collection
 from seqcore.rest.values import epoch_ms
 from seqcore.samples import create_sample as new_sample
-from seqcore.samples import delete_samples, duplicate_name, orphans_after_removal
+from seqcore.samples import duplicate_name, remove_from_project
 from seqcore.samples import share_samples as add_to_project
 from seqcore.samples import update_sample as change_sample
 from seqcore.schemas import SampleSchema
@@ -309,10 +309,7 @@ def remove_project_sample(request: Request) -> dict:
     """Take the sample out of this project; delete it if no other project holds it."""
     context = request.context
     project_ctx = context.project_ctx
-    orphans = orphans_after_removal(request.db, project_ctx.project.id, [context.sample.id])
-    request.db.delete(context.join)
-    request.db.flush()
-    delete_samples(request.db, request.registry.pm, orphans, request)
+    remove_from_project(request.db, request.registry.pm, context.join, request)
     return links_only([("project/samples", url_for(request, project_ctx, "samples")),
                        ("project", url_for(request, project_ctx))])
 

@@ -29,10 +29,12 @@ from seqcore.plugin import (
     hookimpl,
     int_key,
     negotiate,
+    note_activity,
     purge_files,
     receive_file,
     url_for,
     verify_gzip,
+    write_operation,
 )
 from seqcore_assemblies.models import Assembly
 
@@ -98,14 +100,23 @@ def list_assemblies(request: Request) -> dict:
         assembly_entry(request, AssemblyResource(request, str(a.id), context, a)) for a in rows))
 
 
+@write_operation("assembly.upload")
+def store_assembly(request: Request, sample_id: int) -> Assembly:
+    """Stream a multipart ``file`` (a FASTA, plain or gzipped) into a sample's assemblies."""
+    verify = verify_gzip(request.registry.settings, request.content_length)
+    stored = receive_file(request, lambda: FastaCheck(verify))
+    assembly = Assembly(sample_id=sample_id, file=stored)
+    request.db.add(assembly)
+    request.db.flush()
+    note_activity(request.db, samples=[sample_id], on="assembly", id=assembly.id, action="created",
+         fileName=stored.file_name)
+    return assembly
+
+
 def upload_assembly(request: Request) -> dict:
     """Multipart ``file`` (a FASTA, plain or gzipped)."""
     context: SampleAssemblies = request.context
-    verify = verify_gzip(request.registry.settings, request.content_length)
-    stored = receive_file(request, lambda: FastaCheck(verify))
-    assembly = Assembly(sample_id=context.sample.id, file=stored)
-    request.db.add(assembly)
-    request.db.flush()
+    assembly = store_assembly(request, context.sample.id)
     assembly_ctx = AssemblyResource(request, str(assembly.id), context, assembly)
     request.response.status = 201
     request.response.location = url_for(request, assembly_ctx)

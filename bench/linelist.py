@@ -1,0 +1,174 @@
+"""Line lists of a large project through a real WSGI server: time and the server's peak
+memory.
+
+For each sample count (10,000 and 100,000 by default, 20 metadata fields each) a fresh
+SQLite database is filled, then for each of ``GET /api/projects/{id}/linelist?format=csv``,
+``...&format=xlsx`` and the JSON ``GET /api/projects/{id}/samples/metadata`` of the same data
+a fresh waitress process serves one request; the client reads the body in chunks and
+discards it. Printed: seconds, bytes, and the server's peak resident memory (``VmHWM``) after
+the request beside its peak after start-up, so a flat line from 10,000 to 100,000 samples
+shows the streaming holds.
+
+    .venv/bin/python bench/linelist.py [--samples 10000 100000] [--fields 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+
+SECRET = "bench-session-secret"
+PATHS = {"linelist csv": "/api/projects/1/linelist?format=csv",
+         "linelist xlsx": "/api/projects/1/linelist?format=xlsx",
+         "samples/metadata json": "/api/projects/1/samples/metadata"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(port: int, url: str) -> None:
+    import waitress
+
+    from seqcore.config import configure
+
+    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
+    waitress.serve(config.make_wsgi_app(), host="127.0.0.1", port=port, threads=1,
+                   _quiet=True)
+
+
+def prepare(url: str, samples: int, fields: int) -> str:
+    import transaction
+    from sqlalchemy import insert
+
+    from seqcore.config import configure
+    from seqcore.db import session_for
+    from seqcore.db.migrations import upgrade
+    from seqcore.models import (
+        MetadataEntry,
+        OAuthClient,
+        Project,
+        ProjectMember,
+        ProjectSample,
+        Sample,
+        User,
+    )
+    from seqcore.models.oauth import digest
+    from seqcore.oauth.tokens import issue_token
+    from seqcore.services import ISessionFactory, registry_service
+
+    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
+    config.commit()
+    upgrade(config.get_settings(), config.registry.pm)
+    factory = registry_service(config.registry, ISessionFactory)
+    with transaction.manager:
+        db = session_for(factory, transaction.manager)
+        user = User(username="bench", email="bench@example.org", password_hash="x",
+                    first_name="Bench", last_name="Mark", phone_number="0000")
+        client = OAuthClient(client_id="bench", secret_hash=digest("bench"))
+        db.add_all([user, client, Project(name="Bench project", namespace="bench",
+                                          path="bench")])
+        db.flush()
+        db.add(ProjectMember(project_id=1, user_id=user.id, role="PROJECT_OWNER",
+                             metadata_role="LEVEL_4"))
+        step = 10_000
+        for start in range(1, samples + 1, step):
+            ids = range(start, min(start + step, samples + 1))
+            db.execute(insert(Sample), [{"id": i, "name": f"sample-{i}",
+                                         "puid": f"INXT_SAM_{i:010d}"} for i in ids])
+            db.execute(insert(ProjectSample), [{"project_id": 1, "sample_id": i,
+                                                "sample_name": f"sample-{i}", "owner": True}
+                                               for i in ids])
+            db.execute(insert(MetadataEntry), [
+                {"sample_id": i, "field": f"field_{f:02d}", "value": f"value {i}-{f}",
+                 "type": "text"} for i in ids for f in range(fields)])
+        token = issue_token(db, client, user)
+    return token
+
+
+def peak_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def wait_for(port: int) -> None:
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the server did not start")
+
+
+def fetch(port: int, path: str, token: str) -> tuple[int, int]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+    response = conn.getresponse()
+    size = 0
+    while chunk := response.read(65536):
+        size += len(chunk)
+    conn.close()
+    return response.status, size
+
+
+def measure(url: str, token: str) -> dict:
+    found = {}
+    for name, path in PATHS.items():
+        port = free_port()
+        server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url])
+        try:
+            wait_for(port)
+            fetch(port, "/api/projects/1", token)  # warm: imports, first statements
+            idle = peak_kib(server.pid)
+            began = time.perf_counter()
+            status, size = fetch(port, path, token)
+            seconds = time.perf_counter() - began
+            assert status == 200, (name, status)
+            found[name] = {"seconds": round(seconds, 2), "megabytes": round(size / 1e6, 1),
+                           "server_peak_mib": round(peak_kib(server.pid) / 1024, 1),
+                           "server_peak_after_start_mib": round(idle / 1024, 1)}
+        finally:
+            server.terminate()
+            server.wait()
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--fields", type=int, default=20)
+    parser.add_argument("--serve", nargs=2, metavar=("PORT", "URL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(int(args.serve[0]), args.serve[1])
+        return
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for count in args.samples:
+            url = f"sqlite:///{tmp}/linelist-{count}.sqlite"
+            began = time.perf_counter()
+            token = prepare(url, count, args.fields)
+            print(f"{count} samples x {args.fields} fields loaded in "
+                  f"{time.perf_counter() - began:.0f} s", file=sys.stderr)
+            results[f"{count} samples"] = measure(url, token)
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""The acceptance matrix of field restrictions: for each restriction level and each kind of
+caller, every read path shows exactly the fields it should: REST sample metadata, the
+project metadata collection, declared fields, the line list, the sample history and
+project activity, GraphQL metadata, metadataSummary, metadataFields and filters. On SQLite
+and PostgreSQL alike: the suite runs on whichever database the test kit is given."""
+
+from __future__ import annotations
+
+import pytest
+
+from seqcore.models.fielddecl import MetadataField
+from seqcore.models.project import ProjectRole
+from seqcore.models.user import SystemRole
+
+LEVELS = ["LEVEL_1", "LEVEL_2", "LEVEL_3", "LEVEL_4"]
+FIELDS = {f"f{n}": level for n, level in enumerate(LEVELS, 1)}
+FREE = "free"  # undeclared: everyone reads it
+
+#: caller -> the restriction levels it reads
+CALLERS = {
+    "member-LEVEL_1": LEVELS[:1], "member-LEVEL_2": LEVELS[:2],
+    "member-LEVEL_3": LEVELS[:3], "member-LEVEL_4": LEVELS[:4],
+    "owner": LEVELS, "admin": LEVELS, "sequencer": LEVELS[:1],
+}
+
+
+@pytest.fixture
+def world(testapp, factories, db):
+    owner = factories.user(username="owner")
+    admin = factories.user(SystemRole.ADMIN, username="admin")
+    sequencer = factories.user(SystemRole.SEQUENCER, username="uploader")
+    members = {level: factories.user(username=f"member{level[-1]}") for level in LEVELS}
+    project = factories.project(owner=owner, members=[
+        (user, ProjectRole.USER, level) for level, user in members.items()])
+    for name, level in FIELDS.items():
+        db.add(MetadataField(project_id=project.id, name=name, restriction=level))
+    db.commit()
+    sample = factories.sample(project, name="S1")
+    # Written through the API, so the trail records the values too.
+    testapp.put_json(f"/api/samples/{sample.id}/metadata",
+                     {name: {"value": f"v-{name}"} for name in [*FIELDS, FREE]},
+                     headers=factories.headers(owner))
+    callers = {f"member-{level}": user for level, user in members.items()}
+    callers.update(owner=owner, admin=admin, sequencer=sequencer)
+    return project, sample, callers
+
+
+def expected(caller: str) -> set[str]:
+    return {name for name, level in FIELDS.items() if level in CALLERS[caller]} | {FREE}
+
+
+def paths(testapp, graphql, factories, project, sample, user) -> dict[str, set[str]]:
+    """What each read path shows the caller."""
+    headers = factories.headers(user)
+    seen: dict[str, set[str]] = {}
+    body = testapp.get(f"/api/samples/{sample.id}/metadata", headers=headers).json
+    seen["rest sample metadata"] = set(body["resource"]["metadata"])
+    body = testapp.get(f"/api/projects/{project.id}/samples/metadata", headers=headers).json
+    seen["rest project metadata"] = set(body["resource"]["resources"][0]["metadata"])
+    body = testapp.get(f"/api/projects/{project.id}/metadataFields", headers=headers).json
+    seen["rest declared fields"] = {f["name"] for f in body["resource"]["resources"]} | {FREE}
+    body = testapp.get(f"/api/projects/{project.id}/linelist", headers=headers)
+    seen["line list"] = set(body.text.splitlines()[0].split(",")[2:])
+    for name, url in (("sample history", f"/api/samples/{sample.id}/history"),
+                      ("project activity", f"/api/projects/{project.id}/activity")):
+        entries = testapp.get(url, headers=headers).json["resource"]["resources"]
+        seen[name] = {c["field"] for e in entries for c in e["changes"] if c["on"] == "metadata"}
+    graphql.as_user(user)
+    data = graphql("""query($s: ID!, $p: ID!) {
+        node(id: $s) { ... on Sample { metadata } }
+        project: node(id: $p) { ... on Project { metadataSummary metadataFields { name } } }
+    }""", {"s": f"gid://seqcore/Sample/{sample.id}",
+           "p": f"gid://seqcore/Project/{project.id}"})["data"]
+    seen["graphql metadata"] = set(data["node"]["metadata"])
+    seen["graphql metadataSummary"] = set(data["project"]["metadataSummary"])
+    seen["graphql metadataFields"] = {f["name"] for f in data["project"]["metadataFields"]} | {
+        FREE}
+    for where in ("project", "samples"):
+        found = set()
+        for name in [*FIELDS, FREE]:
+            for operator, value in (("EXISTS", None), ("EQUALS", f"v-{name}"),
+                                    ("CONTAINS", "v")):
+                if name == FREE and operator != "EXISTS":
+                    continue
+                condition = {"field": f"metadata.{name}", "operator": operator}
+                if value is not None:
+                    condition["value"] = value
+                query = ("""query($p: ID!, $f: SampleFilter) { node(id: $p) { ... on Project {
+                    samples(filter: $f) { totalCount } } } }""" if where == "project" else
+                         """query($f: SampleFilter) { samples(filter: $f) { totalCount } }""")
+                variables = {"f": {"advanced_search": [[condition]]}}
+                if where == "project":
+                    variables["p"] = f"gid://seqcore/Project/{project.id}"
+                data = graphql(query, variables)["data"]
+                count = (data["node"]["samples"] if where == "project"
+                         else data["samples"])["totalCount"]
+                if count:
+                    found.add(name)
+        seen[f"graphql filter ({where})"] = found
+    return seen
+
+
+@pytest.mark.parametrize("caller", sorted(CALLERS))
+def test_every_read_path_shows_exactly_the_readable_fields(testapp, graphql, factories, world,
+                                                           caller):
+    project, sample, callers = world
+    seen = paths(testapp, graphql, factories, project, sample, callers[caller])
+    want = expected(caller)
+    assert seen == dict.fromkeys(seen, want)
+
+
+@pytest.mark.parametrize("caller", ["member-LEVEL_1", "member-LEVEL_3"])
+def test_a_negated_filter_on_a_hidden_field_does_not_tell_it_apart(graphql, world, caller):
+    """NOT_EQUALS on a field the caller cannot read matches whatever the value is."""
+    _, _, callers = world
+    graphql.as_user(callers[caller])
+    counts = set()
+    for value in ("v-f4", "something else"):
+        data = graphql("""query($f: SampleFilter) { samples(filter: $f) { totalCount } }""",
+                       {"f": {"advanced_search": [[{"field": "metadata.f4",
+                                                    "operator": "NOT_EQUALS",
+                                                    "value": value}]]}})
+        counts.add(data["data"]["samples"]["totalCount"])
+    assert counts == {1}
