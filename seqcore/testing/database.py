@@ -13,13 +13,19 @@ from seqcore.db import Base, get_engine
 URL_VARIABLE = "SEQCORE_TEST_DATABASE_URL"
 
 
-def test_database_url(tmp_dir: Path, worker: str) -> str:
-    """A fresh database for this test session (one per xdist worker)."""
+def test_database_url(tmp_dir: Path, name: str) -> str:
+    """A fresh database for ``name`` (the session's own is named after its pytest-xdist
+    worker, ``main`` without xdist; a test needing a second one names its purpose). Under
+    xdist the worker's id is part of every other name too, so two workers never drop each
+    other's database on a shared PostgreSQL server."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and name != worker:
+        name = f"{worker}_{name}"
     base = os.environ.get(URL_VARIABLE)
     if not base:
-        return f"sqlite:///{tmp_dir / f'seqcore-test-{worker}.sqlite'}"
+        return f"sqlite:///{tmp_dir / f'seqcore-test-{name}.sqlite'}"
     url = make_url(base)
-    name = f"{url.database or 'seqcore_test'}_{worker}"
+    name = f"{url.database or 'seqcore_test'}_{name}"
     admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
