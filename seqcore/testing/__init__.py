@@ -43,11 +43,13 @@ from seqcore.testing.fixtures import (
     upload_reads,
 )
 
-# The log-secrets check's hooks and autouse fixture (pytest finds them on this module).
+# The log-secrets check's hooks and autouse fixture (pytest finds them on this module;
+# pytest_testnodedown is pytest-xdist's, optional: its controller gathers the workers' finds).
 from seqcore.testing.logsecrets import _no_secret_in_logs as _no_secret_in_logs
 from seqcore.testing.logsecrets import pytest_configure as pytest_configure
 from seqcore.testing.logsecrets import pytest_sessionfinish as pytest_sessionfinish
 from seqcore.testing.logsecrets import pytest_terminal_summary as pytest_terminal_summary
+from seqcore.testing.logsecrets import pytest_testnodedown as pytest_testnodedown
 from seqcore.testing.services import replace_service, swap_service
 
 __all__ = [

@@ -196,9 +196,21 @@ def enabled() -> bool:
     return os.environ.get("SEQCORE_LOG_SECRETS", "1") not in ("0", "false", "no", "off")
 
 
+def _xdist_controller(config: pytest.Config) -> bool:
+    """True in pytest-xdist's controller: it runs no test, its workers do (each records its
+    own log and reports what it found back, :func:`pytest_testnodedown`)."""
+    return (not hasattr(config, "workerinput")
+            and bool(getattr(config.option, "numprocesses", None))
+            and getattr(config.option, "dist", "no") != "no")
+
+
+# In xdist's controller: each worker's log file, count of secrets and leaks found at its end.
+_workers: dict[str, tuple[str, int, list[str]]] = {}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     global _recorder
-    if not enabled() or _recorder is not None:
+    if not enabled() or _recorder is not None or _xdist_controller(config):
         return
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     path = os.environ.get("SEQCORE_LOG_SECRETS_FILE") or os.path.join(
@@ -222,13 +234,26 @@ def _no_secret_in_logs() -> Iterator[None]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if _recorder is None:
-        return
-    found = leaks(_recorder.all_text())
-    if found:
+    if _recorder is not None:
+        found = leaks(_recorder.all_text())
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: the controller fails the run
+            workeroutput["seqcore_log_secrets"] = (_recorder.path, len(_secrets), found)
+        if found:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            print("\nseqcore: secrets appeared in the logs (" + _recorder.path + "):\n" +
+                  "\n".join(found))
+    found = [leak for _, _, leaks_ in _workers.values() for leak in leaks_]
+    if found:  # a worker's whole-file search, which only the controller can fail the run on
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        print("\nseqcore: secrets appeared in the logs (" + _recorder.path + "):\n" +
-              "\n".join(found))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist's controller: a worker finished; keep what its log search found."""
+    report = getattr(node, "workeroutput", {}).get("seqcore_log_secrets")
+    if report is not None:
+        _workers[node.gateway.id] = (report[0], report[1], list(report[2]))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -236,3 +261,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(
             f"seqcore: every log record of this session is in {_recorder.path}; "
             f"{len(_secrets)} secret(s) issued or sent were searched for there.")
+    for worker, (path, count, found) in sorted(_workers.items()):
+        terminalreporter.write_line(
+            f"seqcore: worker {worker}'s log records are in {path}; {count} secret(s) "
+            f"issued or sent were searched for there.")
+        if found:
+            terminalreporter.write_line(
+                f"seqcore: secrets appeared in the logs ({path}):\n" + "\n".join(found))

@@ -1,18 +1,22 @@
 """A real seqcore server on loopback, for end-to-end tests with real client programs.
 
-It runs exactly as a deployment does: an ini file, ``seqcore db upgrade``, accounts and OAuth
-clients made with the ``seqcore`` command, then ``seqcore serve`` (waitress, with the
-embedded worker) in its own process.
+It runs exactly as a deployment does: an ini file, ``seqcore db upgrade`` (run once per set of
+settings on SQLite, its database copied for each server), accounts and OAuth clients made
+with the ``seqcore`` command, then ``seqcore serve`` (waitress, with the embedded worker) in
+its own process.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -20,6 +24,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from seqcore.testing.database import copy_sqlite
 
 SEQCORE = [sys.executable, "-m", "seqcore.cli"]
 
@@ -117,8 +123,33 @@ class LiveServer:
         return json.loads(body)
 
 
+# SQLite databases migrated by `seqcore db upgrade`, one per set of settings (the plugins
+# enabled decide the schema) in this process: each server on SQLite gets a copy, so the
+# migrations run once per settings and pytest-xdist worker rather than once per server.
+_TEMPLATES: dict[tuple[tuple[str, str], ...], Path] = {}
+_OWN_PATHS = ("sqlalchemy.url", "seqcore.storage.path")
+
+
+def _migrated_sqlite(lines: dict[str, str]) -> Path:
+    """The template for these settings, made by ``seqcore db upgrade`` on first use."""
+    key = tuple(sorted((k, v) for k, v in lines.items() if k not in _OWN_PATHS))
+    template = _TEMPLATES.get(key)
+    if template is None or not template.exists():
+        root = Path(tempfile.mkdtemp(prefix="seqcore-migrated-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        own = {**lines, "sqlalchemy.url": f"sqlite:///{root / 'seqcore.sqlite'}",
+               "seqcore.storage.path": str(root / "storage")}
+        ini = root / "template.ini"
+        ini.write_text("[app:main]\n" + "".join(f"{k} = {v}\n" for k, v in own.items()))
+        LiveServer(root, 0, ini).cli("db", "upgrade")
+        template = _TEMPLATES[key] = root / "seqcore.sqlite"
+    return template
+
+
 def live_server(root: Path, **settings: str) -> LiveServer:
-    """Prepare (not start) a server in ``root`` with its own SQLite database and storage."""
+    """Prepare (not start) a server in ``root`` with its own database and storage: a copy of
+    a SQLite database ``seqcore db upgrade`` migrated with the same settings, or the
+    ``sqlalchemy.url`` given, migrated with ``seqcore db upgrade`` here."""
     root.mkdir(parents=True, exist_ok=True)
     port = free_port()
     lines = {"use": "egg:seqcore",
@@ -133,7 +164,10 @@ def live_server(root: Path, **settings: str) -> LiveServer:
                    "\n[server:main]\nuse = egg:waitress#main\nhost = 127.0.0.1\n"
                    f"port = {port}\nmax_request_body_size = 107374182400\n")
     server = LiveServer(root, port, ini)
-    server.cli("db", "upgrade")
+    if "sqlalchemy.url" in settings:
+        server.cli("db", "upgrade")
+    else:
+        copy_sqlite(_migrated_sqlite(lines), root / "seqcore.sqlite")
     return server
 
 

@@ -1,10 +1,12 @@
 """Real IRIDA client programs, each in a virtualenv of its own under ``var/test-venvs``: their
 dependency pins differ from seqcore's (and from each other's), and they run as their users
 run them, as programs. A virtualenv is made once and reused while its requirements stay the
-same."""
+same; a lock file next to it makes a second pytest-xdist worker (or a second session) wait for
+the first one's build and then use it, instead of building over it."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -23,13 +25,16 @@ def client_program(requirement: str, program: str, *pins: str) -> Path:
     binary = venv / "bin" / program
     wanted = "\n".join((requirement, *pins)) + "\n"
     marker = venv / "seqcore-requirements.txt"
-    if binary.exists() and (marker.read_text() == wanted if marker.exists() else not pins):
-        return binary
-    shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", requirement, *pins],
-                   check=True)
-    marker.write_text(wanted)
+    VENVS.mkdir(parents=True, exist_ok=True)
+    with open(VENVS / f".{venv.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if binary.exists() and (marker.read_text() == wanted if marker.exists() else not pins):
+            return binary
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", requirement, *pins],
+                       check=True)
+        marker.write_text(wanted)
     return binary
 
 

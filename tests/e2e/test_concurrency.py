@@ -16,7 +16,11 @@ from seqcore.testing.load import run_load
 from seqcore.testing.server import live_server
 from seqcore.testing.uploads import fastq, gz, multipart
 
-pytestmark = pytest.mark.slow
+# xdist_group("serial"): under pytest-xdist (--dist loadgroup) these run on one worker, one
+# after the other, never beside another test of the group: 64 client threads and two
+# gunicorn workers take every core for their time; two such loads at once would time each
+# other out.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("serial")]
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = 64

@@ -27,7 +27,10 @@ from seqcore.testing import database
 from seqcore.testing.factories import Factories
 from seqcore.testing.server import live_server
 
-pytestmark = pytest.mark.slow
+# xdist_group("serial"): under pytest-xdist (--dist loadgroup) these run on one worker, one
+# after the other, never beside another test of the group: barrier-released client threads race each
+# other on purpose; another load test beside them would starve the races they measure.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("serial")]
 
 TRIES = 8
 SETTINGS = {"seqcore.password_hash.time_cost": "1", "seqcore.password_hash.memory_cost": "64",

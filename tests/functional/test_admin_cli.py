@@ -26,15 +26,22 @@ def seqcore(ini, *args, ok=True, stdin=None):
     return result
 
 
-@pytest.fixture
-def site(tmp_path):
-    url = test_databases.test_database_url(tmp_path, "admin_cli")
-    ini = tmp_path / "site.ini"
+def write_ini(directory, url):
+    ini = directory / "site.ini"
     ini.write_text(
         "[app:main]\nuse = egg:seqcore\n"
         f"sqlalchemy.url = {url}\n"
-        f"seqcore.storage.path = {tmp_path / 'storage'}\n"
+        f"seqcore.storage.path = {directory / 'storage'}\n"
         "seqcore.password_hash.time_cost = 1\nseqcore.password_hash.memory_cost = 64\n")
+    return ini
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """The site as the commands make it, once: migrated, two accounts, one OAuth client."""
+    root = tmp_path_factory.mktemp("admin-cli-template")
+    url = test_databases.test_database_url(root, "admin_cli_template")
+    ini = write_ini(root, url)
     seqcore(ini, "db", "upgrade")
     for name, role in (("root", "ROLE_ADMIN"), ("Bob", "ROLE_USER")):
         seqcore(ini, "users", "create", "--username", name, "--email", f"{name}@example.org",
@@ -42,6 +49,15 @@ def site(tmp_path):
                 "--role", role)
     secret = re.search(r"client_secret: (\w+)",
                        seqcore(ini, "clients", "create", "--client-id", "cli").stdout).group(1)
+    return url, secret
+
+
+@pytest.fixture
+def site(tmp_path, template):
+    """A copy of the template for each test (the commands under test change it)."""
+    template_url, secret = template
+    url = test_databases.copy_database(template_url, tmp_path, "admin_cli")
+    ini = write_ini(tmp_path, url)
     app = configure({"sqlalchemy.url": url, "seqcore.storage.path": str(tmp_path / "storage"),
                      "seqcore.session.secret": "admin-cli-test-session-secret-0123456789",
                      "seqcore.password_hash.time_cost": "1",

@@ -51,12 +51,18 @@ def test_a_leak_fails_the_test_that_made_it(tmp_path):
             import seqcore_sequencefiles.plugin
             return [seqcore_sequencefiles.plugin]
     '''))
-    env = {**os.environ, "SEQCORE_LOG_SECRETS_FILE": str(tmp_path / "session.log")}
+    # Not this session's xdist worker: the inner pytest is a session of its own (with the
+    # worker's name it would write its log to session.log.gw0 and name its database after it).
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("PYTEST_", "COV_"))}
+    env["SEQCORE_LOG_SECRETS_FILE"] = str(tmp_path / "session.log")
     env.pop("SEQCORE_LOG_SECRETS", None)
     if env.get(URL_VARIABLE):  # a database of its own, not this session's
         url = make_url(env[URL_VARIABLE])
-        env[URL_VARIABLE] = url.set(database=f"{url.database or 'seqcore_test'}_logsecrets"
-                                    ).render_as_string(hide_password=False)
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        env[URL_VARIABLE] = url.set(
+            database=f"{url.database or 'seqcore_test'}_{worker}_logsecrets"
+        ).render_as_string(hide_password=False)
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
                            "-p", "no:cacheprovider", str(tmp_path)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)
@@ -84,3 +90,38 @@ def test_oauthlib_debug_records_lose_their_text(caplog):
     assert "abcdefgh12345678" not in debug.getMessage()
     assert "withheld" in debug.getMessage()
     assert info.getMessage() == "Validating a request"
+
+
+LATE_LEAK_SUITE = '''
+import logging
+
+import pytest
+
+from seqcore.testing.logsecrets import remember
+
+
+@pytest.fixture(scope="session")
+def late():
+    yield
+    logging.getLogger("some.plugin").warning("at the end: late-secret-value-456")
+
+
+def test_learns_a_secret(late):
+    remember("late-secret-value-456", "password")
+'''
+
+
+def test_a_leak_after_the_last_test_fails_a_parallel_run(tmp_path):
+    """With pytest-xdist the whole-log search at the session's end happens in a worker; the
+    controller must still fail the run and say where."""
+    (tmp_path / "test_late.py").write_text(LATE_LEAK_SUITE)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("PYTEST_", "COV_", "SEQCORE_LOG_SECRETS"))}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "1",
+                           "-p", "no:cacheprovider", str(tmp_path)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "1 passed" in out.strip().splitlines()[-1], out
+    assert "secrets appeared in the logs" in out and "password (lat...) in:" in out, out
+    assert "at the end: <SECRET>" in out, out

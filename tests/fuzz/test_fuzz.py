@@ -43,7 +43,10 @@ from seqcore.testing.fuzzing import (
 from seqcore.testing.server import LiveServer, live_server
 from seqcore.testing.uploads import fasta
 
-pytestmark = pytest.mark.fuzz
+# xdist_group("serial"): under pytest-xdist (--dist loadgroup) these run on one worker, one
+# after the other, never beside another test of the group: hypothesis' example budget and
+# the server's answers are timed; a load test beside it would make its deadlines flaky.
+pytestmark = [pytest.mark.fuzz, pytest.mark.xdist_group("serial")]
 
 EXAMPLES = int(os.environ.get("SEQCORE_FUZZ_EXAMPLES", "3000"))
 SECONDS = float(os.environ.get("SEQCORE_FUZZ_SECONDS", "120"))

@@ -5,7 +5,15 @@ import threading
 import time
 from datetime import timedelta
 
+import pytest
+
 from seqcore.processing import heartbeat
+
+# xdist_group("serial"): under pytest-xdist (--dist loadgroup) these run on one worker, one
+# after the other, never beside another test of the group: the beats are counted against
+# wall-clock sleeps of a few tenths of a second, which a load test on the same cores would
+# stretch.
+pytestmark = pytest.mark.xdist_group("serial")
 
 
 def test_the_lease_is_renewed_while_the_work_runs_and_not_after():

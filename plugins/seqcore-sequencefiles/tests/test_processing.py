@@ -1,6 +1,7 @@
 """The processing chain: QC by the worker, runs gating it, errors, decompression, and a
 worker killed mid-processing."""
 
+import functools
 import os
 import random
 import signal
@@ -171,6 +172,16 @@ BASES = bytes(b"ACGT"[i % 4] for i in range(256))
 QUALS = bytes(33 + i % 41 for i in range(256))
 
 
+@functools.cache
+def large_gzip() -> bytes:
+    """Several MB of gzip, so the damage lies beyond the first block checked on arrival;
+    made once for the three kinds of damage (bytes are immutable: each test damages a copy)."""
+    rng = random.Random(4)
+    return gz(b"".join(b"@r%d\n%s\n+\n%s\n" % (i, rng.randbytes(100).translate(BASES),
+                                                rng.randbytes(100).translate(QUALS))
+                       for i in range(40_000)))
+
+
 @pytest.mark.parametrize("damage", ["truncated", "checksum", "flipped"])
 def test_large_gzip_is_verified_by_the_worker(build_app, app_config, factories, damage):
     """Uploads above seqcore.upload.verify_gzip_max_bytes are checked at their start on
@@ -182,11 +193,7 @@ def test_large_gzip_is_verified_by_the_worker(build_app, app_config, factories, 
     owner = factories.user()
     sample = factories.sample(factories.project(owner=owner), name="large-1")
     headers = factories.headers(owner)
-    # Several MB of gzip, so the damage lies beyond the first block checked on arrival.
-    rng = random.Random(4)
-    packed = gz(b"".join(b"@r%d\n%s\n+\n%s\n" % (i, rng.randbytes(100).translate(BASES),
-                                                  rng.randbytes(100).translate(QUALS))
-                         for i in range(40_000)))
+    packed = large_gzip()
     assert len(packed) > 3 << 20
     if damage == "truncated":
         packed = packed[:-2000]
