@@ -1,9 +1,11 @@
 """Attachments connections: IRIDA Next's filter and orderBy, keyset pages, and a statement
-count that does not grow with the page (of samples, or of attachments)."""
+count that does not grow with the page (of samples, of groups, or of attachments)."""
 
 from tests.graphql.conftest import gid
 
 PAGE = """query($first: Int) { samples(first: $first) { nodes { name
+  attachments(first: 2) { totalCount nodes { filename } } } } }"""
+GROUPS = """query($first: Int) { groups(first: $first) { nodes { name
   attachments(first: 2) { totalCount nodes { filename } } } } }"""
 ONE = """query($id: ID!, $first: Int, $after: String, $filter: AttachmentFilter,
                $order: AttachmentOrder) {
@@ -33,6 +35,28 @@ def test_statement_count_does_not_grow_with_the_page_of_samples(graphql, factori
         counts[size] = sql_counter.count
     assert counts[5] == counts[40], sql_counter.statements
     print(f"SQL statements for 5 and 40 samples with their attachments: {counts}")
+
+
+def test_statement_count_does_not_grow_with_the_page_of_groups(graphql, factories,
+                                                                sql_counter):
+    owner = factories.user()
+    for n in range(30):
+        group = factories.group(owner, name=f"group-{n:03d}", path=f"group-{n:03d}")
+        factories.attachment(group=group, file_name=f"g{n}_protocol.txt")
+        factories.attachment(group=group, file_name=f"g{n}_notes.txt")
+    graphql.as_user(owner)
+    counts = {}
+    for size in (5, 30):
+        with sql_counter:
+            body = graphql(GROUPS, {"first": size})
+        assert "errors" not in body, body
+        nodes = body["data"]["groups"]["nodes"]
+        assert len(nodes) == size
+        assert all(n["attachments"]["totalCount"] == 2 for n in nodes)
+        assert all(len(n["attachments"]["nodes"]) == 2 for n in nodes)
+        counts[size] = sql_counter.count
+    assert counts[5] == counts[30], sql_counter.statements
+    print(f"SQL statements for 5 and 30 groups with their attachments: {counts}")
 
 
 def test_statement_count_does_not_grow_with_the_page_of_attachments(graphql, factories,
