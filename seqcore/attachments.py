@@ -58,8 +58,8 @@ FASTQ = "fastq"
 class Owner:
     """What an attachment belongs to: an owner column of ``attachment`` and an id.
 
-    ``kind`` is the column's stem (``sample``, ``project``, ``submission``; ``group`` once
-    groups have a column). Only a sample's FASTQ files become sequencing objects."""
+    ``kind`` is the column's stem (``sample``, ``project``, ``submission``, ``group``).
+    Only a sample's FASTQ files become sequencing objects."""
 
     kind: str
     id: int

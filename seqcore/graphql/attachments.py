@@ -2,7 +2,8 @@
 IRIDA Next's ``filter`` (Ransack arguments) and ``orderBy``, and the batch that serves the
 connection for a whole page of owners at once.
 
-``Sample.attachments``, ``Project.attachments`` and ``WorkflowExecution.attachments`` all ask
+``Sample.attachments``, ``Project.attachments``, ``Group.attachments`` and
+``WorkflowExecution.attachments`` all ask
 :func:`owner_attachments`; the request's ``attachments`` loader collects every owner asked for
 with the same arguments during one pass and answers them with one statement (a window over
 the owners), so a page of samples with their attachments costs the same at any size.
@@ -21,7 +22,7 @@ from graphql import GraphQLError
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
-from seqcore.access import PROJECT, SAMPLE, SUBMISSION
+from seqcore.access import GROUP, PROJECT, SAMPLE, SUBMISSION
 from seqcore.attachments import Owner
 from seqcore.graphql.connections import (
     DEFAULT_PAGE,
@@ -238,11 +239,13 @@ def readable_attachment(identity: Identity) -> Any:
         and_(AttachmentModel.project_id.is_not(None),
              PROJECT.readable(user_id, role, AttachmentModel.project_id)),
         and_(AttachmentModel.submission_id.is_not(None),
-             SUBMISSION.readable(user_id, role, AttachmentModel.submission_id)))
+             SUBMISSION.readable(user_id, role, AttachmentModel.submission_id)),
+        and_(AttachmentModel.group_id.is_not(None),
+             GROUP.readable(user_id, role, AttachmentModel.group_id)))
 
 
 class Attachment(graphene.ObjectType):
-    """A file on a sample, a project or a workflow execution."""
+    """A file on a sample, a project, a group or a workflow execution."""
 
     class Meta:
         interfaces = (Node,)

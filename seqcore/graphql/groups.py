@@ -19,6 +19,8 @@ from typing import Any
 import graphene
 from sqlalchemy import func, select
 
+from seqcore.attachments import Owner
+from seqcore.graphql.attachments import Attachment, attachment_args, owner_attachments
 from seqcore.graphql.connections import (
     Ordering,
     connection_args,
@@ -246,6 +248,8 @@ class Group(graphene.ObjectType):
         user_type=graphene.List(graphene.NonNull(graphene.String),
                                 default_value=["human"],
                                 description="Kinds of accounts: seqcore's are all human."))
+    attachments = graphene.Field(lambda: connection_for(Attachment), **attachment_args(),
+                                 description="Attachments on the group")
 
     resolve_id = staticmethod(_gid)
 
@@ -299,6 +303,12 @@ class Group(graphene.ObjectType):
             lambda keys: paginate_many(info.context.db, query, GroupHierarchy.descendant_id,
                                        keys, order, lambda m: m.created, **page))
         return loader.load(group.id)
+
+    @staticmethod
+    def resolve_attachments(group: GroupModel, info: Any, **arguments: Any) -> Any:
+        """The group's own attachments, batched for a page of groups
+        (:func:`~seqcore.graphql.attachments.owner_attachments`)."""
+        return owner_attachments(info, Owner("group", group.id), **arguments)
 
     @classmethod
     def get_node(cls, info: Any, pk: int) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -103,6 +104,7 @@ class Loaders:
         self.sample_project = DataLoader(self._sample_projects)
         self.attachment = DataLoader(self._attachments)
         self.attachments = DataLoader(lambda queries: attachment_pages(self.db, queries))
+        self.attachments_updated = DataLoader(self._attachments_updated)
 
     def pages(self, key: Hashable, batch: Callable[[list[Any]], Mapping[Any, Any]]
               ) -> DataLoader:
@@ -167,6 +169,15 @@ class Loaders:
         query = select(Attachment).where(Attachment.id.in_(attachment_ids),
                                          readable_attachment(self.identity))
         return {attachment.id: attachment for attachment in self.db.scalars(query)}
+
+    def _attachments_updated(self, sample_ids: list[int]) -> dict[int, datetime]:
+        """``Sample.attachmentsUpdatedAt``: when each sample's attachments last changed
+        (the latest creation or change among them; samples without any are left out)."""
+        latest = func.max(func.coalesce(Attachment.modified, Attachment.created))
+        rows = self.db.execute(select(Attachment.sample_id, latest)
+                               .where(Attachment.sample_id.in_(sample_ids))
+                               .group_by(Attachment.sample_id))
+        return {sample_id: when for sample_id, when in rows}
 
     def _sample_projects(self, sample_ids: list[int]) -> dict[int, Project]:
         """The project shown as a sample's ``project``: among those holding it that the

@@ -197,6 +197,9 @@ class Sample(graphene.ObjectType):
     description = graphene.String()
     attachments = graphene.Field(connection_for(Attachment), **attachment_args(),
                                  description="Attachments on the sample.")
+    attachments_updated_at = graphene.DateTime(
+        description="Datetime when associated attachments were last updated: the latest "
+                    "creation or change among the sample's attachments; null without any.")
     metadata = graphene.Field(JSON, required=True,
                               keys=graphene.List(graphene.NonNull(graphene.String)),
                               description="Metadata as {field: value}; `keys` keeps only "
@@ -224,6 +227,10 @@ class Sample(graphene.ObjectType):
     @staticmethod
     def resolve_attachments(sample: SampleModel, info: Any, **arguments: Any) -> Any:
         return owner_attachments(info, Owner("sample", sample.id), **arguments)
+
+    @staticmethod
+    def resolve_attachments_updated_at(sample: SampleModel, info: Any) -> Any:
+        return info.context.loaders.attachments_updated.load(sample.id)
 
     @staticmethod
     def resolve_project(sample: SampleModel, info: Any) -> Any:

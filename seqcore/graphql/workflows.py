@@ -136,6 +136,12 @@ def sample_executions(db: Any, submission: AnalysisSubmission) -> list[SampleExe
     return list(seen.values())
 
 
+def _group_type() -> type:
+    from seqcore.graphql.groups import Group
+
+    return Group
+
+
 class WorkflowExecution(graphene.ObjectType):
     """An analysis submission, as IRIDA Next describes a workflow execution."""
 
@@ -149,6 +155,11 @@ class WorkflowExecution(graphene.ObjectType):
                               keys=graphene.List(graphene.NonNull(graphene.String)),
                               description="The pipeline: {pipeline_id, workflow_version}.")
     name = graphene.String()
+    group = graphene.Field(
+        lambda: _group_type(),
+        description="Group, if the workflow belongs to a group namespace: seqcore launches "
+                    "in a project's namespace only, so always null (IRIDA Next answers null "
+                    "for a project's execution too, even when the project is in a group).")
     project = graphene.Field(Project, description="The project it was launched in.")
     run_id = graphene.String()
     samples_workflow_executions = graphene.List(graphene.NonNull(SamplesWorkflowExecution))
@@ -193,6 +204,10 @@ class WorkflowExecution(graphene.ObjectType):
     @staticmethod
     def resolve_name(execution: Execution, info: Any) -> str:
         return execution.submission.name
+
+    @staticmethod
+    def resolve_group(execution: Execution, info: Any) -> None:
+        return None
 
     @staticmethod
     def resolve_project(execution: Execution, info: Any) -> Any:

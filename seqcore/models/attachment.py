@@ -1,4 +1,4 @@
-"""Attachments (IRIDA Next's files on a sample, a project or a workflow execution) and the
+"""Attachments (IRIDA Next's files on a sample, a project, a workflow execution or a group) and the
 direct uploads that bring their bytes.
 
 A :class:`DirectUpload` is IRIDA Next's blob: announced with its name, size and MD5
@@ -7,8 +7,8 @@ bytes become a :class:`~seqcore.models.sequencing.SequenceFile` when the ``PUT``
 an attachment, and the sequencing object an attached FASTQ becomes, share the stored file.
 
 An :class:`Attachment` has one owner: exactly one of its owner columns is set
-(``sample_id``, ``project_id``, ``submission_id``; a group column joins them when groups
-exist). Each owner column cascades, so an attachment goes with its owner.
+(``sample_id``, ``project_id``, ``submission_id``, ``group_id``). Each owner column
+cascades, so an attachment goes with its owner.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ FORMATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("image", r"^\S+\.(png|jpg|jpeg|gif|bmp|tiff|svg|webp)$"),
     ))
 # The owner columns; exactly one is set on every attachment.
-OWNER_COLUMNS = ("sample_id", "project_id", "submission_id")
+OWNER_COLUMNS = ("sample_id", "project_id", "submission_id", "group_id")
 
 
 class DirectUpload(Base):
@@ -88,6 +88,8 @@ class Attachment(Base):
         ForeignKey("project.id", ondelete="CASCADE"), index=True)
     submission_id: Mapped[int | None] = mapped_column(
         ForeignKey("analysis_submission.id", ondelete="CASCADE"), index=True)
+    group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("namespace_group.id", ondelete="CASCADE"), index=True)
     file_id: Mapped[int] = mapped_column(ForeignKey("sequence_file.id", ondelete="CASCADE"),
                                          index=True)
     # The sequencing object an attached FASTQ became (QC and analyses see that).

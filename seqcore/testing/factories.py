@@ -240,15 +240,17 @@ class Factories:
         return sample
 
     def attachment(self, sample: Sample | None = None, project: Project | None = None,
-                   file_name: str = "notes.txt", size: int = 10) -> Any:
-        """An attachment row on a sample or a project, its file recorded but not stored
-        (listing, filtering and paging need no bytes)."""
+                   file_name: str = "notes.txt", size: int = 10,
+                   group: Group | None = None) -> Any:
+        """An attachment row on a sample, a project or a group, its file recorded but not
+        stored (listing, filtering and paging need no bytes)."""
         from seqcore.attachments import file_metadata
         from seqcore.models.attachment import Attachment
 
         attachment = Attachment(
             sample_id=sample.id if sample else None,
             project_id=project.id if project else None,
+            group_id=group.id if group else None,
             file=SequenceFile(path=f"missing/{secrets.token_hex(8)}/{file_name}",
                               file_name=file_name, size=size),
             download_key=secrets.token_urlsafe(24), properties=file_metadata(file_name))

@@ -1,9 +1,14 @@
 """Attachments connections: IRIDA Next's filter and orderBy, keyset pages, and a statement
-count that does not grow with the page (of samples, or of attachments)."""
+count that does not grow with the page (of samples, of groups, or of attachments)."""
 
+from datetime import datetime, timedelta
+
+from seqcore.models.attachment import Attachment
 from tests.graphql.conftest import gid
 
-PAGE = """query($first: Int) { samples(first: $first) { nodes { name
+PAGE = """query($first: Int) { samples(first: $first) { nodes { name attachmentsUpdatedAt
+  attachments(first: 2) { totalCount nodes { filename } } } } }"""
+GROUPS = """query($first: Int) { groups(first: $first) { nodes { name
   attachments(first: 2) { totalCount nodes { filename } } } } }"""
 ONE = """query($id: ID!, $first: Int, $after: String, $filter: AttachmentFilter,
                $order: AttachmentOrder) {
@@ -30,9 +35,54 @@ def test_statement_count_does_not_grow_with_the_page_of_samples(graphql, factori
         assert len(nodes) == size
         assert all(n["attachments"]["totalCount"] == 2 for n in nodes)
         assert all(len(n["attachments"]["nodes"]) == 2 for n in nodes)
+        assert all(n["attachmentsUpdatedAt"] for n in nodes)
         counts[size] = sql_counter.count
     assert counts[5] == counts[40], sql_counter.statements
     print(f"SQL statements for 5 and 40 samples with their attachments: {counts}")
+
+
+def test_statement_count_does_not_grow_with_the_page_of_groups(graphql, factories,
+                                                                sql_counter):
+    owner = factories.user()
+    for n in range(30):
+        group = factories.group(owner, name=f"group-{n:03d}", path=f"group-{n:03d}")
+        factories.attachment(group=group, file_name=f"g{n}_protocol.txt")
+        factories.attachment(group=group, file_name=f"g{n}_notes.txt")
+    graphql.as_user(owner)
+    counts = {}
+    for size in (5, 30):
+        with sql_counter:
+            body = graphql(GROUPS, {"first": size})
+        assert "errors" not in body, body
+        nodes = body["data"]["groups"]["nodes"]
+        assert len(nodes) == size
+        assert all(n["attachments"]["totalCount"] == 2 for n in nodes)
+        assert all(len(n["attachments"]["nodes"]) == 2 for n in nodes)
+        counts[size] = sql_counter.count
+    assert counts[5] == counts[30], sql_counter.statements
+    print(f"SQL statements for 5 and 30 groups with their attachments: {counts}")
+
+
+def test_attachments_updated_at_is_the_latest_change(graphql, factories, db):
+    owner = factories.user()
+    project = factories.project(owner=owner)
+    bare = factories.sample(project, name="bare")
+    sample = factories.sample(project, name="with-files")
+    older = factories.attachment(sample=sample, file_name="a.txt")
+    newer = factories.attachment(sample=sample, file_name="b.txt")
+    base = datetime(2025, 1, 2, 3, 4, 5)
+    for pk, created, modified in ((older.id, base, base + timedelta(days=3)),
+                                  (newer.id, base + timedelta(days=1), None)):
+        row = db.get(Attachment, pk)
+        row.created, row.modified = created, modified
+    db.commit()
+    body = graphql.as_user(owner)("""query($ids: [ID!]!) { nodes(ids: $ids) {
+        ... on Sample { name attachmentsUpdatedAt } } }""",
+                                  {"ids": [gid("Sample", bare.id), gid("Sample", sample.id)]})
+    assert "errors" not in body, body
+    found = {n["name"]: n["attachmentsUpdatedAt"] for n in body["data"]["nodes"]}
+    assert found["bare"] is None
+    assert found["with-files"].startswith("2025-01-05T03:04:05")
 
 
 def test_statement_count_does_not_grow_with_the_page_of_attachments(graphql, factories,

@@ -151,3 +151,27 @@ def test_deleting_the_execution_deletes_its_output_attachments(graphql, testapp,
     testapp.get(url, status=404)
     kept = list(db.scalars(select(Attachment).where(Attachment.sample_id == samples[0].id)))
     assert sorted(a.file.file_name for a in kept) == ["s_R1.fastq", "s_R2.fastq"]
+
+
+def test_group_is_null_for_a_project_in_a_group_and_group_launches_are_refused(
+        graphql, testapp, factories):
+    """IRIDA Next's ``group`` is the execution's namespace when that is a group; an
+    execution launched in a project (seqcore's only kind) has none, whatever the project's
+    namespace."""
+    owner = factories.user()
+    lab = factories.group(owner, name="Lab", path="lab")
+    project = factories.project(owner=owner, name="In lab", path="in-lab", group=lab)
+    sample = factories.sample(project, name="LAB-1")
+    graphql.as_user(owner)
+    ids = _pair_on(graphql, testapp, sample)
+    execution = graphql(SUBMIT, {"input": submit_input(project, sample, ids)})[
+        "data"]["submitWorkflowExecution"]["workflowExecution"]
+    body = graphql("""query($id: ID!) { node(id: $id) { ... on WorkflowExecution {
+        group { id } project { fullPath } } } }""", {"id": execution["id"]})
+    assert body["data"]["node"] == {"group": None, "project": {"fullPath": "lab/in-lab"}}
+    launch = submit_input(project, sample, ids)
+    del launch["projectId"]
+    refused = graphql(SUBMIT, {"input": {**launch, "groupId": gid("Group", lab.id)}})
+    assert refused["data"]["submitWorkflowExecution"]["errors"] == [{
+        "message": "seqcore launches workflows in a project's namespace only: give "
+                   "projectId.", "path": ["workflow_execution", "groupId"]}]

@@ -6,6 +6,7 @@ import graphene
 
 from seqcore.graphql.mutations.analyses import CancelAnalysis, LaunchAnalysis
 from seqcore.graphql.mutations.attachments import (
+    AttachFilesToGroup,
     AttachFilesToProject,
     AttachFilesToSample,
     CreateDirectUpload,
@@ -50,4 +51,5 @@ class Mutation(graphene.ObjectType):
     create_direct_upload = CreateDirectUpload.Field()
     attach_files_to_sample = AttachFilesToSample.Field()
     attach_files_to_project = AttachFilesToProject.Field()
+    attach_files_to_group = AttachFilesToGroup.Field()
     submit_workflow_execution = SubmitWorkflowExecution.Field()

@@ -5,11 +5,8 @@ storage endpoint, ``/api/directUploads/{key}``) and with which headers (``Conten
 the client's ``Content-MD5``, JSON-encoded as IRIDA Next sends them). ``attachFilesTo<Owner>``
 attaches uploaded blobs by ``signedBlobId``; each owner kind is one entry of :data:`OWNERS`
 (how to find it by gid or PUID, which permission attaching needs), and one call of
-:func:`attach_files_mutation` makes its mutation. To add ``attachFilesToGroup``: an
-``OwnerSpec("group", "Group", "groups", Permission..., GroupModel, lambda: Group, ...)`` in
-:data:`OWNERS`, ``attach_files_to_group = attach_files_mutation(OWNERS["group"]).Field()`` in
-:class:`~seqcore.graphql.mutations.Mutation`, and a ``group_id`` owner column
-(``seqcore.models.attachment.OWNER_COLUMNS`` and a migration).
+:func:`attach_files_mutation` makes its mutation (``attachFilesToSample``,
+``attachFilesToProject``, ``attachFilesToGroup``).
 """
 
 from __future__ import annotations
@@ -25,9 +22,11 @@ from sqlalchemy import select
 
 from seqcore.attachments import Owner, announce, attach, signed_id
 from seqcore.errors import Invalid
+from seqcore.graphql.groups import Group
 from seqcore.graphql.mutations.base import UserError, _context, problem, require_api_scope, run
 from seqcore.graphql.scalars import JSON
 from seqcore.graphql.types import Project, Sample
+from seqcore.models.group import Group as GroupModel
 from seqcore.models.project import Project as ProjectModel
 from seqcore.models.sample import Sample as SampleModel
 from seqcore.security.permissions import Permission
@@ -110,6 +109,9 @@ class OwnerSpec:
     :param permission: what attaching needs on it.
     :param model: its model, with a ``puid`` column.
     :param graphql_type: the payload field's type (a callable, resolved late).
+    :param refusal: when set, a caller who may read the owner but not attach gets IRIDA
+        Next's top-level ``unauthorized`` error with this message (``{name}``: the owner's
+        name) instead of a payload error.
     """
 
     kind: str
@@ -118,6 +120,7 @@ class OwnerSpec:
     permission: Permission
     model: type
     graphql_type: Callable[[], type]
+    refusal: str | None = None
 
     @property
     def read(self) -> Permission:
@@ -129,6 +132,11 @@ OWNERS = {
                         lambda: Sample),
     "project": OwnerSpec("project", "Project", "projects", Permission.PROJECT_WRITE,
                          ProjectModel, lambda: Project),
+    # Maintainers and owners of the group or a group above it (IRIDA Next's
+    # ``create_attachment?``, refused with its policy message).
+    "group": OwnerSpec("group", "Group", "groups", Permission.GROUP_WRITE, GroupModel,
+                       lambda: Group, refusal="You are not authorized to create attachments "
+                                              "for group {name} on this server."),
 }
 
 
@@ -144,6 +152,10 @@ def find_owner(info: Any, spec: OwnerSpec, gid: str | None, puid: str | None) ->
     if context is None or not request.has_permission(spec.read, context):
         raise problem("not found by provided ID or PUID", spec.kind)
     if not request.has_permission(spec.permission, context):
+        if spec.refusal is not None:
+            name = getattr(context, spec.kind).name
+            raise GraphQLError(spec.refusal.format(name=name),
+                               extensions={"code": "unauthorized"})
         raise problem(f"You are not authorized to attach files to this {spec.kind}.",
                       spec.kind)
     return context
@@ -191,3 +203,4 @@ def attach_files_mutation(spec: OwnerSpec) -> type:
 
 AttachFilesToSample = attach_files_mutation(OWNERS["sample"])
 AttachFilesToProject = attach_files_mutation(OWNERS["project"])
+AttachFilesToGroup = attach_files_mutation(OWNERS["group"])

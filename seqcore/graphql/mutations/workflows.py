@@ -107,7 +107,8 @@ class SubmitWorkflowExecution(graphene.relay.ClientIDMutation):
 
         def work() -> dict[str, Any]:
             if given.get("group_id") is not None:
-                raise problem("Groups are not available on this server yet.",
+                raise problem("seqcore launches workflows in a project's namespace only: "
+                              "give projectId.",
                               "workflow_execution", "groupId")
             project = find_project(info, given["project_id"], "project",
                                    Permission.PROJECT_READ, "read").project

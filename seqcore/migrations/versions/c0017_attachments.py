@@ -1,5 +1,6 @@
 """Attachments and direct uploads (IRIDA Next's files and blobs): ``direct_upload`` and
-``attachment`` (``seqcore.models.attachment``).
+``attachment`` (``seqcore.models.attachment``), owned by a sample, a project, a workflow
+execution or a group.
 
 Revision ID: c0017
 Revises: c0015
@@ -13,7 +14,7 @@ down_revision = "c0019"
 branch_labels = None
 depends_on = None
 
-OWNER_COLUMNS = ("sample_id", "project_id", "submission_id")
+OWNER_COLUMNS = ("sample_id", "project_id", "submission_id", "group_id")
 
 
 def upgrade() -> None:
@@ -47,6 +48,7 @@ def upgrade() -> None:
         sa.Column("sample_id", sa.Integer(), nullable=True),
         sa.Column("project_id", sa.Integer(), nullable=True),
         sa.Column("submission_id", sa.Integer(), nullable=True),
+        sa.Column("group_id", sa.Integer(), nullable=True),
         sa.Column("file_id", sa.Integer(), nullable=False),
         sa.Column("object_id", sa.Integer(), nullable=True),
         sa.Column("download_key", sa.String(length=64), nullable=False),
@@ -61,6 +63,9 @@ def upgrade() -> None:
                                 ondelete="CASCADE"),
         sa.ForeignKeyConstraint(["submission_id"], ["analysis_submission.id"],
                                 name=op.f("fk_attachment_submission_id_analysis_submission"),
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["group_id"], ["namespace_group.id"],
+                                name=op.f("fk_attachment_group_id_namespace_group"),
                                 ondelete="CASCADE"),
         sa.ForeignKeyConstraint(["file_id"], ["sequence_file.id"],
                                 name=op.f("fk_attachment_file_id_sequence_file"),
