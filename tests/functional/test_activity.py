@@ -135,6 +135,16 @@ def _purge(w, _):
     assert TrashWorker(w.registry).run_once(now=utcnow() + timedelta(days=8)) == 1
 
 
+def _export(w):
+    return w.testapp.post_json(f"/api/projects/{w.project.id}/exports",
+                               {"samples": [w.sample.id], "fileKinds": []},
+                               headers=w.h).json["resource"]
+
+
+def _self(resource):
+    return next(link["href"] for link in resource["links"] if link["rel"] == "self")
+
+
 def gid(kind, pk):
     return f"gid://seqcore/{kind}/{pk}"
 
@@ -205,6 +215,9 @@ SCENARIOS = {
     "trash.restore": (_trashed, lambda w, eid: w.retained.post(
         f"/api/projects/{w.project.id}/trash/{eid}/restore", headers=w.h), "client"),
     "trash.purge": (_trashed, _purge, "service"),
+    "export.create": (None, _export, "client"),
+    "export.delete": (_export, lambda w, export: w.testapp.delete(
+        _self(export), headers=w.h), "client"),
 }
 
 
