@@ -33,7 +33,9 @@ from sqlalchemy.orm import Session
 
 from seqcore.fieldaccess import Caller, readable_fields
 from seqcore.models.activity import Activity, ActivitySubject
+from seqcore.models.attachment import Attachment
 from seqcore.models.fielddecl import MetadataField, MetadataTemplate
+from seqcore.models.group import Group, GroupMember, GroupShare
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.project import Project, ProjectMember
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
@@ -136,8 +138,16 @@ AUDITED: dict[type, tuple[str, Callable[[Any], int | None], Callable[[Any], int 
     SequencingObject: ("sequencingObject", lambda o: None, lambda o: o.sample_id),
     SequencingRun: ("run", lambda o: None, lambda o: None),
     NcbiSubmission: ("ncbiSubmission", lambda o: o.project_id, lambda o: None),
+    # A group's writes concern no project of their own: the record names the group in its
+    # changes (``group_id``); a share of a project concerns that project.
+    Group: ("group", lambda o: None, lambda o: None),
+    GroupMember: ("groupMember", lambda o: None, lambda o: None),
+    GroupShare: ("groupShare", lambda o: o.project_id, lambda o: None),
+    Attachment: ("attachment", lambda o: o.project_id, lambda o: o.sample_id),
 }
-SKIPPED = {"id", "created", "modified", "puid"}
+#: Columns never written to the trail: bookkeeping, and an attachment's download
+#: capability (``download_key``), which is a secret.
+SKIPPED = {"id", "created", "modified", "puid", "download_key"}
 
 
 def _columns(obj: Any) -> list[Any]:

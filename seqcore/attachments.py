@@ -31,6 +31,7 @@ import transaction
 from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import operation
 from seqcore.contrib import FileKind
 from seqcore.db import session_for, utcnow
 from seqcore.errors import Invalid
@@ -216,6 +217,7 @@ def _duplicate(db: Session, owner: Owner, sha256: str | None, filename: str) -> 
                SequenceFile.file_name == filename).limit(1)) is not None
 
 
+@operation("attachment.add")
 def attach(request: Any, owner: Owner, signed_ids: Sequence[str], user_id: int,
            kinds: Mapping[str, FileKind] | None = None) -> Attached:
     """Attach the caller's uploaded blobs to ``owner``; each id gets a status, the bad ones

@@ -21,6 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from seqcore.activity import operation
 from seqcore.db import utcnow
 from seqcore.db.locks import lock_row
 from seqcore.errors import Conflict, Invalid, NotFound
@@ -88,6 +89,7 @@ def path_is_taken(db: Session, parent: Group | None, path: str) -> bool:
                      ) is not None
 
 
+@operation("group.create")
 def create_group(db: Session, creator_id: int, name: Any, path: Any = None,
                  description: Any = None, parent: Group | None = None) -> Group:
     """A new group (under ``parent``) owned by ``creator_id``; :class:`Invalid` listing
@@ -178,6 +180,7 @@ def group_membership(db: Session, group_id: int, user_id: int) -> GroupMember | 
                      .execution_options(populate_existing=True))
 
 
+@operation("groupMember.add")
 def add_group_member(db: Session, group: Group, user: User, level: AccessLevel) -> GroupMember:
     lock_row(db, Group, group.id)
     if group_membership(db, group.id, user.id) is not None:
@@ -201,6 +204,7 @@ def _keeps_an_owner(db: Session, group: Group, member: GroupMember) -> None:
         raise LastGroupOwner()
 
 
+@operation("groupMember.update")
 def change_group_member(db: Session, group: Group, user: User, level: AccessLevel
                         ) -> GroupMember:
     lock_row(db, Group, group.id)
@@ -215,6 +219,7 @@ def change_group_member(db: Session, group: Group, user: User, level: AccessLeve
     return member
 
 
+@operation("groupMember.remove")
 def remove_group_member(db: Session, group: Group, user: User) -> None:
     lock_row(db, Group, group.id)
     member = group_membership(db, group.id, user.id)
@@ -233,6 +238,7 @@ class AlreadyShared(Conflict):
         super().__init__(f"{what} is already shared with group {group}.")
 
 
+@operation("groupShare.create")
 def share_with_group(db: Session, grantee: Group, level: AccessLevel, *,
                      group: Group | None = None, project: Project | None = None) -> GroupShare:
     """Share ``group`` or ``project`` with ``grantee`` up to ``level``."""
@@ -261,6 +267,7 @@ def share_with_group(db: Session, grantee: Group, level: AccessLevel, *,
     return share
 
 
+@operation("groupShare.delete")
 def unshare(db: Session, share: GroupShare) -> None:
     db.delete(share)
     db.flush()

@@ -4,7 +4,8 @@ fields in order, or every field the caller may read), as CSV, TSV or XLSX.
 :func:`linelist_columns` decides the columns (field restrictions honoured:
 :func:`seqcore.fieldaccess.readable_fields`); :func:`linelist_rows` reads the rows with a
 streaming cursor, one sample at a time; :func:`write_linelist` writes a whole line list to a
-binary file (the exports bundle puts one in its archive) and :func:`linelist_chunks` yields
+binary file (:func:`write_rows`, the writer under it, also writes a data export's line list
+of its chosen samples) and :func:`linelist_chunks` yields
 it as bytes for a streamed response. Memory stays flat whatever the number of samples:
 delimited text is written in batches, XLSX through openpyxl's write-only workbook (rows go to
 a temporary file as they are appended).
@@ -138,14 +139,19 @@ def _with_header(linelist: LineList, rows: Iterable[list[str]]) -> Iterator[list
     yield from rows
 
 
-def write_linelist(bind: Any, linelist: LineList, fmt: str, out: IO[bytes]) -> None:
-    """Write the whole line list to ``out`` (a binary file)."""
-    rows = _with_header(linelist, linelist_rows(bind, linelist))
+def write_rows(rows: Iterable[list[str]], fmt: str, out: IO[bytes]) -> None:
+    """Write ``rows`` (the header first) to ``out`` (a binary file) as ``fmt``: the one
+    writer of line lists, whoever chose the rows (a project's, an export's samples)."""
     if fmt == "xlsx":
         _xlsx(rows, out)
         return
     for chunk in _delimited(rows, "\t" if fmt == "tsv" else ","):
         out.write(chunk)
+
+
+def write_linelist(bind: Any, linelist: LineList, fmt: str, out: IO[bytes]) -> None:
+    """Write the whole line list to ``out`` (a binary file)."""
+    write_rows(_with_header(linelist, linelist_rows(bind, linelist)), fmt, out)
 
 
 def linelist_chunks(bind: Any, linelist: LineList, fmt: str) -> Iterator[bytes]:

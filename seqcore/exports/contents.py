@@ -14,24 +14,29 @@ foreign key to ``sample.id`` and one to ``sequence_file.id``, as the assemblies 
 named by ``__table_args__ = {"info": {EXPORT_NAME: "assemblies"}}`` or else by the table.
 
 **Field restrictions.** The line list reads sample metadata through one function only,
-:func:`export_metadata_rows`, for the export's requester. Whatever decides which fields an
-account may read (and how a line list is written, :func:`write_linelist`) belongs there, so
-an export never holds a field its requester may not read.
+:func:`export_metadata_rows`, for the export's requester as it is when the bundle is built:
+governance's rule (:func:`seqcore.fieldaccess.readable_fields`) decides the columns, so an
+export never holds a field its requester may not read, and the line-list writer
+(:func:`seqcore.linelist.write_rows`) writes them.
 """
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
 
+from seqcore.errors import NotFound
+from seqcore.fieldaccess import OPEN, Caller, FieldAccess, readable_fields
+from seqcore.linelist import write_rows
+from seqcore.metadatafields import find_template, template_columns
 from seqcore.models.analysis import AnalysisOutput, AnalysisSubmission
+from seqcore.models.fielddecl import MetadataField
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, Sample
 from seqcore.models.sequencing import (
@@ -84,30 +89,31 @@ def export_kinds(registry: Any) -> list[str]:
 # -- the metadata, for the requester --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Requester:
-    """Whose export it is: the line list holds what this account may read."""
-
-    user_id: int | None
-    role: str | None
-
-
-def template_fields(db: Session, caller: Any, project: Project, template_id: int
+def template_fields(db: Session, caller: Any, project: Project, template: int | str
                     ) -> list[str] | None:
-    """The ordered fields of the project's metadata template ``template_id``, or ``None``
-    when the project has no such template. seqcore has no metadata templates yet: every id
-    is unknown (the governance work supplies the lookup)."""
-    return None
+    """The ordered fields of the project's metadata template ``template`` (its id or its
+    name, as line lists take it) that ``caller`` (who asks, with its ``identity``) may read,
+    or ``None`` when the project has no such template."""
+    try:
+        found = find_template(db, project.id, str(template))
+    except NotFound:
+        return None
+    access = readable_fields(db, Caller.of(caller.identity), project.id)
+    return template_columns(found, access)
 
 
-def readable_fields(db: Session, requester: Requester, project_id: int,
-                    fields: Iterable[str]) -> list[str]:
-    """The fields among ``fields`` the requester may read in the project, in order. Until
-    metadata fields carry restriction levels, every member reads every field."""
-    return list(fields)
+def requester_access(db: Session, requester: Caller | None, project_id: int) -> FieldAccess:
+    """What the export's requester may read in the project, now (at build time): governance's
+    one rule (:func:`seqcore.fieldaccess.readable_fields`). An export whose requester's
+    account is gone holds the open (``LEVEL_1``) fields only."""
+    if requester is not None:
+        return readable_fields(db, requester, project_id)
+    hidden = db.scalars(select(MetadataField.name).where(
+        MetadataField.project_id == project_id, MetadataField.restriction > OPEN))
+    return FieldAccess(OPEN, frozenset(hidden))
 
 
-def export_metadata_rows(db: Session, requester: Requester, project: Project,
+def export_metadata_rows(db: Session, requester: Caller | None, project: Project,
                          sample_ids: Sequence[int], columns: Sequence[str] | None
                          ) -> tuple[list[str], Iterator[list[str]]]:
     """The line list of ``sample_ids`` (in that order) for ``requester``: its header and
@@ -115,7 +121,7 @@ def export_metadata_rows(db: Session, requester: Requester, project: Project,
 
     ``columns`` are the metadata fields asked for (a template's, in order); ``None`` means
     every field the samples have. Either way only the fields the requester may read
-    (:func:`readable_fields`) are columns: a restricted field is left out, header and
+    (:func:`requester_access`) are columns: a restricted field is left out, header and
     values. This is the one place an export reads sample metadata.
     """
     if columns is None:
@@ -124,7 +130,7 @@ def export_metadata_rows(db: Session, requester: Requester, project: Project,
             names.update(db.scalars(select(MetadataEntry.field).distinct().where(
                 MetadataEntry.sample_id.in_(sample_ids[start:start + BATCH]))))
         columns = sorted(names, key=lambda name: (name.casefold(), name))
-    fields = readable_fields(db, requester, project.id, columns)
+    fields = requester_access(db, requester, project.id).visible(columns)
 
     def rows() -> Iterator[list[str]]:
         for start in range(0, len(sample_ids), BATCH):
@@ -149,15 +155,20 @@ def export_metadata_rows(db: Session, requester: Requester, project: Project,
     return [*LINELIST_COLUMNS, *fields], rows()
 
 
-def write_linelist(target: TextIO, header: Sequence[str], rows: Iterable[Sequence[str]]
-                   ) -> None:
-    """The line list as CSV (RFC 4180, ``\\r\\n`` line ends, fields quoted where needed).
-    A value that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first)
-    is written with a leading ``'``."""
-    writer = csv.writer(target, lineterminator="\r\n")
-    writer.writerow(header)
+def write_export_linelist(out: IO[bytes], header: Sequence[str],
+                          rows: Iterable[Sequence[str]]) -> None:
+    """The line list as CSV, written by :func:`seqcore.linelist.write_rows` (RFC 4180,
+    ``\\r\\n`` line ends, UTF-8). A bundle goes to partners who open it in a spreadsheet, so
+    a value that one would run as a formula (``=``, ``+``, ``-``, ``@`` first) is written
+    with a leading ``'``."""
+    write_rows(_inert_rows(header, rows), "csv", out)
+
+
+def _inert_rows(header: Sequence[str], rows: Iterable[Sequence[str]]
+                ) -> Iterator[list[str]]:
+    yield list(header)
     for row in rows:
-        writer.writerow([_inert(value) for value in row])
+        yield [_inert(value) for value in row]
 
 
 def _inert(value: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
+from seqcore.activity import note, operation
 from seqcore.db import utcnow
 from seqcore.models.export import DataExport, ExportState
 
@@ -124,10 +125,13 @@ def expire(db: Session, storage: Any, manager: Any, now: datetime) -> int:
     return len(rows)
 
 
+@operation("export.delete")
 def delete_export(db: Session, storage: Any, manager: Any, export: DataExport) -> None:
     """Delete an export, in any state: the row now, the bytes once this commits. One being
     built is cancelled: its worker finds it gone when done and removes what it wrote."""
     path = export.path
+    note(db, projects=[export.project_id], on="export", id=export.id, action="deleted",
+         values={"name": export.name, "state": export.state})
     db.execute(delete(DataExport).where(DataExport.id == export.id)
                .execution_options(synchronize_session=False))
     if path:

@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from seqcore.activity import note, operation
 from seqcore.analysis.launching import Actor
 from seqcore.db import utcnow
 from seqcore.errors import Invalid
@@ -113,6 +114,7 @@ def _project_analyses(db: Session, project_id: int, ids: Sequence[int]
     return {row.id: row for row in rows}
 
 
+@operation("export.create")
 def create_export(db: Session, caller: Actor, project: Project, body: Mapping[str, Any],
                   kinds: Iterable[str]) -> DataExport:
     """Check ``body`` (the wire fields, :data:`FIELDS`) and create the export, ``QUEUED``,
@@ -179,9 +181,9 @@ def create_export(db: Session, caller: Actor, project: Project, body: Mapping[st
                          "metadata field")
     template = body.get("metadataTemplate")
     if template is not None:
-        number = parse_id(str(template)) if isinstance(template, int | str) and \
-            not isinstance(template, bool) else None
-        fields = template_fields(db, caller, project, number) if number is not None else None
+        key = template if isinstance(template, int | str) and \
+            not isinstance(template, bool) and str(template).strip() else None
+        fields = template_fields(db, caller, project, key) if key is not None else None
         if fields is None:
             check.add("metadataTemplate", f"No metadata template {template!r} in project "
                                           f"{project.id}.")
@@ -207,4 +209,10 @@ def create_export(db: Session, caller: Actor, project: Project, body: Mapping[st
                    "metadataTemplate": template if template is not None else None})
     db.add(export)
     db.flush()
+    # Which samples and analyses leave the service is what the trail must say; the columns
+    # are not named (a restricted field's name is for those who may read it).
+    note(db, projects=[project.id], on="export", id=export.id, action="created",
+         values={"name": export.name, "samples": sample_ids, "fileKinds": file_kinds
+                 if file_kinds is not None else known, "analyses": analysis_ids,
+                 "analysisOutputs": outputs})
     return export

@@ -16,7 +16,6 @@ export_metadata_rows`), whose account and role are those at build time.
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
@@ -35,15 +34,15 @@ from seqcore.db import session_for, utcnow
 from seqcore.exports import jobs
 from seqcore.exports.bundle import Bundle, Source
 from seqcore.exports.contents import (
-    Requester,
     StoredEntry,
     analysis_entries,
     export_metadata_rows,
     missing,
     sample_entries,
-    write_linelist,
+    write_export_linelist,
 )
 from seqcore.exports.jobs import bundle_path
+from seqcore.fieldaccess import Caller
 from seqcore.models.export import DataExport
 from seqcore.models.project import Project
 from seqcore.models.user import User
@@ -141,8 +140,7 @@ class ExportWorker:
             selection = dict(export.selection)
             project = db.get(Project, export.project_id)
             user = db.get(User, export.requester_id) if export.requester_id else None
-            requester = Requester(user.id if user else None,
-                                  user.system_role if user else None)
+            requester = Caller(user.id, user.system_role) if user else None
             top = f"seqcore-export-{export_id}"
             created = export.created
             samples = list(selection.get("samples") or [])
@@ -157,12 +155,9 @@ class ExportWorker:
                      "name": export.name, "created": epoch_ms(created)}
             # Closed (and so removed) by the ``with`` below, once the session is done.
             linelist = tempfile.TemporaryFile("w+b", dir=target.parent)  # noqa: SIM115
-            text = io.TextIOWrapper(linelist, encoding="utf-8", newline="")
             header, rows = export_metadata_rows(db, requester, project, samples,
                                                 selection.get("metadataFields"))
-            write_linelist(text, header, rows)
-            text.flush()
-            text.detach()
+            write_export_linelist(linelist, header, rows)
         # The database is left alone while the bytes are copied.
         with linelist:
             linelist_size = linelist.tell()

@@ -19,11 +19,13 @@ from seqcore.activity import OPERATIONS
 from seqcore.db import utcnow
 from seqcore.models.activity import Activity
 from seqcore.models.fielddecl import MetadataField
+from seqcore.models.group import AccessLevel
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.project import ProjectRole
 from seqcore.models.sequencing import SequencingObject
 from seqcore.models.trash import TrashEntry
 from seqcore.models.user import SystemRole
+from seqcore.testing.uploads import direct_upload
 
 LIBRARY = {"libraryStrategy": "WGS", "librarySource": "GENOMIC",
            "librarySelection": "RANDOM", "instrumentModel": "Illumina MiSeq"}
@@ -135,6 +137,46 @@ def _purge(w, _):
     assert TrashWorker(w.registry).run_once(now=utcnow() + timedelta(days=8)) == 1
 
 
+def _export(w):
+    return w.testapp.post_json(f"/api/projects/{w.project.id}/exports",
+                               {"samples": [w.sample.id], "fileKinds": []},
+                               headers=w.h).json["resource"]
+
+
+def _self(resource):
+    return next(link["href"] for link in resource["links"] if link["rel"] == "self")
+
+
+def _group(w, members=()):
+    return w.factories.group(w.owner, name="Lab", members=members)
+
+
+def _group_with_member(w):
+    return _group(w, [(w.member, AccessLevel.GUEST)])
+
+
+def _project_share(w):
+    group = _group(w)
+    return w.factories.share(group, AccessLevel.GUEST, project=w.project)
+
+
+def _blob(w, name="r1.fastq", data=FASTQ):
+    w.graphql.as_user(w.owner)
+    return direct_upload(w.testapp, w.graphql, name, data)
+
+
+ATTACH = {kind: f"""mutation($files: [String!]!, $id: ID) {{
+    attachFilesTo{kind}(input: {{files: $files, {kind.lower()}Id: $id}}) {{
+        status errors {{ path message }} }} }}""" for kind in ("Sample", "Project", "Group")}
+
+
+def _attach(w, blob, kind="Sample", pk=None):
+    pk = w.sample.id if pk is None else pk
+    data = w.gql(ATTACH[kind], {"files": [blob], "id": gid(kind, pk)})
+    assert data[f"attachFilesTo{kind}"]["errors"] == [], data
+    return data
+
+
 def gid(kind, pk):
     return f"gid://seqcore/{kind}/{pk}"
 
@@ -205,6 +247,25 @@ SCENARIOS = {
     "trash.restore": (_trashed, lambda w, eid: w.retained.post(
         f"/api/projects/{w.project.id}/trash/{eid}/restore", headers=w.h), "client"),
     "trash.purge": (_trashed, _purge, "service"),
+    "export.create": (None, _export, "client"),
+    "group.create": (None, lambda w: w.testapp.post_json(
+        "/api/groups", {"name": "Lab"}, headers=w.h), "client"),
+    "groupMember.add": (_group, lambda w, g: w.testapp.post_json(
+        f"/api/groups/{g.id}/members", {"userId": "member", "accessLevel": "GUEST"},
+        headers=w.h), "client"),
+    "groupMember.update": (_group_with_member, lambda w, g: w.testapp.patch_json(
+        f"/api/groups/{g.id}/members/member", {"accessLevel": "ANALYST"}, headers=w.h),
+        "client"),
+    "groupMember.remove": (_group_with_member, lambda w, g: w.testapp.delete(
+        f"/api/groups/{g.id}/members/member", headers=w.h), "client"),
+    "groupShare.create": (_group, lambda w, g: w.testapp.post_json(
+        f"/api/projects/{w.project.id}/shares", {"groupId": g.id, "accessLevel": "GUEST"},
+        headers=w.h), "client"),
+    "groupShare.delete": (_project_share, lambda w, share: w.testapp.delete(
+        f"/api/projects/{w.project.id}/shares/{share.id}", headers=w.h), "client"),
+    "attachment.add": (_blob, _attach, "token"),
+    "export.delete": (_export, lambda w, export: w.testapp.delete(
+        _self(export), headers=w.h), "client"),
 }
 
 
@@ -355,3 +416,45 @@ def test_analysis_provenance_in_the_metadata_answer(world):
     assert body["metadataProvenance"]["st"]["source"] == "analysis"
     assert body["metadataProvenance"]["st"]["id"] == 7
     assert SequencingObject  # the model module stays imported for the scenarios
+
+
+def _subjects(db, record):
+    return ({s.project_id for s in record.subjects if s.project_id is not None},
+            {s.sample_id for s in record.subjects if s.sample_id is not None})
+
+
+def _last(db, kind):
+    db.expire_all()
+    return db.scalars(select(Activity).where(Activity.kind == kind)
+                      .order_by(Activity.id.desc())).first()
+
+
+def test_group_and_attachment_records_name_what_they_concern(world):
+    """A group's own writes concern no project: the group is named in the changes. A share
+    of a project concerns that project; an attachment concerns its sample or project (its
+    download key, a secret, is never written)."""
+    w = world
+    group = w.testapp.post_json("/api/groups", {"name": "Lab"}, headers=w.h).json["resource"]
+    created = _last(w.db, "group.create")
+    assert _subjects(w.db, created) == (set(), set())
+    assert created.actor_user_id == w.owner.id
+    assert {(c["on"], c["values"].get("group_id")) for c in created.changes
+            if c["on"] == "groupMember"} == {("groupMember", int(group["identifier"]))}
+    w.testapp.post_json(f"/api/projects/{w.project.id}/shares",
+                        {"groupId": int(group["identifier"]), "accessLevel": "GUEST"},
+                        headers=w.h)
+    assert _subjects(w.db, _last(w.db, "groupShare.create")) == ({w.project.id}, set())
+    listed = w.testapp.get(f"/api/projects/{w.project.id}/activity", headers=w.h).json
+    assert "groupShare.create" in json.dumps(listed)
+
+    _attach(w, _blob(w))
+    record = _last(w.db, "attachment.add")
+    assert _subjects(w.db, record) == ({w.project.id}, {w.sample.id})
+    assert {c["on"] for c in record.changes} >= {"attachment", "sequencingObject"}
+    assert "download_key" not in json.dumps(record.changes)
+    _attach(w, _blob(w, "notes.txt", b"hello\n"), "Project", w.project.id)
+    assert _subjects(w.db, _last(w.db, "attachment.add")) == ({w.project.id}, set())
+    _attach(w, _blob(w, "lab.txt", b"lab\n"), "Group", int(group["identifier"]))
+    record = _last(w.db, "attachment.add")
+    assert _subjects(w.db, record) == (set(), set())
+    assert record.changes[0]["values"]["group_id"] == int(group["identifier"])

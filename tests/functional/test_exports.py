@@ -443,3 +443,70 @@ def test_a_build_whose_worker_died_is_taken_over(testapp, app_config, project, w
         assert bundle.testzip() is None
     db.expire_all()
     assert db.get(DataExport, export_id).attempts == 2
+
+
+def _linelist(testapp, headers, created):
+    body = testapp.get(links(created)["self"] + "/download", headers=headers).body
+    with zipfile.ZipFile(io.BytesIO(body)) as bundle:
+        name = next(n for n in bundle.namelist() if n.endswith("linelist.csv"))
+        return bundle.read(name).decode()
+
+
+def test_a_restricted_field_never_leaves_in_a_members_export(testapp, app_config, factories,
+                                                            project, owner, member):
+    """A field above the requester's metadata role is not in its bundle's line list (header
+    nor value, whether it asked for every field, named it, or named a template holding it);
+    the owner's export of the same samples has it."""
+    owner_headers, member_headers = factories.headers(owner), factories.headers(member)
+    sample = factories.sample(project, name="SAL-9", metadata={
+        "serotype": "Typhi", "patient": "Jane Roe"})
+    testapp.post_json(f"/api/projects/{project.id}/metadataFields",
+                      {"name": "patient", "restriction": "LEVEL_3"}, headers=owner_headers,
+                      status=201)
+    testapp.post_json(f"/api/projects/{project.id}/metadataFields",
+                      {"name": "serotype"}, headers=owner_headers, status=201)
+    testapp.post_json(f"/api/projects/{project.id}/metadataTemplates",
+                      {"name": "Outbreak", "fields": ["patient", "serotype"]},
+                      headers=owner_headers, status=201)
+    asks = [{}, {"metadataFields": ["patient", "serotype"]}, {"metadataTemplate": "Outbreak"}]
+    mine = [make(testapp, project, member_headers, samples=[sample.id], fileKinds=[], **ask)
+            for ask in asks]
+    theirs = [make(testapp, project, owner_headers, samples=[sample.id], fileKinds=[], **ask)
+              for ask in asks]
+    while build(app_config):
+        pass
+    for created in mine:
+        text = _linelist(testapp, member_headers, created)
+        assert "patient" not in text and "Jane Roe" not in text
+        rows = list(csv.reader(io.StringIO(text)))
+        assert rows == [["SAMPLE ID", "SAMPLE NAME", "PROJECT ID", "serotype"],
+                        [sample.puid, "SAL-9", project.puid, "Typhi"]]
+    for created in theirs:
+        rows = list(csv.reader(io.StringIO(_linelist(testapp, owner_headers, created))))
+        assert rows[0][3:] == ["patient", "serotype"]
+        assert rows[1][3:] == ["Jane Roe", "Typhi"]
+
+
+def test_a_template_chooses_the_columns_by_id_or_name(testapp, app_config, factories,
+                                                     project, owner):
+    headers = factories.headers(owner)
+    sample = factories.sample(project, name="SAL-7", metadata={"a": "1", "b": "2", "c": "3"})
+    for name in ("a", "b"):
+        testapp.post_json(f"/api/projects/{project.id}/metadataFields", {"name": name},
+                          headers=headers, status=201)
+    template = testapp.post_json(f"/api/projects/{project.id}/metadataTemplates",
+                                 {"name": "BA", "fields": ["b", "a"]}, headers=headers,
+                                 status=201).json["resource"]
+    by_id = make(testapp, project, headers, samples=[sample.id], fileKinds=[],
+                 metadataTemplate=template["identifier"])
+    by_name = make(testapp, project, headers, samples=[sample.id], fileKinds=[],
+                   metadataTemplate="BA")
+    while build(app_config):
+        pass
+    for created in (by_id, by_name):
+        rows = list(csv.reader(io.StringIO(_linelist(testapp, headers, created))))
+        assert rows[0][3:] == ["b", "a"] and rows[1][3:] == ["2", "1"]
+    res = testapp.post_json(url(project), {"samples": [sample.id], "metadataTemplate": "BA",
+                                           "metadataFields": ["a"]},
+                            headers=headers, status=400).json
+    assert "not both" in res["metadataTemplate"][0]
