@@ -830,14 +830,8 @@ def fuzz(targets: list[Target], strategies: Strategies, accounts: list[Account],
     graphql_path = next((t.pattern for t in targets if t.graphql), "/api/graphql")
     plan = st.sampled_from(request_plan(targets))
 
-    @settings(max_examples=CHUNK, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(st.data())
-    def one_request(data: Any) -> None:
-        if reseed is not None and findings.requests and findings.requests % reseed_every == 0:
-            reseed()
+    def send_one(data: Any, target: Target | None, method: str) -> None:
         account = data.draw(st.sampled_from(accounts))
-        target, method = data.draw(plan)
         if target is None:  # an operation built from the GraphQL schema
             body = data.draw(operations)
             headers = {**account.headers(graphql=True), "Content-Type": "application/json"}
@@ -856,10 +850,43 @@ def fuzz(targets: list[Target], strategies: Strategies, accounts: list[Account],
         sender.send(target.pattern, method, path, headers, body, account.role,
                     graphql=target.graphql)
 
+    def reseed_now() -> None:
+        if reseed is not None and findings.requests and findings.requests % reseed_every == 0:
+            reseed()
+
+    run = settings(database=None, deadline=None, phases=[Phase.generate],
+                   suppress_health_check=list(HealthCheck))
+
+    @settings(run, max_examples=CHUNK)
+    @given(st.data())
+    def one_request(data: Any) -> None:
+        reseed_now()
+        target, method = data.draw(plan)
+        send_one(data, target, method)
+
+    def first_request(target: Target, method: str) -> Callable[[], None]:
+        """One request to ``target``: every endpoint is reached once before the weighted
+        plan takes over, so a slow machine that sends fewer requests within ``seconds``
+        still reaches them all."""
+
+        @settings(run, max_examples=1)
+        @given(st.data())
+        def one(data: Any) -> None:
+            reseed_now()
+            send_one(data, target, method)
+
+        return one  # type: ignore[no-any-return]
+
     # Chunks of CHUNK requests, each with a seed of its own, so the time budget is checked
     # between them (a test that stopped drawing midway would confuse hypothesis) and the
     # run is the same every time.
     try:
+        first_pass = [(t, "GET" if "GET" in t.methods else t.methods[0])
+                      for t in targets if t.endpoint and t.methods]
+        for number, (target, method) in enumerate(first_pass):
+            if elapsed(start) > seconds:
+                break
+            hypothesis_seed((seed or 0) * 100_003 - 1 - number)(first_request(target, method))()
         for chunk in range(-(-examples // CHUNK)):
             if elapsed(start) > seconds:
                 break
