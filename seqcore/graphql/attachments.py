@@ -14,24 +14,21 @@ from __future__ import annotations
 import json
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import graphene
-from graphql import GraphQLError
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from seqcore.access import GROUP, PROJECT, SAMPLE, SUBMISSION
 from seqcore.attachments import Owner
 from seqcore.graphql.connections import (
-    DEFAULT_PAGE,
     Ordering,
     Page,
     _beyond,
-    _clamp,
-    decode_cursor,
     encode_cursor,
+    page_arguments,
+    trim_page,
 )
 from seqcore.graphql.filters import OrderDirection, plain
 from seqcore.graphql.nodes import Node, _gid
@@ -148,21 +145,9 @@ def attachment_pages(db: Session, queries: list[AttachmentsQuery]) -> dict[Any, 
 
 def _pages(db: Session, kind: str, queries: list[AttachmentsQuery]) -> dict[Any, Page]:
     args = queries[0].args()
-    first, last = _clamp(args.get("first")), _clamp(args.get("last"))
-    after = None if args.get("after") in (None, "", "null") else args["after"]
-    before = None if args.get("before") in (None, "", "null") else args["before"]
-    if after is not None and last is not None and first is None:
-        raise GraphQLError("When using `after` you must also provide `first` if also "
-                           "providing `last`.")
-    if before is not None and first is not None and last is None:
-        raise GraphQLError("When using `before` you must also provide `last` if also "
-                           "providing `first`.")
-    if first is None and last is None:
-        first = DEFAULT_PAGE
     order, sort_value = ordering(args.get("order_by"))
-    probe: Any = datetime.now() if order.temporal else ""
-    after_key = decode_cursor(after, probe) if after is not None else None
-    before_key = decode_cursor(before, probe) if before is not None else None
+    first, last, after_key, before_key = page_arguments(
+        order, args.get("first"), args.get("last"), args.get("after"), args.get("before"))
     owner_column = getattr(AttachmentModel, f"{kind}_id")
     owner_ids = [q.owner.id for q in queries]
     filters = filter_conditions(args.get("filter"))
@@ -198,16 +183,7 @@ def _pages(db: Session, kind: str, queries: list[AttachmentsQuery]) -> dict[Any,
     for query in queries:
         found = rows[query.owner.id]
         items = [a for a, _ in found]
-        if forward:
-            has_next = len(items) > limit
-            items = items[:limit]
-            has_previous = after_key is not None
-            if last is not None and len(items) > last:
-                items, has_previous = items[len(items) - last:], True
-        else:
-            has_previous = len(items) > limit
-            items = items[:limit][::-1]
-            has_next = before_key is not None
+        items, has_next, has_previous = trim_page(items, first, last, after_key, before_key)
         total = found[0][1] if found else None
         pages[query] = Page(items, [encode_cursor(sort_value(a), a.id) for a in items],
                             has_next, has_previous,

@@ -136,6 +136,44 @@ def _clamp(value: int | None) -> int | None:
     return None if value is None else max(0, min(MAX_PAGE, value))
 
 
+def page_arguments(order: Ordering, first: int | None, last: int | None, after: str | None,
+                   before: str | None) -> tuple[int | None, int | None, Any, Any]:
+    """Relay's page arguments checked and read: ``first`` and ``last`` within the page
+    limits (``first`` defaults to a page), the cursors decoded (``""`` and ``"null"`` are no
+    cursor, as clients send them)."""
+    after = None if after in (None, "", "null") else after
+    before = None if before in (None, "", "null") else before
+    if after is not None and last is not None and first is None:
+        raise GraphQLError("When using `after` you must also provide `first` if also "
+                           "providing `last`.")
+    if before is not None and first is not None and last is None:
+        raise GraphQLError("When using `before` you must also provide `last` if also "
+                           "providing `first`.")
+    first, last = _clamp(first), _clamp(last)
+    if first is None and last is None:
+        first = DEFAULT_PAGE
+    probe: Any = datetime.now() if order.temporal else ""
+    after_key = decode_cursor(after, probe) if after is not None else None
+    before_key = decode_cursor(before, probe) if before is not None else None
+    return first, last, after_key, before_key
+
+
+def trim_page(items: list[Any], first: int | None, last: int | None, after_key: Any,
+              before_key: Any) -> tuple[list[Any], bool, bool]:
+    """A page from the rows fetched for it (one more than wanted, in the order fetched:
+    forward when ``first`` is given, else backward): the items in the ordering, and
+    whether there are pages after and before."""
+    if first is not None:
+        has_next = len(items) > first
+        items = items[:first]
+        has_previous = after_key is not None
+        if last is not None and len(items) > last:
+            items, has_previous = items[len(items) - last:], True
+        return items, has_next, has_previous
+    assert last is not None
+    return items[:last][::-1], before_key is not None, len(items) > last
+
+
 def _beyond(order: Ordering, cursor: tuple[Any, int], forward: bool) -> Any:
     """Rows after (``forward``) or before the cursor in the ordering."""
     value, pk = cursor
@@ -152,20 +190,7 @@ def paginate(db: Session, query: Select, order: Ordering, sort_value: Callable[[
 
     ``sort_value(item)`` gives an item's value of ``order.key``, for its cursor.
     """
-    after = None if after in ("", "null") else after
-    before = None if before in ("", "null") else before
-    if after is not None and last is not None and first is None:
-        raise GraphQLError("When using `after` you must also provide `first` if also "
-                           "providing `last`.")
-    if before is not None and first is not None and last is None:
-        raise GraphQLError("When using `before` you must also provide `last` if also "
-                           "providing `first`.")
-    first, last = _clamp(first), _clamp(last)
-    if first is None and last is None:
-        first = DEFAULT_PAGE
-    probe = datetime.now() if order.temporal else ""
-    after_key = decode_cursor(after, probe) if after is not None else None
-    before_key = decode_cursor(before, probe) if before is not None else None
+    first, last, after_key, before_key = page_arguments(order, first, last, after, before)
 
     ranged = query
     if after_key is not None:
@@ -178,18 +203,11 @@ def paginate(db: Session, query: Select, order: Ordering, sort_value: Callable[[
     backward_order = ascending if order.descending else descending
 
     if first is not None:
-        items = list(db.scalars(ranged.order_by(*forward_order).limit(first + 1)))
-        has_next = len(items) > first
-        items = items[:first]
-        has_previous = after_key is not None
-        if last is not None and len(items) > last:
-            items, has_previous = items[len(items) - last:], True
+        fetched = list(db.scalars(ranged.order_by(*forward_order).limit(first + 1)))
     else:
         assert last is not None
-        items = list(db.scalars(ranged.order_by(*backward_order).limit(last + 1)))
-        has_previous = len(items) > last
-        items = items[:last][::-1]
-        has_next = before_key is not None
+        fetched = list(db.scalars(ranged.order_by(*backward_order).limit(last + 1)))
+    items, has_next, has_previous = trim_page(fetched, first, last, after_key, before_key)
 
     def count() -> int:
         counted = select(func.count()).select_from(query.order_by(None).subquery())
@@ -211,20 +229,7 @@ def paginate_many(db: Session, query: Select, partition: Any, keys: list[Any], o
     Each parent's rows are numbered in the ordering (``ROW_NUMBER() OVER (PARTITION BY ...)``,
     SQLite and PostgreSQL alike) and the rows beyond a page dropped, so a page of parents
     with their children costs the same statements at any page size."""
-    after = None if after in ("", "null") else after
-    before = None if before in ("", "null") else before
-    if after is not None and last is not None and first is None:
-        raise GraphQLError("When using `after` you must also provide `first` if also "
-                           "providing `last`.")
-    if before is not None and first is not None and last is None:
-        raise GraphQLError("When using `before` you must also provide `last` if also "
-                           "providing `first`.")
-    first, last = _clamp(first), _clamp(last)
-    if first is None and last is None:
-        first = DEFAULT_PAGE
-    probe = datetime.now() if order.temporal else ""
-    after_key = decode_cursor(after, probe) if after is not None else None
-    before_key = decode_cursor(before, probe) if before is not None else None
+    first, last, after_key, before_key = page_arguments(order, first, last, after, before)
 
     scoped = query.where(partition.in_(keys))
     ranged = scoped
@@ -261,16 +266,7 @@ def paginate_many(db: Session, query: Select, partition: Any, keys: list[Any], o
 
     pages: dict[Any, Page] = {}
     for key, items in found.items():
-        if forward:
-            has_next = len(items) > wanted
-            items = items[:wanted]
-            has_previous = after_key is not None
-            if last is not None and len(items) > last:
-                items, has_previous = items[len(items) - last:], True
-        else:
-            has_previous = len(items) > wanted
-            items = items[:wanted][::-1]
-            has_next = before_key is not None
+        items, has_next, has_previous = trim_page(items, first, last, after_key, before_key)
         cursors = [encode_cursor(sort_value(item), item.id) for item in items]
         pages[key] = Page(items, cursors, has_next, has_previous,
                           lambda key=key: count_of(key))
