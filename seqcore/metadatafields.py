@@ -21,6 +21,7 @@ from seqcore.activity import operation
 from seqcore.db import utcnow
 from seqcore.errors import Conflict, Invalid, NotFound
 from seqcore.fieldaccess import LEVELS, FieldAccess
+from seqcore.identifiers import parse_id
 from seqcore.models.fielddecl import MetadataField, MetadataTemplate, MetadataTemplateField
 
 FIELD_TYPES = ("text", "number", "date", "list")
@@ -79,9 +80,10 @@ def project_fields(db: Session, project_id: int, access: FieldAccess | None = No
     return [f for f in fields if access is None or access.can_read(f.name)]
 
 
-def get_field(db: Session, project_id: int, field_id: int,
+def get_field(db: Session, project_id: int, field_id: int | None,
               access: FieldAccess | None = None) -> MetadataField:
-    field = db.get(MetadataField, field_id)
+    """The project's field ``field_id`` (``None``, an id no row can have, is not found)."""
+    field = db.get(MetadataField, field_id) if field_id is not None else None
     if field is None or field.project_id != project_id or (
             access is not None and not access.can_read(field.name)):
         raise NotFound("No such metadata field in this project.")
@@ -170,8 +172,9 @@ def project_templates(db: Session, project_id: int) -> list[MetadataTemplate]:
         MetadataTemplate.project_id == project_id).order_by(MetadataTemplate.name)))
 
 
-def get_template(db: Session, project_id: int, template_id: int) -> MetadataTemplate:
-    template = db.get(MetadataTemplate, template_id)
+def get_template(db: Session, project_id: int, template_id: int | None) -> MetadataTemplate:
+    """The project's template ``template_id`` (``None``, an id no row can have, is not found)."""
+    template = db.get(MetadataTemplate, template_id) if template_id is not None else None
     if template is None or template.project_id != project_id:
         raise NotFound("No such metadata template in this project.")
     return template
@@ -181,8 +184,9 @@ def find_template(db: Session, project_id: int, key: str) -> MetadataTemplate:
     """A template by id or by name (line lists take either)."""
     query = select(MetadataTemplate).where(MetadataTemplate.project_id == project_id)
     found = None
-    if key.isascii() and key.isdigit():
-        found = db.scalar(query.where(MetadataTemplate.id == int(key)))
+    pk = parse_id(key)
+    if pk is not None:
+        found = db.scalar(query.where(MetadataTemplate.id == pk))
     found = found or db.scalar(query.where(MetadataTemplate.name == key))
     if found is None:
         raise NotFound(f"No metadata template {key!r} in this project.")

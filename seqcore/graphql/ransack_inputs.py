@@ -93,12 +93,20 @@ def filter_input(name: str, attributes: Mapping[str, str],
         "__doc__": "Ransack filter: every argument given must hold.", **fields})
 
 
+INTEGER_LIMIT = 2**63
+"""Integer filters compare with columns of at most 64 bits."""
+
+
 def _typed(arg: str, kind: str, value: Any) -> Any:
     if kind == "integer":
         try:
-            return int(str(value).strip())
+            number = int(str(value).strip())
         except ValueError:
             raise GraphQLError(f"{arg}: '{value}' is not an integer.") from None
+        if not -INTEGER_LIMIT <= number < INTEGER_LIMIT:
+            # The database binds 64-bit integers only: a larger one is refused, not sent.
+            raise GraphQLError(f"{arg}: '{value}' is out of range.")
+        return number
     if kind == "datetime":
         try:
             return datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))

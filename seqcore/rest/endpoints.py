@@ -7,12 +7,17 @@ may call the views. Aliases are further endpoints traversing to the same context
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cornice import Service
 from pyramid.config import Configurator
 
 from seqcore.contrib import Endpoint
+from seqcore.identifiers import parse_id
+
+# A placeholder that takes digits only: ``{pid:\d+}``.
+_ID_PLACEHOLDER = re.compile(r"\{(\w+):\\d\+\}")
 
 
 def _route_factory(request: Any) -> Any:
@@ -28,11 +33,39 @@ def ascii_digits(pattern: str) -> str:
     return pattern.replace("\\d", "[0-9]")
 
 
+def id_placeholders(pattern: str) -> tuple[str, ...]:
+    """The names of ``pattern``'s digits-only placeholders (``pid`` in ``{pid:\\d+}``)."""
+    return tuple(_ID_PLACEHOLDER.findall(pattern))
+
+
+class IdsPredicate:
+    """Route predicate ``ids``: every named placeholder holds a number an id column can
+    hold (see :func:`seqcore.identifiers.parse_id`). A path with a larger number matches no
+    route and is a plain 404, before any view or query sees a number the database would
+    refuse to bind."""
+
+    def __init__(self, names: tuple[str, ...], config: Configurator) -> None:
+        self.names = tuple(names)
+
+    def text(self) -> str:
+        return f"ids = {self.names}"
+
+    phash = text
+
+    def __call__(self, info: dict[str, Any], request: Any) -> bool:
+        match = info["match"]
+        return all(parse_id(match[name]) is not None for name in self.names)
+
+
 def add_endpoint(config: Configurator, endpoint: Endpoint) -> None:
     """Register one endpoint; a second endpoint with the same name or path conflicts."""
     traverse = endpoint.traverse or endpoint.path
+    extra: dict[str, Any] = {}
+    ids = id_placeholders(endpoint.path)
+    if ids:
+        extra["ids"] = ids
     config.add_route(endpoint.name, ascii_digits(endpoint.path), factory=_route_factory,
-                     traverse=traverse)
+                     traverse=traverse, **extra)
     service = Service(name=endpoint.name, pyramid_route=endpoint.name,
                       description=endpoint.description)
     for method, view in endpoint.views.items():
@@ -52,4 +85,5 @@ def add_endpoint(config: Configurator, endpoint: Endpoint) -> None:
 
 
 def includeme(config: Configurator) -> None:
+    config.add_route_predicate("ids", IdsPredicate)
     config.add_directive("add_endpoint", add_endpoint)

@@ -4,6 +4,7 @@ An endpoint added without a row here fails ``test_every_endpoint_has_a_rule``, s
 can ship without a declared access rule.
 """
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.oauth import OAuthToken
 from seqcore.models.project import ProjectRole
 from seqcore.models.user import SystemRole
+from tests.dbstate import snapshot
 
 # Endpoints that authenticate by other means (OAuth2 itself; the direct upload and attachment
 # download URLs, whose key is the credential: tests/graphql/test_attachments.py).
@@ -438,3 +440,30 @@ def test_read_scope(testapp, factories, world, rule):
     res = call(testapp, rule[1], path.format(**ids), fill(body, ids), headers)
     expected = statuses["admin"] if rule[1] in ("GET", "HEAD") else 403
     assert res.status_int == expected, res.text
+
+
+
+# Numbers beyond what an id column holds (PostgreSQL's integer, SQLite's 64-bit integer).
+TOO_LARGE = [str(2**31), str(2**63), "9" * 30]
+
+
+@pytest.mark.parametrize("rule", sorted(r for r in RULES if "{" in RULES[r][0]),
+                         ids=lambda r: f"{r[1]} {r[0]}")
+def test_an_id_too_large_for_its_column_is_not_found(testapp, factories, db, world, rule):
+    """Each id in each route's path, alone out of range while the others name real rows,
+    is a 404 that changes nothing: no route, view or query sees a number the database would
+    refuse to bind (which was an internal error)."""
+    users, ids = world
+    path, body, _ = RULES[rule]
+    names = re.findall(r"\{(\w+)\}", path)
+    headers = factories.headers(users["admin"])
+    before = snapshot(db)
+    for position in range(len(names)):
+        for number in TOO_LARGE:
+            values = iter([number if i == position else str(ids[name])
+                           for i, name in enumerate(names)])
+            url = re.sub(r"\{\w+\}", lambda _match: next(values), path)  # noqa: B023
+            res = call(testapp, rule[1], url, fill(body, ids), headers)
+            assert res.status_int == 404, (url, res.status, res.text[:300])
+            assert res.json["message"], res.text
+    assert snapshot(db) == before

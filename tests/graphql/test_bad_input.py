@@ -339,3 +339,23 @@ def test_a_form_post_in_an_unknown_charset_is_400(testapp, headers, world, uncha
                "application/x-www-form-urlencoded; charset=foo")
     assert res.status_int == 400, res.body[:300]
     assert res.json["errors"][0]["extensions"] == {"code": "bad_request"}
+
+
+ATTACHMENTS_BY_SIZE = """query($id: ID!, $size: String) { node(id: $id) { ... on Sample {
+    attachments(filter: {byte_size_gt: $size}) { nodes { filename } } } } }"""
+
+
+@pytest.mark.parametrize("size", [str(2**63), str(-(2**63) - 1), "9" * 30])
+def test_an_integer_filter_beyond_64_bits_is_refused(client, world, unchanged, size):
+    """Integer filters bind 64-bit numbers: a larger one is a GraphQL error naming the
+    argument (it was an internal error when the driver refused it)."""
+    body = client(ATTACHMENTS_BY_SIZE, {"id": gid("Sample", world["sample"].id), "size": size})
+    messages = refused(body)
+    assert any("byte_size_gt" in m and "out of range" in m for m in messages), messages
+
+
+def test_the_largest_64_bit_integer_filter_is_answered(client, world):
+    body = client(ATTACHMENTS_BY_SIZE,
+                  {"id": gid("Sample", world["sample"].id), "size": str(2**63 - 1)})
+    no_internal_error(body)
+    assert body["data"]["node"]["attachments"]["nodes"] == []
