@@ -162,6 +162,14 @@ def prepare(url: str, projects: int) -> str:
                                             "role": "PROJECT_OWNER"}
                                            for i in range(1, projects + 1)])
         token = issue_token(db, client, user)
+    # Fresh tables have no planner statistics: without them PostgreSQL plans the collection's
+    # joins for empty tables (10 ms a request instead of 0.5). A served database has them
+    # from autovacuum; gather them now, as it would.
+    engine = registry_service(config.registry, IDatabaseEngine)
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            conn.exec_driver_sql("ANALYZE")
+            conn.commit()
     return token
 
 
