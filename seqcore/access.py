@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cache, cached_property, partial
 from typing import Any
 
 from pyramid.authorization import ALL_PERMISSIONS, Allow, AllPermissionsList, Authenticated
@@ -93,6 +93,16 @@ class Related:
     the condition for the objects of one account (each by adding a ``WHERE`` to it)."""
 
     pairs: Callable[[], Select]
+
+
+@cache
+def _objects_by_account(related: Related) -> tuple[Select, Any]:
+    """``related``'s object ids and the account column to filter them by, built once: list
+    queries ask for them on every request, and building the routes' joins and aliases cost
+    more than running them (half of a 1,000-project collection request)."""
+    pairs = related.pairs()
+    columns = pairs.selected_columns
+    return pairs.with_only_columns(columns.object_id), columns.user_id
 
 
 @dataclass(frozen=True)
@@ -257,10 +267,8 @@ class Rules:
                     conditions.append(column.in_(
                         select(self.id_column).where(who.column == user_id)))
             else:
-                pairs = who.pairs()
-                columns = pairs.selected_columns
-                conditions.append(column.in_(
-                    pairs.with_only_columns(columns.object_id).where(columns.user_id == user_id)))
+                objects, account = _objects_by_account(who)
+                conditions.append(column.in_(objects.where(account == user_id)))
         if not conditions:
             return false()
         return conditions[0] if len(conditions) == 1 else or_(*conditions)
