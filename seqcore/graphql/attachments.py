@@ -32,7 +32,7 @@ from seqcore.graphql.connections import (
 )
 from seqcore.graphql.filters import OrderDirection, plain
 from seqcore.graphql.nodes import Node, _gid
-from seqcore.graphql.ransack_inputs import conditions, filter_input
+from seqcore.graphql.ransack import EVERY_PREDICATE, Attribute, Kind, RansackFilter
 from seqcore.graphql.scalars import JSON
 from seqcore.models.attachment import Attachment as AttachmentModel
 from seqcore.models.sequencing import SequenceFile
@@ -49,14 +49,23 @@ class AttachmentOrder(graphene.InputObjectType):
     direction = OrderDirection(default_value="asc")
 
 
-ATTRIBUTES = {"byte_size": "integer", "created_at": "datetime", "filename": "text",
-              "puid": "text", "updated_at": "datetime"}
-AttachmentFilter = filter_input("AttachmentFilter", ATTRIBUTES, {
-    "metadata_jcont": JSON(name="metadata_jcont", description=(
-        "Attachments whose metadata contains these key/value pairs.")),
-    "metadata_jcont_key": graphene.String(name="metadata_jcont_key", description=(
-        "Attachments whose metadata has this key.")),
-})
+ATTRIBUTES: tuple[tuple[str, Kind], ...] = (
+    ("byte_size", "integer"), ("created_at", "datetime"), ("filename", "text"),
+    ("puid", "text"), ("updated_at", "datetime"))
+ATTACHMENT_FILTER = RansackFilter(
+    name="AttachmentFilter", description="Ransack filter: every argument given must hold.",
+    attributes=tuple(Attribute(name, kind, EVERY_PREDICATE) for name, kind in ATTRIBUTES),
+    # IRIDA Next's attachment filters compare case as given (a Ransack ``LIKE`` on
+    # PostgreSQL), every value predicate has its _any/_all lists, and a flag is a yes
+    # unless it says no.
+    case_sensitive=True, any_all=True, unrecognised_flag=True,
+    extra={
+        "metadata_jcont": JSON(name="metadata_jcont", description=(
+            "Attachments whose metadata contains these key/value pairs.")),
+        "metadata_jcont_key": graphene.String(name="metadata_jcont_key", description=(
+            "Attachments whose metadata has this key.")),
+    })
+AttachmentFilter = ATTACHMENT_FILTER.input_type()
 
 
 def attachment_args() -> dict[str, Any]:
@@ -71,12 +80,10 @@ def _updated() -> Any:
 
 
 def filter_conditions(given: Mapping[str, Any] | None) -> list[Any]:
-    columns = {"byte_size": (SequenceFile.size, "integer"),
-               "created_at": (AttachmentModel.created, "datetime"),
-               "filename": (SequenceFile.file_name, "text"),
-               "puid": (AttachmentModel.puid, "text"),
-               "updated_at": (_updated(), "datetime")}
-    found = conditions(given, columns)
+    found = ATTACHMENT_FILTER.conditions(given, {
+        "byte_size": SequenceFile.size, "created_at": AttachmentModel.created,
+        "filename": SequenceFile.file_name, "puid": AttachmentModel.puid,
+        "updated_at": _updated()})
     if given:
         contained = given.get("metadata_jcont")
         if isinstance(contained, str):

@@ -20,7 +20,7 @@ from sqlalchemy.types import Numeric
 
 from seqcore.fieldaccess import Caller, readable_entry
 from seqcore.graphql.connections import Ordering
-from seqcore.graphql.ransack import ransack_conditions, ransack_input
+from seqcore.graphql.ransack import escape_like, namespace_filter
 from seqcore.graphql.scalars import ValueScalar
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, Sample
@@ -64,7 +64,8 @@ class SampleFilter(graphene.InputObjectType):
         description="Groups of conditions: any group whose conditions all hold matches.")
 
 
-ProjectFilter = ransack_input("ProjectFilter", ("name", "puid"), ("created_at", "updated_at"))
+PROJECT_FILTER = namespace_filter("ProjectFilter", "projects")
+ProjectFilter = PROJECT_FILTER.input_type()
 
 
 def plain(value: Any) -> Any:
@@ -130,8 +131,7 @@ SAMPLE_FIELDS = {"name", "created_at", "updated_at"}
 
 
 def _like(text: str) -> str:
-    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+    return f"%{escape_like(text.lower())}%"
 
 
 def sample_filter_conditions(filter_: Any, caller: Caller) -> list[ColumnElement]:
@@ -260,8 +260,7 @@ def _date_condition(where: str, column: Any, operator: str, value: Any) -> Colum
 
 
 def project_filter_conditions(filter_: Any) -> list[ColumnElement]:
-    return ransack_conditions(
-        filter_, {"name": Project.name, "puid": Project.puid},
-        {"created_at": Project.created,
-         "updated_at": func.coalesce(Project.modified, Project.created)},
-        Project.name, Project.puid)
+    return PROJECT_FILTER.conditions(filter_, {
+        "name_or_puid": (Project.name, Project.puid), "name": Project.name,
+        "puid": Project.puid, "created_at": Project.created,
+        "updated_at": func.coalesce(Project.modified, Project.created)}, where="filter.")

@@ -31,7 +31,7 @@ from seqcore.graphql.filters import OrderDirection, plain
 from seqcore.graphql.loaders import readable_project
 from seqcore.graphql.namespaceviews import NamespaceView
 from seqcore.graphql.nodes import Node, _gid
-from seqcore.graphql.ransack import ransack_conditions, ransack_input
+from seqcore.graphql.ransack import namespace_filter
 from seqcore.graphql.types import Project, User
 from seqcore.models.group import AccessLevel, GroupHierarchy, GroupMember
 from seqcore.models.group import Group as GroupModel
@@ -48,15 +48,15 @@ class GroupOrder(graphene.InputObjectType):
     direction = OrderDirection(default_value="asc")
 
 
-GroupFilter = ransack_input("GroupFilter", ("name", "puid"), ("created_at", "updated_at"))
+GROUP_FILTER = namespace_filter("GroupFilter", "groups")
+GroupFilter = GROUP_FILTER.input_type()
 
 
 def group_filter_conditions(filter_: Any) -> list[Any]:
-    return ransack_conditions(
-        filter_, {"name": GroupModel.name, "puid": GroupModel.puid},
-        {"created_at": GroupModel.created,
-         "updated_at": func.coalesce(GroupModel.modified, GroupModel.created)},
-        GroupModel.name, GroupModel.puid)
+    return GROUP_FILTER.conditions(filter_, {
+        "name_or_puid": (GroupModel.name, GroupModel.puid), "name": GroupModel.name,
+        "puid": GroupModel.puid, "created_at": GroupModel.created,
+        "updated_at": func.coalesce(GroupModel.modified, GroupModel.created)}, where="filter.")
 
 
 def group_ordering(order_by: Any) -> tuple[Ordering, Any]:

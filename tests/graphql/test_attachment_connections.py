@@ -143,3 +143,32 @@ def test_attachments_of_unreadable_samples_are_hidden(graphql, factories):
     mine = graphql.as_user(owner)('query($id: ID!) { node(id: $id) { ... on Attachment { '
                                   'filename } } }', {"id": gid("Attachment", attachment.id)})
     assert mine["data"]["node"] == {"filename": "notes.txt"}
+
+
+def test_filter_compares_case_as_the_database_like_does(graphql, factories, engine):
+    """AttachmentFilter is declared case-sensitive: its ``cont``, ``start``, ``end`` and
+    ``matches`` are the database's plain ``LIKE`` (case as given on PostgreSQL, as IRIDA
+    Next's; SQLite's folds ASCII letters), where ProjectFilter's and GroupFilter's ignore case
+    (``tests/graphql/test_groups.py``). ``i_cont`` ignores case everywhere; a flag that is not
+    a no (``false``, ``f``, ``0``, empty) is a yes."""
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    for name in ("Reads.FASTQ", "notes.txt"):
+        factories.attachment(sample=sample, file_name=name)
+    client = graphql.as_user(owner)
+
+    def names(**filter_):
+        body = client(ONE, {"id": gid("Sample", sample.id), "filter": filter_})
+        assert "errors" not in body, body
+        return [n["filename"] for n in body["data"]["node"]["attachments"]["nodes"]]
+
+    folded = ["Reads.FASTQ"] if engine.dialect.name == "sqlite" else []
+    assert names(filename_cont="fastq") == folded
+    assert names(filename_start="reads") == folded
+    assert names(filename_end=".fastq") == folded
+    assert names(filename_matches="%.fastq") == folded
+    assert names(filename_cont="FASTQ") == ["Reads.FASTQ"]
+    assert names(filename_i_cont="fastq") == ["Reads.FASTQ"]
+    assert names(filename_not_i_cont="FASTQ") == ["notes.txt"]
+    assert names(filename_null="no") == []
+    assert names(filename_null="false") == ["Reads.FASTQ", "notes.txt"]

@@ -174,6 +174,30 @@ def test_puid_lookups(graphql, world):
     assert hidden["data"]["sample"] is None
 
 
+def test_project_and_group_filters_ignore_case(graphql, world):
+    """ProjectFilter and GroupFilter are declared case-insensitive: ``cont``, ``start``,
+    ``end`` (and their negations) ignore case on every database, where AttachmentFilter's
+    do not (``tests/graphql/test_attachment_connections.py``); ``eq`` compares exactly. A
+    flag that is not a yes (``true``, ``t``, ``1``, ``yes``) is a no."""
+    body = graphql.as_user(world["guest"])("""{
+      cont: projects(filter: {name_cont: "LISTER"}) { nodes { name } }
+      start: projects(filter: {name_start: "lis"}) { nodes { name } }
+      either: projects(filter: {name_or_puid_cont: "ISTERI"}) { nodes { name } }
+      notStart: projects(filter: {name_not_start: "LIS"}) { nodes { name } }
+      exact: projects(filter: {name_eq: "listeria"}) { nodes { name } }
+      unsure: projects(filter: {name_null: "maybe"}) { nodes { name } }
+      end: groups(filter: {name_end: "BREAKS"}) { nodes { fullPath } }
+      notCont: groups(filter: {name_not_cont: "OUT", puid_present: "yes"}) {
+        nodes { fullPath } }
+    }""")
+    assert "errors" not in body, body
+    found = {key: [next(iter(n.values())) for n in value["nodes"]]
+             for key, value in body["data"].items()}
+    assert found == {"cont": ["Listeria"], "start": ["Listeria"], "either": ["Listeria"],
+                     "notStart": [], "exact": [], "unsure": ["Listeria"],
+                     "end": ["lab/outbreaks"], "notCont": ["lab"]}
+
+
 def test_mutations_take_puids(graphql, world):
     """IRIDA Next's mutations name projects and samples by global id or PUID."""
     client = graphql.as_user(world["alice"])
