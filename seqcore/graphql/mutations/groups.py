@@ -41,6 +41,17 @@ def find_group(info: Any, group_id: str | None, group_puid: str | None, field: s
     return context
 
 
+def group_to_create_in(info: Any, group_id: str | None, group_puid: str | None
+                       ) -> GroupModel | None:
+    """The group a ``create*`` mutation's ``groupId``/``groupPuid`` names (by
+    :func:`find_group`'s rules, its errors on the field given); ``None`` when neither is
+    given, and the mutation creates at its default place."""
+    if group_id is None and group_puid is None:
+        return None
+    field = "groupId" if group_id is not None else "groupPuid"
+    return find_group(info, group_id, group_puid, field).group  # type: ignore[no-any-return]
+
+
 class CreateGroup(graphene.relay.ClientIDMutation):
     """Create a group (below ``groupId``/``groupPuid``, or at the top); the caller becomes
     its owner."""
@@ -62,12 +73,9 @@ class CreateGroup(graphene.relay.ClientIDMutation):
                                **_: Any) -> Any:
         def work() -> dict[str, Any]:
             request = info.context.request
-            parent = None
-            if group_id is not None or group_puid is not None:
-                field = "groupId" if group_id is not None else "groupPuid"
-                parent = find_group(info, group_id, group_puid, field).group
-            elif not request.has_permission(Permission.GROUP_CREATE,
-                                            request.root["api"]["groups"]):
+            parent = group_to_create_in(info, group_id, group_puid)
+            if parent is None and not request.has_permission(
+                    Permission.GROUP_CREATE, request.root["api"]["groups"]):
                 raise problem("You are not authorized to create groups.", "group")
             try:
                 group = create_group(info.context.db, info.context.identity.user_id, name,
