@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from seqcore.errors import Invalid
 from seqcore.graphql.groups import Group
-from seqcore.graphql.mutations.base import UserError, problem, problems_from, run
+from seqcore.graphql.mutations.base import UserError, api_context, problem, problems_from, run
 from seqcore.groups import create_group
 from seqcore.models.group import Group as GroupModel
 from seqcore.models.puid import GROUP, is_puid
@@ -29,10 +29,7 @@ def find_group(info: Any, group_id: str | None, group_puid: str | None, field: s
         pk = db.scalar(select(GroupModel.id).where(GroupModel.puid == group_puid)) \
             if is_puid(group_puid, GROUP) else None
     request = info.context.request
-    try:
-        context = request.root["api"]["groups"][str(pk)] if pk is not None else None
-    except KeyError:
-        context = None
+    context = api_context(info, "groups", pk) if pk is not None else None
     if context is None or not request.has_permission(Permission.GROUP_READ, context):
         raise problem("Group not found by provided ID", field)
     if not request.has_permission(Permission.GROUP_WRITE, context):
