@@ -78,8 +78,11 @@ def heartbeat(lease: timedelta, renew: Callable[[], None], what: str) -> Iterato
         thread.join()
 
 
-class Worker:
-    """Claims and processes sequencing objects; any number may run against one database."""
+class LeasedWorker:
+    """What every worker that takes work under a lease starts from (processing, analyses,
+    NCBI submissions, data exports): its name, the lease length all of them share
+    (``seqcore.processing.lease_seconds``, so one setting says how long a stopped worker's
+    work waits), and sessions of their own, outside any request."""
 
     def __init__(self, registry: Registry, name: str | None = None) -> None:
         self.registry = registry
@@ -88,13 +91,23 @@ class Worker:
         self.storage = registry_service(registry, IStorage)
         self.name = name or worker_name()
         self.lease = timedelta(seconds=int(self.settings["seqcore.processing.lease_seconds"]))
-        self.max_attempts = int(self.settings["seqcore.processing.max_attempts"])
 
     @contextmanager
     def session(self) -> Iterator[tuple[Session, transaction.TransactionManager]]:
+        """A session in a transaction of its own, committed when the block ends (rolled
+        back if it raises): each step of a worker's round is its own commit, so what one
+        step recorded (a claim, a renewed lease) stands whatever the next one does."""
         manager = transaction.TransactionManager(explicit=True)
         with manager:
             yield session_for(self.session_factory, manager), manager
+
+
+class Worker(LeasedWorker):
+    """Claims and processes sequencing objects; any number may run against one database."""
+
+    def __init__(self, registry: Registry, name: str | None = None) -> None:
+        super().__init__(registry, name)
+        self.max_attempts = int(self.settings["seqcore.processing.max_attempts"])
 
     # -- queue ------------------------------------------------------------------------------
 

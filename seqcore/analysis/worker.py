@@ -25,13 +25,10 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import transaction
 from pyramid.registry import Registry
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
@@ -41,7 +38,7 @@ from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.parameters import check_parameters
 from seqcore.analysis.pipeline import write_job
 from seqcore.analysis.registry import analysis_registry, make_executor
-from seqcore.db import session_for, utcnow
+from seqcore.db import utcnow
 from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
@@ -52,8 +49,7 @@ from seqcore.models.attachment import attach_files
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.observability import instruments, requestid
-from seqcore.processing import worker_name
-from seqcore.services import ISessionFactory, IStorage, registry_service
+from seqcore.processing import LeasedWorker
 from seqcore.timestamps import epoch_ms
 
 log = logging.getLogger(__name__)
@@ -77,25 +73,14 @@ class Superseded(Exception):
     """The submission left the state this worker read (it was cancelled): leave it alone."""
 
 
-class AnalysisWorker:
+class AnalysisWorker(LeasedWorker):
     def __init__(self, registry: Registry, name: str | None = None) -> None:
-        self.registry = registry
-        self.settings = registry.settings
-        self.session_factory = registry_service(registry, ISessionFactory)
-        self.storage = registry_service(registry, IStorage)
+        super().__init__(registry, name)
         self.analyses = analysis_registry(registry)
-        self.name = name or worker_name()
-        self.lease = timedelta(seconds=int(self.settings["seqcore.processing.lease_seconds"]))
         self.max_attempts = int(self.settings["seqcore.processing.max_attempts"])
         self.capacity = int(self.settings["seqcore.analysis.max_running"])
         self.work_root = Path(self.settings["seqcore.analysis.work_path"]).resolve()
         self._executors: dict[str, Any] = {}
-
-    @contextmanager
-    def session(self) -> Iterator[tuple[Session, transaction.TransactionManager]]:
-        manager = transaction.TransactionManager(explicit=True)
-        with manager:
-            yield session_for(self.session_factory, manager), manager
 
     def executor_for(self, analysis_type: Any) -> str:
         """The executor's name for a type: a plugin's choice, else the deployment's setting."""

@@ -20,17 +20,10 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import transaction
-from pyramid.registry import Registry
-from sqlalchemy.orm import Session
-
-from seqcore.db import session_for, utcnow
+from seqcore.db import utcnow
 from seqcore.exports import jobs
 from seqcore.exports.bundle import Bundle, Source
 from seqcore.exports.contents import (
@@ -47,8 +40,7 @@ from seqcore.models.export import DataExport
 from seqcore.models.project import Project
 from seqcore.models.user import User
 from seqcore.observability import requestid
-from seqcore.processing import heartbeat, worker_name
-from seqcore.services import ISessionFactory, IStorage, registry_service
+from seqcore.processing import LeasedWorker, heartbeat
 from seqcore.timestamps import epoch_ms
 
 log = logging.getLogger(__name__)
@@ -58,21 +50,7 @@ class MissingFiles(Exception):
     """Stored files of the selection are gone: the export cannot be built."""
 
 
-class ExportWorker:
-    def __init__(self, registry: Registry, name: str | None = None) -> None:
-        self.registry = registry
-        self.settings = registry.settings
-        self.session_factory = registry_service(registry, ISessionFactory)
-        self.storage = registry_service(registry, IStorage)
-        self.name = name or worker_name()
-        self.lease = timedelta(seconds=int(self.settings["seqcore.processing.lease_seconds"]))
-
-    @contextmanager
-    def session(self) -> Iterator[tuple[Session, Any]]:
-        manager = transaction.TransactionManager(explicit=True)
-        with manager:
-            yield session_for(self.session_factory, manager), manager
-
+class ExportWorker(LeasedWorker):
     def run_once(self) -> int:
         """Purge what expired, then build one waiting export (one per round, so uploads and
         analyses are not held up behind a queue of large exports: the loop comes straight

@@ -26,22 +26,18 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
 from typing import Any
 
-import transaction
-from pyramid.registry import Registry
 from sqlalchemy.orm import Session
 
-from seqcore.db import session_for, utcnow
+from seqcore.db import utcnow
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.ncbi import progress
 from seqcore.ncbi.documents import ReportError, latest_report, parse_report, submission_xml
 from seqcore.ncbi.ftp import CONNECTION_ERRORS, FtpAccount, FtpRefused, connected
 from seqcore.ncbi.schema import check_submission
 from seqcore.observability import requestid
-from seqcore.processing import heartbeat, worker_name
-from seqcore.services import ISessionFactory, IStorage, registry_service
+from seqcore.processing import LeasedWorker, heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -49,20 +45,13 @@ log = logging.getLogger(__name__)
 MAX_REPORT = 16 << 20
 
 
-class NcbiWorker:
-    def __init__(self, registry: Registry, name: str | None = None) -> None:
-        self.registry = registry
-        self.settings = registry.settings
-        self.session_factory = registry_service(registry, ISessionFactory)
-        self.storage = registry_service(registry, IStorage)
-        self.name = name or worker_name()
-        self.lease = timedelta(seconds=int(self.settings["seqcore.processing.lease_seconds"]))
-
+class NcbiWorker(LeasedWorker):
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        manager = transaction.TransactionManager(explicit=True)
-        with manager:
-            yield session_for(self.session_factory, manager)
+    def session(self) -> Iterator[Session]:  # type: ignore[override]
+        """:meth:`LeasedWorker.session` without its transaction manager, which no step of
+        an NCBI round needs."""
+        with super().session() as (db, _):
+            yield db
 
     @property
     def account(self) -> FtpAccount | None:

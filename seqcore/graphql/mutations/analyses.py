@@ -14,7 +14,7 @@ from seqcore.analysis.registry import analysis_registry
 from seqcore.analysis.service import launch
 from seqcore.errors import DomainError, Invalid
 from seqcore.graphql.analyses import AnalysisSubmission
-from seqcore.graphql.mutations.base import Problems, UserError, problem, run
+from seqcore.graphql.mutations.base import Problems, UserError, api_context, problem, run
 from seqcore.graphql.scalars import JSON
 from seqcore.security.permissions import Permission
 
@@ -95,10 +95,7 @@ class CancelAnalysis(graphene.relay.ClientIDMutation):
         def work() -> dict[str, Any]:
             _, pk = info.context.parse(id, "AnalysisSubmission")
             request = info.context.request
-            try:
-                context = request.root["api"]["analysisSubmissions"][str(pk)]
-            except KeyError:
-                context = None
+            context = api_context(info, "analysisSubmissions", pk)
             if context is None or not request.has_permission(Permission.SUBMISSION_READ,
                                                              context):
                 raise problem("Analysis submission not found by provided ID", "id")

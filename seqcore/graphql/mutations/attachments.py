@@ -23,7 +23,13 @@ from sqlalchemy import select
 from seqcore.attachments import Owner, announce, attach, signed_id
 from seqcore.errors import Invalid
 from seqcore.graphql.groups import Group
-from seqcore.graphql.mutations.base import UserError, _context, problem, require_api_scope, run
+from seqcore.graphql.mutations.base import (
+    UserError,
+    api_context,
+    problem,
+    require_api_scope,
+    run,
+)
 from seqcore.graphql.scalars import JSON
 from seqcore.graphql.types import Project, Sample
 from seqcore.models.group import Group as GroupModel
@@ -147,7 +153,7 @@ def find_owner(info: Any, spec: OwnerSpec, gid: str | None, puid: str | None) ->
         _, pk = info.context.parse(gid, spec.type_name)
     else:
         pk = info.context.db.scalar(select(spec.model.id).where(spec.model.puid == puid))
-    context = _context(info, spec.collection, pk) if pk is not None else None
+    context = api_context(info, spec.collection, pk) if pk is not None else None
     request = info.context.request
     if context is None or not request.has_permission(spec.read, context):
         raise problem("not found by provided ID or PUID", spec.kind)

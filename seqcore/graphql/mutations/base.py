@@ -137,7 +137,10 @@ def validate(info: Any, schema: Any, data: Mapping[str, Any], prefix: str,
         raise problems_from(err, [prefix], names) from None
 
 
-def _context(info: Any, collection: str, pk: int) -> Any | None:
+def api_context(info: Any, collection: str, pk: int) -> Any | None:
+    """The REST resource context of ``pk`` in ``/api/<collection>``, whose permissions
+    the mutation checks as REST's views do; ``None`` for one that does not exist, so the
+    caller answers "not found" alike for an unknown object and one it may not read."""
     try:
         return info.context.request.root["api"][collection][str(pk)]
     except KeyError:
@@ -166,7 +169,7 @@ def find_project(info: Any, gid: str, path: str, permission: Permission,
     ``permission`` it. Unknown and unreadable projects are both "not found" (REST's 404);
     readable ones the caller may not change say so (REST's 403)."""
     pk = _pk(info, gid, "Project", ProjectModel, PROJECT_KIND)
-    context = _context(info, "projects", pk) if pk is not None else None
+    context = api_context(info, "projects", pk) if pk is not None else None
     request = info.context.request
     if context is None or not request.has_permission(Permission.PROJECT_READ, context):
         raise problem("Project not found by provided ID", path)
@@ -181,7 +184,7 @@ def find_sample(info: Any, gid: str, path: list[str], permission: Permission,
     """The sample context behind ``gid`` (a global id or a PUID) if the caller may
     ``permission`` it."""
     pk = _pk(info, gid, "Sample", SampleModel, SAMPLE_KIND)
-    context = _context(info, "samples", pk) if pk is not None else None
+    context = api_context(info, "samples", pk) if pk is not None else None
     request = info.context.request
     if context is None or not request.has_permission(Permission.SAMPLE_READ, context):
         raise problem("Sample not found by provided ID", *path)

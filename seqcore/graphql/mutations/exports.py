@@ -16,6 +16,7 @@ from seqcore.exports.selection import create_export
 from seqcore.graphql.exports import DataExport
 from seqcore.graphql.mutations.base import (
     UserError,
+    api_context,
     find_project,
     problem,
     problems_from,
@@ -96,10 +97,7 @@ class DeleteDataExport(graphene.relay.ClientIDMutation):
         def work() -> dict[str, Any]:
             _, pk = info.context.parse(id, "DataExport")
             request = info.context.request
-            try:
-                context = request.root["api"]["exports"][str(pk)]
-            except KeyError:
-                context = None
+            context = api_context(info, "exports", pk)
             if context is None or not request.has_permission(Permission.EXPORT_DELETE,
                                                              context):
                 raise problem("Data export not found by provided ID", "id")

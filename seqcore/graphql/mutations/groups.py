@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from seqcore.errors import Invalid
 from seqcore.graphql.groups import Group
-from seqcore.graphql.mutations.base import UserError, problem, problems_from, run
+from seqcore.graphql.mutations.base import UserError, api_context, problem, problems_from, run
 from seqcore.groups import create_group
 from seqcore.models.group import Group as GroupModel
 from seqcore.models.puid import GROUP, is_puid
@@ -29,16 +29,24 @@ def find_group(info: Any, group_id: str | None, group_puid: str | None, field: s
         pk = db.scalar(select(GroupModel.id).where(GroupModel.puid == group_puid)) \
             if is_puid(group_puid, GROUP) else None
     request = info.context.request
-    try:
-        context = request.root["api"]["groups"][str(pk)] if pk is not None else None
-    except KeyError:
-        context = None
+    context = api_context(info, "groups", pk) if pk is not None else None
     if context is None or not request.has_permission(Permission.GROUP_READ, context):
         raise problem("Group not found by provided ID", field)
     if not request.has_permission(Permission.GROUP_WRITE, context):
         raise problem(f"You are not authorized to create in group {context.group.full_path}.",
                       field)
     return context
+
+
+def group_to_create_in(info: Any, group_id: str | None, group_puid: str | None
+                       ) -> GroupModel | None:
+    """The group a ``create*`` mutation's ``groupId``/``groupPuid`` names (by
+    :func:`find_group`'s rules, its errors on the field given); ``None`` when neither is
+    given, and the mutation creates at its default place."""
+    if group_id is None and group_puid is None:
+        return None
+    field = "groupId" if group_id is not None else "groupPuid"
+    return find_group(info, group_id, group_puid, field).group  # type: ignore[no-any-return]
 
 
 class CreateGroup(graphene.relay.ClientIDMutation):
@@ -62,12 +70,9 @@ class CreateGroup(graphene.relay.ClientIDMutation):
                                **_: Any) -> Any:
         def work() -> dict[str, Any]:
             request = info.context.request
-            parent = None
-            if group_id is not None or group_puid is not None:
-                field = "groupId" if group_id is not None else "groupPuid"
-                parent = find_group(info, group_id, group_puid, field).group
-            elif not request.has_permission(Permission.GROUP_CREATE,
-                                            request.root["api"]["groups"]):
+            parent = group_to_create_in(info, group_id, group_puid)
+            if parent is None and not request.has_permission(
+                    Permission.GROUP_CREATE, request.root["api"]["groups"]):
                 raise problem("You are not authorized to create groups.", "group")
             try:
                 group = create_group(info.context.db, info.context.identity.user_id, name,

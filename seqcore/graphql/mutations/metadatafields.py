@@ -3,9 +3,11 @@ administrators), with :mod:`seqcore.metadatafields`'s rules and messages."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import graphene
+from sqlalchemy.orm import Session
 
 from seqcore.errors import Invalid, NotFound
 from seqcore.graphql.metadatafields import MetadataField, MetadataTemplate, access_for
@@ -119,8 +121,13 @@ class UpdateMetadataField(graphene.relay.ClientIDMutation):
         return run(info, cls, work)
 
 
-class DeleteMetadataField(graphene.relay.ClientIDMutation):
-    """Forget a field's declaration (its values stay, as free text)."""
+class _DeleteOwned(graphene.relay.ClientIDMutation):
+    """Delete the field or template ``id`` names, with :func:`_owned`'s rules (the same
+    for both, so the two mutations answer alike); a subclass names the GraphQL type, the
+    model and the domain's ``remove_*``."""
+
+    class Meta:
+        abstract = True
 
     class Input:
         id = graphene.ID(required=True)
@@ -128,13 +135,25 @@ class DeleteMetadataField(graphene.relay.ClientIDMutation):
     deleted_id = graphene.ID()
     errors = Errors
 
+    type_name: ClassVar[str]
+    model: ClassVar[type]
+    remove: ClassVar[Callable[[Session, Any], None]]
+
     @classmethod
     def mutate_and_get_payload(cls, root: Any, info: Any, id: str, **_: Any) -> Any:
         def work() -> dict[str, Any]:
-            remove_field(info.context.db, _owned(info, id, "MetadataField", FieldModel))
+            cls.remove(info.context.db, _owned(info, id, cls.type_name, cls.model))
             return {"deleted_id": id}
 
         return run(info, cls, work)
+
+
+class DeleteMetadataField(_DeleteOwned):
+    """Forget a field's declaration (its values stay, as free text)."""
+
+    type_name = "MetadataField"
+    model = FieldModel
+    remove = staticmethod(remove_field)
 
 
 class CreateMetadataTemplate(graphene.relay.ClientIDMutation):
@@ -191,18 +210,7 @@ class UpdateMetadataTemplate(graphene.relay.ClientIDMutation):
         return run(info, cls, work)
 
 
-class DeleteMetadataTemplate(graphene.relay.ClientIDMutation):
-    class Input:
-        id = graphene.ID(required=True)
-
-    deleted_id = graphene.ID()
-    errors = Errors
-
-    @classmethod
-    def mutate_and_get_payload(cls, root: Any, info: Any, id: str, **_: Any) -> Any:
-        def work() -> dict[str, Any]:
-            remove_template(info.context.db, _owned(info, id, "MetadataTemplate",
-                                                    TemplateModel))
-            return {"deleted_id": id}
-
-        return run(info, cls, work)
+class DeleteMetadataTemplate(_DeleteOwned):
+    type_name = "MetadataTemplate"
+    model = TemplateModel
+    remove = staticmethod(remove_template)

@@ -15,7 +15,7 @@ from seqcore.graphql.mutations.base import (
     run,
     validate,
 )
-from seqcore.graphql.mutations.groups import find_group
+from seqcore.graphql.mutations.groups import group_to_create_in
 from seqcore.graphql.types import Project
 from seqcore.namespaces import namespace_for, unusable_path
 from seqcore.projects import new_project
@@ -45,10 +45,7 @@ class CreateProject(graphene.relay.ClientIDMutation):
                                **_: Any) -> Any:
         def work() -> dict[str, Any]:
             request = info.context.request
-            group = None
-            if group_id is not None or group_puid is not None:
-                field = "groupId" if group_id is not None else "groupPuid"
-                group = find_group(info, group_id, group_puid, field).group
+            group = group_to_create_in(info, group_id, group_puid)
             collection = request.root["api"]["projects"]
             if not request.has_permission(Permission.PROJECT_CREATE, collection):
                 raise problem("You are not authorized to create projects.", "project")
