@@ -55,6 +55,7 @@ from seqcore.timestamps import epoch_ms
 log = logging.getLogger(__name__)
 
 S = AnalysisState
+TOOLS_PATH = "seqcore.tools.path"  # every job gets it (absolute), whatever its type declares
 ACTIVE = (S.PREPARING, S.PREPARED, S.SUBMITTING, S.RUNNING, S.FINISHED_RUNNING, S.COMPLETING,
           S.TRANSFERRED, S.POST_PROCESSING)
 # Where a worker's interrupted step starts over (PREPARED is only ever committed while it
@@ -340,11 +341,17 @@ class AnalysisWorker(LeasedWorker):
         if analysis_type.job_data is not None:  # what the type needs beyond inputs
             data = dict(analysis_type.job_data(JobSource(
                 db=db, storage=self.storage, settings=self.settings, submission=sub)) or {})
+        settings = {name: self.settings.get(name) for name in analysis_type.settings}
+        # The tool environments' directory, absolute: a job runs with its work directory as
+        # the current one, where a relative path (the default var/tools) would name an empty
+        # directory, and ensure_tool_environment(env, ctx.settings) would install the tool
+        # again for every job instead of using the one `seqcore tools install` made.
+        if self.settings.get(TOOLS_PATH):
+            settings[TOOLS_PATH] = str(Path(str(self.settings[TOOLS_PATH])).absolute())
         return {"submission_id": sub.id, "analysis_type": analysis_type.name,
                 "pipeline": analysis_type.pipeline, "parameters": typed, "inputs": inputs,
                 "threads": int(self.settings["seqcore.analysis.threads"]),
-                "settings": {name: self.settings.get(name) for name in analysis_type.settings},
-                "data": data, "request_id": sub.request_id}
+                "settings": settings, "data": data, "request_id": sub.request_id}
 
     def advance(self) -> int:
         """Poll running jobs; collect finished ones; write back; complete."""

@@ -127,7 +127,7 @@ class LiveServer:
 # enabled decide the schema) in this process: each server on SQLite gets a copy, so the
 # migrations run once per settings and pytest-xdist worker rather than once per server.
 _TEMPLATES: dict[tuple[tuple[str, str], ...], Path] = {}
-_OWN_PATHS = ("sqlalchemy.url", "seqcore.storage.path")
+_OWN_PATHS = ("sqlalchemy.url", "seqcore.storage.path", "seqcore.analysis.work_path")
 
 
 def _migrated_sqlite(lines: dict[str, str]) -> Path:
@@ -147,14 +147,17 @@ def _migrated_sqlite(lines: dict[str, str]) -> Path:
 
 
 def live_server(root: Path, **settings: str) -> LiveServer:
-    """Prepare (not start) a server in ``root`` with its own database and storage: a copy of
-    a SQLite database ``seqcore db upgrade`` migrated with the same settings, or the
-    ``sqlalchemy.url`` given, migrated with ``seqcore db upgrade`` here."""
+    """Prepare (not start) a server in ``root`` with its own database, storage and analysis
+    work directory: a copy of a SQLite database ``seqcore db upgrade`` migrated with the same
+    settings, or the ``sqlalchemy.url`` given, migrated with ``seqcore db upgrade`` here."""
     root.mkdir(parents=True, exist_ok=True)
     port = free_port()
     lines = {"use": "egg:seqcore",
              "sqlalchemy.url": f"sqlite:///{root / 'seqcore.sqlite'}",
              "seqcore.storage.path": str(root / "storage"),
+             # Its own: the default var/work is shared by every server started from the
+             # same directory, where two servers' first jobs (both 1-0) would collide.
+             "seqcore.analysis.work_path": str(root / "work"),
              "seqcore.worker.embedded": "true",
              "seqcore.password_hash.time_cost": "1",
              "seqcore.password_hash.memory_cost": "64",

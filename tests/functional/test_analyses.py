@@ -117,6 +117,18 @@ def test_pipelines_receive_their_declared_settings(testapp, world, seqcore_setti
     assert counts.splitlines()[0] == "isolate\tfile\treads\tbases"
 
 
+def test_jobs_get_the_tool_environments_directory_absolute(testapp, app_config, world, db):
+    """A job runs in its work directory: the default, relative seqcore.tools.path must reach
+    it resolved from the worker's directory, or ensure_tool_environment(env, ctx.settings)
+    would build a tool's virtualenv anew inside every job."""
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id]).json
+    AnalysisWorker(app_config.registry).run_until_idle(timeout=120)
+    submission = db.get(AnalysisSubmission, int(body["resource"]["identifier"]))
+    job = json.loads((Path(submission.work_dir) / "job.json").read_text())
+    assert app_config.get_settings()["seqcore.tools.path"] == "var/tools"
+    assert job["settings"]["seqcore.tools.path"] == str(Path("var/tools").absolute())
+
+
 def test_a_misspelt_setting_fails_at_start_up(seqcore_settings, database_url, engine):
     from dataclasses import replace
 
