@@ -51,11 +51,12 @@ from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.observability import instruments, requestid
 from seqcore.processing import LeasedWorker
 from seqcore.timestamps import epoch_ms
+from seqcore.toolenvs import SETTING as TOOL_ENVIRONMENTS
+from seqcore.toolenvs import environments_root
 
 log = logging.getLogger(__name__)
 
 S = AnalysisState
-TOOLS_PATH = "seqcore.tools.path"  # every job gets it (absolute), whatever its type declares
 ACTIVE = (S.PREPARING, S.PREPARED, S.SUBMITTING, S.RUNNING, S.FINISHED_RUNNING, S.COMPLETING,
           S.TRANSFERRED, S.POST_PROCESSING)
 # Where a worker's interrupted step starts over (PREPARED is only ever committed while it
@@ -342,12 +343,12 @@ class AnalysisWorker(LeasedWorker):
             data = dict(analysis_type.job_data(JobSource(
                 db=db, storage=self.storage, settings=self.settings, submission=sub)) or {})
         settings = {name: self.settings.get(name) for name in analysis_type.settings}
-        # The tool environments' directory, absolute: a job runs with its work directory as
-        # the current one, where a relative path (the default var/tools) would name an empty
-        # directory, and ensure_tool_environment(env, ctx.settings) would install the tool
-        # again for every job instead of using the one `seqcore tools install` made.
-        if self.settings.get(TOOLS_PATH):
-            settings[TOOLS_PATH] = str(Path(str(self.settings[TOOLS_PATH])).absolute())
+        # Every job gets the tool environments' directory, resolved here: a job runs with
+        # its work directory as the current one, where a relative path (the default
+        # var/tools) would name an empty directory, and ensure_tool_environment(env,
+        # ctx.settings) would install the tool again for every job instead of using the one
+        # `seqcore tools install` made.
+        settings[TOOL_ENVIRONMENTS] = str(environments_root(self.settings))
         return {"submission_id": sub.id, "analysis_type": analysis_type.name,
                 "pipeline": analysis_type.pipeline, "parameters": typed, "inputs": inputs,
                 "threads": int(self.settings["seqcore.analysis.threads"]),
