@@ -80,10 +80,9 @@ def project_fields(db: Session, project_id: int, access: FieldAccess | None = No
     return [f for f in fields if access is None or access.can_read(f.name)]
 
 
-def get_field(db: Session, project_id: int, field_id: int | None,
+def get_field(db: Session, project_id: int, field_id: int,
               access: FieldAccess | None = None) -> MetadataField:
-    """The project's field ``field_id`` (``None``, an id no row can have, is not found)."""
-    field = db.get(MetadataField, field_id) if field_id is not None else None
+    field = db.get(MetadataField, field_id)
     if field is None or field.project_id != project_id or (
             access is not None and not access.can_read(field.name)):
         raise NotFound("No such metadata field in this project.")
@@ -172,9 +171,8 @@ def project_templates(db: Session, project_id: int) -> list[MetadataTemplate]:
         MetadataTemplate.project_id == project_id).order_by(MetadataTemplate.name)))
 
 
-def get_template(db: Session, project_id: int, template_id: int | None) -> MetadataTemplate:
-    """The project's template ``template_id`` (``None``, an id no row can have, is not found)."""
-    template = db.get(MetadataTemplate, template_id) if template_id is not None else None
+def get_template(db: Session, project_id: int, template_id: int) -> MetadataTemplate:
+    template = db.get(MetadataTemplate, template_id)
     if template is None or template.project_id != project_id:
         raise NotFound("No such metadata template in this project.")
     return template

@@ -161,9 +161,8 @@ def project_trash(db: Session, project_id: int) -> list[TrashEntry]:
         TrashEntry.purged.is_(None)).order_by(TrashEntry.id.desc())))
 
 
-def get_entry(db: Session, project_id: int, entry_id: int | None) -> TrashEntry:
-    """The project's trash entry ``entry_id`` (``None``, an id no row can have, is not found)."""
-    entry = db.get(TrashEntry, entry_id) if entry_id is not None else None
+def get_entry(db: Session, project_id: int, entry_id: int) -> TrashEntry:
+    entry = db.get(TrashEntry, entry_id)
     if (entry is None or entry.project_id != project_id or entry.restored is not None
             or entry.purged is not None):
         raise NotFound("No such entry in this project's trash.")

@@ -13,7 +13,6 @@ from pyramid.request import Request
 
 from seqcore.contrib import Endpoint, View
 from seqcore.fieldaccess import Caller, FieldAccess, readable_fields
-from seqcore.identifiers import parse_id
 from seqcore.links import url_for
 from seqcore.metadatafields import (
     change_field,
@@ -90,7 +89,7 @@ def create_field(request: Request) -> dict:
 
 
 def _field(request: Request) -> MetadataField:
-    return get_field(request.db, request.context.project_id, parse_id(request.matchdict["fid"]),
+    return get_field(request.db, request.context.project_id, int(request.matchdict["fid"]),
                      _access(request))
 
 
@@ -127,7 +126,7 @@ def create_one_template(request: Request) -> dict:
 
 
 def _template(request: Request) -> MetadataTemplate:
-    return get_template(request.db, request.context.project_id, parse_id(request.matchdict["tid"]))
+    return get_template(request.db, request.context.project_id, int(request.matchdict["tid"]))
 
 
 def get_one_template(request: Request) -> dict:

@@ -8,7 +8,6 @@ from typing import Any
 from pyramid.request import Request
 
 from seqcore.contrib import Endpoint, View
-from seqcore.identifiers import parse_id
 from seqcore.links import url_for
 from seqcore.models.trash import TrashEntry
 from seqcore.rest.values import epoch_ms
@@ -33,7 +32,7 @@ def list_trash(request: Request) -> dict:
 
 
 def restore(request: Request) -> dict:
-    entry = get_entry(request.db, request.context.project_id, parse_id(request.matchdict["trid"]))
+    entry = get_entry(request.db, request.context.project_id, int(request.matchdict["trid"]))
     sample = restore_entry(request.db, entry)
     href = url_for(request, request.root["api"]["samples"], sample.id)
     return {"resource": {"links": [{"rel": "sample", "href": href}],
