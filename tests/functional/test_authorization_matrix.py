@@ -455,14 +455,11 @@ def test_an_id_too_large_for_its_column_is_not_found(testapp, factories, db, wor
     refuse to bind (which was an internal error)."""
     users, ids = world
     path, body, _ = RULES[rule]
-    names = re.findall(r"\{(\w+)\}", path)
     headers = factories.headers(users["admin"])
     before = snapshot(db)
-    for position in range(len(names)):
+    for name in re.findall(r"\{(\w+)\}", path):
         for number in TOO_LARGE:
-            values = iter([number if i == position else str(ids[name])
-                           for i, name in enumerate(names)])
-            url = re.sub(r"\{\w+\}", lambda _match: next(values), path)  # noqa: B023
+            url = path.format(**{**ids, name: number})
             res = call(testapp, rule[1], url, fill(body, ids), headers)
             assert res.status_int == 404, (url, res.status, res.text[:300])
             assert res.json["message"], res.text
