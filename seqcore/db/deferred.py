@@ -65,14 +65,18 @@ def defer_transactions(engine: Engine) -> None:
     idle = TransactionStatus.IDLE
 
     def begin_before_writes(conn: Any, cursor: Any, statement: str, parameters: Any,
-                            context: Any, executemany: bool) -> None:
+                            context: Any, executemany: bool) -> tuple[str, Any]:
         """``BEGIN`` before a statement that is not a plain read, or that streams, when the
         connection has no transaction open."""
         dbapi_connection = cursor.connection
-        if dbapi_connection.info.transaction_status != idle:
-            return
-        streams = context is not None and context.execution_options.get("stream_results")
-        if streams or not plain_read(statement):
-            dbapi_connection.execute("BEGIN")
+        if dbapi_connection.info.transaction_status == idle:
+            streams = context is not None and context.execution_options.get("stream_results")
+            if streams or not plain_read(statement):
+                dbapi_connection.execute("BEGIN")
+        return statement, parameters
 
-    event.listen(engine, "before_cursor_execute", begin_before_writes)
+    # A plain read needs nothing from this listener: seqcore.db.prepared may run one on the
+    # driver's cursor without it (IGNORES_PLAIN_READS there). Registered with retval, so that
+    # the engine keeps this very function, which carries the mark, rather than a wrapper.
+    begin_before_writes.seqcore_ignores_plain_reads = True  # type: ignore[attr-defined]
+    event.listen(engine, "before_cursor_execute", begin_before_writes, retval=True)

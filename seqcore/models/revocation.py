@@ -25,14 +25,14 @@ generation and is dropped by the next request.
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger
+from sqlalchemy import BigInteger, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from seqcore.db import Base
+from seqcore.db.prepared import PreparedRead
 
 ROW_ID = 1
 MISSING = -1  # the generation while the row is missing (values are never negative)
-GENERATION_SQL = f"SELECT value FROM auth_generation WHERE id = {ROW_ID}"
 
 # Columns whose change alters the outcome of checking a bearer token, by table (deleting a
 # row of these tables changes the generation too).
@@ -52,9 +52,12 @@ class AuthGeneration(Base):
     value: Mapped[int] = mapped_column(BigInteger)
 
 
+# Read on every API request: prepared (seqcore.db.prepared), not run through Core each time.
+_GENERATION = PreparedRead(select(AuthGeneration.value).where(AuthGeneration.id == ROW_ID), ())
+
+
 def current_generation(db: Session) -> int:
     """The generation now committed (one primary-key lookup); :data:`MISSING` without the
     row (the next watched change puts it back, with another value)."""
-    # Plain SQL on the session's connection: this runs on every API request.
-    value = db.connection().exec_driver_sql(GENERATION_SQL).scalar()
-    return MISSING if value is None else int(value)
+    rows = _GENERATION.all(db.connection())
+    return MISSING if not rows or rows[0].value is None else int(rows[0].value)

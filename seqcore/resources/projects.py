@@ -5,11 +5,12 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import select
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
 
 from seqcore.access import PROJECT, PROJECTS
+from seqcore.db.prepared import PreparedRead
 from seqcore.models.project import Project, ProjectMember
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key
@@ -20,12 +21,12 @@ PROJECT_COLUMNS = tuple(Project.__table__.columns)
 
 
 @cache
-def project_with_acl() -> Select:
+def project_with_acl() -> PreparedRead:
     """A project's columns by id, with its ACL's rows (:meth:`seqcore.access.Rules.with_acl`),
     built on first use: traversal reads a plain row (no ORM object, no identity map) and the
-    ACL in one statement on the request's connection; the mapped Project is loaded only if a
-    view asks for it."""
-    return PROJECT.with_acl(*PROJECT_COLUMNS)
+    ACL in one prepared statement (:mod:`seqcore.db.prepared`) on the request's connection;
+    the mapped Project is loaded only if a view asks for it."""
+    return PreparedRead(PROJECT.with_acl(*PROJECT_COLUMNS), ("object_id",))
 
 
 def attach_project(db: Any, row: Any) -> Project:
@@ -36,8 +37,7 @@ def attach_project(db: Any, row: Any) -> Project:
         return row
     project = db.identity_map.get(identity_key(Project, row.id))
     if project is None:
-        mapping = row._mapping
-        project = Project(**{column.key: mapping[column] for column in PROJECT_COLUMNS})
+        project = Project(**{column.key: getattr(row, column.key) for column in PROJECT_COLUMNS})
         make_transient_to_detached(project)
         db.add(project)
     return project  # type: ignore[no-any-return]
@@ -50,7 +50,7 @@ class ProjectsCollection(Context):
     def child(self, key: str) -> Any:
         pid = int_key(key)
         self.db.flush()  # as an ORM query would (autoflush): the row includes this request's
-        rows = self.db.connection().execute(project_with_acl(), {"object_id": pid}).all()
+        rows = project_with_acl().all(self.db.connection(), object_id=pid)
         if not rows:
             raise KeyError(key)
         row = rows[0]
