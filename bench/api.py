@@ -371,15 +371,15 @@ def measure(port: int, server_pid: int, token: str, args: argparse.Namespace) ->
     paths = {"bare": ("/bare", {}), "project": ("/api/projects/1", headers),
              "collection": ("/api/projects", headers)}
     tallies = {name: Tally() for name in paths}
-    for name, (path, hdrs) in paths.items():  # the SQL statements of one request, alone
+    for path, hdrs in paths.values():  # warm up
+        hammer(port, path, hdrs, 0.5, args.threads, Tally())
+    for name, (path, hdrs) in paths.items():  # the SQL statements of one warm request, alone
         conn = http.client.HTTPConnection("127.0.0.1", port)
         conn.request("GET", path, headers={**hdrs, "X-Count-SQL": "1"})
         res = conn.getresponse()
         res.read()
         tallies[name].sql = int(res.headers.get("X-SQL-Count", 0))
         conn.close()
-    for path, hdrs in paths.values():  # warm up
-        hammer(port, path, hdrs, 0.5, args.threads, Tally())
     window = args.seconds / args.rounds
     for _ in range(args.rounds):
         for name, (path, hdrs) in paths.items():
