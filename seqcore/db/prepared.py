@@ -32,6 +32,8 @@ from typing import Any
 
 from sqlalchemy import Select
 from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.orm import Session, make_transient_to_detached
+from sqlalchemy.orm.util import identity_key
 
 from seqcore.db.deferred import plain_read
 
@@ -121,3 +123,22 @@ class PreparedRead:
         columns = list(self.statement.selected_columns)
         return [column.type.dialect_impl(dialect).result_processor(dialect, entry[1])
                 for column, entry in zip(columns, description, strict=True)]
+
+
+def attach(db: Session, model: type, row: Any) -> Any:
+    """The mapped ``model`` object for a row holding all of its table's columns (by key), in
+    ``db`` without another query: the session's own copy if it has one (as an ORM query
+    would return it), else one built from the row and attached as persistent and unchanged
+    (changing it then writes an UPDATE, and its relationships load as a loaded object's
+    would)."""
+    if isinstance(row, model):
+        return row
+    columns = model.__table__.columns  # type: ignore[attr-defined]
+    key = identity_key(model, tuple(getattr(row, column.key) for column in
+                                    model.__table__.primary_key.columns))  # type: ignore[attr-defined]
+    obj = db.identity_map.get(key)
+    if obj is None:
+        obj = model(**{column.key: getattr(row, column.key) for column in columns})
+        make_transient_to_detached(obj)
+        db.add(obj)
+    return obj

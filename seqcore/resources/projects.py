@@ -6,11 +6,9 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import make_transient_to_detached
-from sqlalchemy.orm.util import identity_key
 
 from seqcore.access import PROJECT, PROJECTS
-from seqcore.db.prepared import PreparedRead
+from seqcore.db.prepared import PreparedRead, attach
 from seqcore.models.project import Project, ProjectMember
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key
@@ -30,17 +28,9 @@ def project_with_acl() -> PreparedRead:
 
 
 def attach_project(db: Any, row: Any) -> Project:
-    """The mapped project for a row of its columns, without another query: the session's
-    own copy if it has one, else one built from the row and attached as persistent and
-    unchanged (changing it then writes an UPDATE, as with a loaded one)."""
-    if isinstance(row, Project):
-        return row
-    project = db.identity_map.get(identity_key(Project, row.id))
-    if project is None:
-        project = Project(**{column.key: getattr(row, column.key) for column in PROJECT_COLUMNS})
-        make_transient_to_detached(project)
-        db.add(project)
-    return project  # type: ignore[no-any-return]
+    """The mapped project for a row of its columns, without another query
+    (:func:`seqcore.db.prepared.attach`)."""
+    return attach(db, Project, row)  # type: ignore[no-any-return]
 
 
 class ProjectsCollection(Context):
