@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, and_, exists, or_, select, true
+from sqlalchemy import ColumnElement, Subquery, and_, exists, or_, select, true
 from sqlalchemy.orm import Session, aliased
 
 from seqcore.errors import Forbidden
@@ -90,15 +91,21 @@ class FieldAccess:
 ALL = FieldAccess(None, frozenset())
 
 
+@cache
+def _route_pairs(level: int) -> tuple[Subquery, ...]:
+    """Each route's ``(object_id, user_id)`` pairs at ``level``, built once per process (SQL
+    constructs are immutable, so statements share them). Building the routes' aliases,
+    joins and column collections again for every condition had cost 11 ms of a 16 ms
+    ``GET /api/samples/{id}/metadata``, for the same SQL."""
+    return tuple(route(level).subquery() for route in PROJECT_ROUTES)
+
+
 def through_groups(caller: Caller, project_id: Any, level: int) -> ColumnElement[bool]:
     """True when the caller reaches project ``project_id`` (a value or a column) through
     groups at ``level`` or above."""
-    reached = []
-    for route in PROJECT_ROUTES:
-        pairs = route(level).subquery()
-        reached.append(exists(select(pairs.c.object_id).where(
-            pairs.c.object_id == project_id, pairs.c.user_id == caller.user_id)))
-    return or_(*reached)
+    return or_(*(exists(select(pairs.c.object_id).where(
+        pairs.c.object_id == project_id, pairs.c.user_id == caller.user_id))
+        for pairs in _route_pairs(level)))
 
 
 def member_level(db: Session, caller: Caller, project_id: int) -> str | None:
@@ -130,14 +137,21 @@ def readable_fields(db: Session, caller: Caller, project_id: int) -> FieldAccess
     return FieldAccess(level, frozenset(hidden))
 
 
+# readable_entry's own aliases, made once: an alias adapts each column the first time it is
+# asked for it and keeps the answer, so fresh aliases on every call (three per request that
+# reads metadata) redid that work each time. The condition is an EXISTS of its own, so the
+# aliases never meet the enclosing statement's tables.
+_HELD = aliased(ProjectSample, name="readable_held")
+_MEMBER = aliased(ProjectMember, name="readable_member")
+_DECLARED = aliased(MetadataField, name="readable_declared")
+
+
 def readable_entry(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[bool]:
     """True for the metadata rows (of ``entry``, a :class:`MetadataEntry` or an alias) the
     caller may read: some project holding the sample lets it read the field there."""
     if caller.sees_all:
         return true()
-    held = aliased(ProjectSample)
-    member = aliased(ProjectMember)
-    declared = aliased(MetadataField)
+    held, member, declared = _HELD, _MEMBER, _DECLARED
     open_field = or_(declared.id.is_(None), declared.restriction == OPEN)
     allowed = and_(member.id.is_not(None),
                    or_(member.role == ProjectRole.OWNER.value, declared.id.is_(None),
