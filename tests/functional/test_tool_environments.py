@@ -12,6 +12,9 @@ import pytest
 
 from seqcore.toolenvs import ToolEnvironment, ensure, environment_python, is_installed
 
+# seqcore tools install and the site's ini name no database but a SQLite file of their own.
+pytestmark = pytest.mark.database_independent
+
 PLUGIN = '''
 from seqcore import hookimpl
 from seqcore.toolenvs import ToolEnvironment

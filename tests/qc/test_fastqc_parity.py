@@ -28,9 +28,11 @@ from .fastq_data import (
     write_fastq,
 )
 
-pytestmark = pytest.mark.skipif(
-    not fastqc_available(), reason="the fastqc binary is not installed (apt-get install fastqc)"
-)
+pytestmark = [
+    pytest.mark.skipif(not fastqc_available(),
+                       reason="the fastqc binary is not installed (apt-get install fastqc)"),
+    pytest.mark.database_independent,
+]
 
 SERIAL = FastQCCompatibleEngine(processes=1)
 # Many tiny chunks over two worker processes: exercises ordering, merging and the
