@@ -4,9 +4,23 @@ They load the first-party sequence-file kinds and a small test analysis type, so
 authorization matrix and the analysis framework are exercised with real plugins; the core's
 behaviour with no plugin at all is tested by building separate apps
 (``tests/functional/test_plugins.py``).
+
+Modules whose tests reach no database at all (the QC engine against FastQC, the meta-tests
+of the docs and imports, pure functions) say so with ``pytest.mark.database_independent``:
+``.ci/run`` runs them in its SQLite pass only (``-m "not database_independent"`` on
+PostgreSQL), since they do the same work whatever ``SEQCORE_TEST_DATABASE_URL`` names.
+Collection refuses the mark on a test that takes the kit's database fixtures or whose module
+names a way to another database (a live server, a database of its own).
 """
 
+import inspect
+
 import pytest
+
+# What a module names when its tests reach a database other than through the fixtures.
+DATABASE_ROUTES = ("seqcore.testing.server", "seqcore.testing.database", "live_server",
+                   "test_database_url", "URL_VARIABLE", "SEQCORE_TEST_DATABASE_URL",
+                   "start_worker")
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +29,22 @@ def seqcore_plugins():
     from tests.plugins import readcount
 
     return [seqcore_sequencefiles.plugin, readcount]
+
+
+def pytest_collection_modifyitems(items):
+    sources = {}
+    wrong = []
+    for item in items:
+        if item.get_closest_marker("database_independent") is None:
+            continue
+        module = getattr(item, "module", None)
+        if module is not None and module.__name__ not in sources:
+            sources[module.__name__] = inspect.getsource(module)
+        source = sources.get(getattr(module, "__name__", None), "")
+        # database_url: every fixture of the kit that reaches the suite's database needs it.
+        if "database_url" in getattr(item, "fixturenames", ()) or any(
+                route in source for route in DATABASE_ROUTES):
+            wrong.append(item.nodeid)
+    if wrong:
+        raise pytest.UsageError(
+            "marked database_independent but reaching a database: " + ", ".join(wrong[:5]))

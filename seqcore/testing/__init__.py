@@ -26,6 +26,8 @@ Modules to import: :mod:`seqcore.testing.server` (a real server on loopback),
 hypothesis, in the ``test`` extra).
 """
 
+import pytest
+
 from seqcore.testing.fixtures import (
     app,
     app_config,
@@ -46,11 +48,21 @@ from seqcore.testing.fixtures import (
 # The log-secrets check's hooks and autouse fixture (pytest finds them on this module;
 # pytest_testnodedown is pytest-xdist's, optional: its controller gathers the workers' finds).
 from seqcore.testing.logsecrets import _no_secret_in_logs as _no_secret_in_logs
-from seqcore.testing.logsecrets import pytest_configure as pytest_configure
+from seqcore.testing.logsecrets import pytest_configure as _logsecrets_configure
 from seqcore.testing.logsecrets import pytest_sessionfinish as pytest_sessionfinish
 from seqcore.testing.logsecrets import pytest_terminal_summary as pytest_terminal_summary
 from seqcore.testing.logsecrets import pytest_testnodedown as pytest_testnodedown
 from seqcore.testing.services import replace_service, swap_service
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Registers the kit's marker, so every suite using the kit may select on it (``.ci/run``
+    passes ``-m "not database_independent"`` to each suite of its PostgreSQL pass), and
+    starts the log-secrets check."""
+    config.addinivalue_line(
+        "markers", "database_independent: reaches no database, so .ci/run runs it in its "
+        "SQLite pass only")
+    _logsecrets_configure(config)
 
 __all__ = [
     "app",

@@ -1,7 +1,8 @@
 """A real seqcore server on loopback, for end-to-end tests with real client programs.
 
 It runs exactly as a deployment does: an ini file, ``seqcore db upgrade`` (run once per set of
-settings on SQLite, its database copied for each server), accounts and OAuth clients made
+settings on SQLite, and on PostgreSQL for servers given an empty database, its database
+copied for each server), accounts and OAuth clients made
 with the ``seqcore`` command, then ``seqcore serve`` (waitress, with the embedded worker) in
 its own process.
 """
@@ -132,7 +133,7 @@ _OWN_PATHS = ("sqlalchemy.url", "seqcore.storage.path", "seqcore.analysis.work_p
 
 def _migrated_sqlite(lines: dict[str, str]) -> Path:
     """The template for these settings, made by ``seqcore db upgrade`` on first use."""
-    key = tuple(sorted((k, v) for k, v in lines.items() if k not in _OWN_PATHS))
+    key = _template_key(lines)
     template = _TEMPLATES.get(key)
     if template is None or not template.exists():
         root = Path(tempfile.mkdtemp(prefix="seqcore-migrated-"))
@@ -146,10 +147,68 @@ def _migrated_sqlite(lines: dict[str, str]) -> Path:
     return template
 
 
+# PostgreSQL databases migrated by `seqcore db upgrade`, one per server and set of settings in
+# this process: a server given an empty PostgreSQL database gets it made again from one of
+# them (CREATE DATABASE ... TEMPLATE), as a SQLite server gets a copy of its template.
+_PG_TEMPLATES: dict[tuple[tuple[str, str], ...], str] = {}
+
+
+def _template_key(lines: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in lines.items() if k not in _OWN_PATHS))
+
+
+def _copied_migrated_postgresql(root: Path, lines: dict[str, str]) -> bool:
+    """Make the empty PostgreSQL database ``sqlalchemy.url`` names a copy of one ``seqcore db
+    upgrade`` migrated with the same settings on the same server (migrated on first use);
+    False, changing nothing, for any other database (SQLite, or one with tables already)."""
+    from sqlalchemy import create_engine, inspect, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.pool import NullPool
+
+    url = make_url(lines["sqlalchemy.url"])
+    if url.get_backend_name() != "postgresql" or not url.database:
+        return False
+    probe = create_engine(url, poolclass=NullPool)
+    try:
+        with probe.connect() as conn:
+            if inspect(conn).get_table_names():
+                return False
+    finally:
+        probe.dispose()
+    server = url.set(database=None).render_as_string(hide_password=False)
+    key = (("server", server), *_template_key(lines))
+    template = _PG_TEMPLATES.get(key)
+    admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT",
+                          poolclass=NullPool)
+    try:
+        if template is None:
+            template = f"{url.database}_migrated{len(_PG_TEMPLATES)}"
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)'))
+                conn.execute(text(f'CREATE DATABASE "{template}"'))
+            own = root / "template"
+            own.mkdir(exist_ok=True)
+            ini = own / "template.ini"
+            ini.write_text("[app:main]\n" + "".join(f"{k} = {v}\n" for k, v in {
+                **lines, "sqlalchemy.url": url.set(database=template).render_as_string(
+                    hide_password=False),
+                "seqcore.storage.path": str(own / "storage")}.items()))
+            LiveServer(own, 0, ini).cli("db", "upgrade")
+            _PG_TEMPLATES[key] = template
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{url.database}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{url.database}" TEMPLATE "{template}"'))
+    finally:
+        admin.dispose()
+    return True
+
+
 def live_server(root: Path, **settings: str) -> LiveServer:
     """Prepare (not start) a server in ``root`` with its own database, storage and analysis
     work directory: a copy of a SQLite database ``seqcore db upgrade`` migrated with the same
-    settings, or the ``sqlalchemy.url`` given, migrated with ``seqcore db upgrade`` here."""
+    settings, or the ``sqlalchemy.url`` given: an empty PostgreSQL database becomes a copy of
+    one ``seqcore db upgrade`` migrated with the same settings on that server; any other is
+    migrated with ``seqcore db upgrade`` here."""
     root.mkdir(parents=True, exist_ok=True)
     port = free_port()
     lines = {"use": "egg:seqcore",
@@ -168,7 +227,8 @@ def live_server(root: Path, **settings: str) -> LiveServer:
                    f"port = {port}\nmax_request_body_size = 107374182400\n")
     server = LiveServer(root, port, ini)
     if "sqlalchemy.url" in settings:
-        server.cli("db", "upgrade")
+        if not _copied_migrated_postgresql(root, lines):
+            server.cli("db", "upgrade")
     else:
         copy_sqlite(_migrated_sqlite(lines), root / "seqcore.sqlite")
     return server

@@ -20,7 +20,9 @@ from tests.e2e.client_venvs import client_program, run_iridauploader
 PASSWORD = "Uploader-pass1!"
 ADMIN_PASSWORD = "Admin-pass1!"
 
-pytestmark = pytest.mark.slow
+# xdist_group: the module's server (accounts and client made by seqcore commands) starts
+# once, on one worker, rather than once on each worker the module's tests are spread over.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("irida_uploader")]
 
 
 def uploader_binary() -> Path:

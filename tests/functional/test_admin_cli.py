@@ -17,6 +17,10 @@ from seqcore.testing import database as test_databases
 
 SEQCORE = Path(sys.executable).parent / "seqcore"
 
+# xdist_group: the module's template site (made by several seqcore commands) is made once, on
+# one worker, rather than once on each worker the module's tests are spread over.
+pytestmark = pytest.mark.xdist_group("admin_cli")
+
 
 def seqcore(ini, *args, ok=True, stdin=None):
     result = subprocess.run([str(SEQCORE), "-c", str(ini), *args], capture_output=True,

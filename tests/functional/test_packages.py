@@ -14,6 +14,8 @@ import build_web_assets
 from seqcore import __version__
 from seqcore.web import vendored
 
+pytestmark = pytest.mark.database_independent
+
 ROOT = Path(__file__).resolve().parents[2]
 PROJECTS = [ROOT, *sorted(p.parent for p in (ROOT / "plugins").glob("*/pyproject.toml"))]
 TEST_ONLY = {"pytest", "webtest", "mappy", "irida-sistr-results", "rauth", "playwright",

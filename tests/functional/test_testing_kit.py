@@ -12,15 +12,17 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from sqlalchemy import make_url
+from sqlalchemy import inspect, make_url, text
+from sqlalchemy.exc import DBAPIError
 from webtest import TestApp
 
 from seqcore.analysis.registry import analysis_registry
 from seqcore.config import configure
+from seqcore.db import Base
 from seqcore.services import ISessionFactory, registry_service
 from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
 from seqcore.testing.contracts import AnalysisPluginContract
-from seqcore.testing.database import URL_VARIABLE
+from seqcore.testing.database import URL_VARIABLE, empty_all_tables
 from seqcore.testing.factories import Factories
 from tests.plugins import longreads
 
@@ -182,3 +184,32 @@ def test_the_doc_lists_every_kit_fixture():
 def test_blocks_are_dedented_python():
     for block in doc_blocks():
         compile(textwrap.dedent(block), "<doc>", "exec")
+
+
+def test_emptying_leaves_no_row_restarts_the_ids_and_keeps_the_guards(testapp, factories,
+                                                                         engine):
+    """What the ``engine`` fixture does after every test, on SQLite or PostgreSQL: every
+    table of the models empty (the audit trail and the revocation generation, which
+    triggers write, too), ids from 1 again, and the trail's append-only guards still in
+    place."""
+    owner = factories.user()
+    factories.access_token(owner)
+    headers = factories.headers(owner)
+    testapp.post_json("/api/projects", {"name": "Emptied 1"}, headers=headers, status=201)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM activity")).scalar() > 0
+    empty_all_tables(engine)
+    existing = set(inspect(engine).get_table_names())
+    with engine.connect() as conn:
+        for table in Base.metadata.sorted_tables:
+            if table.name in existing:
+                assert conn.execute(text(f'SELECT count(*) FROM "{table.name}"')).scalar() \
+                    == 0, table.name
+    again = factories.user()
+    assert again.id == 1
+    testapp.post_json("/api/projects", {"name": "Emptied 2"},
+                      headers=factories.headers(again), status=201)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT min(id) FROM project")).scalar() == 1
+        with pytest.raises(DBAPIError, match="append-only"):
+            conn.execute(text("DELETE FROM activity"))

@@ -12,6 +12,9 @@ import pytest
 
 from seqcore.toolenvs import ToolEnvironment, ensure, environment_python, is_installed
 
+# seqcore tools install and the site's ini name no database but a SQLite file of their own.
+pytestmark = pytest.mark.database_independent
+
 PLUGIN = '''
 from seqcore import hookimpl
 from seqcore.toolenvs import ToolEnvironment
@@ -41,7 +44,10 @@ def test_declared_listed_installed_and_used(tmp_path):
         "[app:main]\nuse = egg:seqcore\n"
         f"sqlalchemy.url = sqlite:///{tmp_path / 'site.sqlite'}\n"
         f"seqcore.tools.path = {tools}\n"
-        "seqcore.plugins.modules = sixtool_site\n")
+        "seqcore.plugins.modules = sixtool_site\n"
+        # No installed plugin: `seqcore tools install` (all of them) would create theirs too
+        # (the serotyper's SISTR, minutes of pip; its own tests create it).
+        "seqcore.plugins.enabled = sixtool_site\n")
     listed = seqcore(tmp_path, "tools", "list").stdout.splitlines()
     assert f"six-tool\tmissing\t{tools / 'six-tool'}\tsix" in listed
 

@@ -14,8 +14,12 @@ import ast
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import pytest
+
 import seqcore
 from seqcore.plugins import ENTRY_POINT_GROUP
+
+pytestmark = pytest.mark.database_independent
 
 CORE = Path(seqcore.__file__).resolve().parent
 

@@ -8,6 +8,8 @@ import pytest
 
 from seqcore import hookspecs
 
+pytestmark = pytest.mark.database_independent
+
 CORE = Path(hookspecs.__file__).resolve().parent
 SPECS = [name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction)
          if hasattr(fn, "seqcore_spec")]

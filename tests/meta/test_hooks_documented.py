@@ -7,6 +7,8 @@ import pytest
 
 from seqcore import hookspecs
 
+pytestmark = pytest.mark.database_independent
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "plugin_hooks.md"
 SPECS = [fn for _, fn in inspect.getmembers(hookspecs, inspect.isfunction)
          if hasattr(fn, "seqcore_spec")]

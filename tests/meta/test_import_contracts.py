@@ -10,7 +10,10 @@ import logging
 import os
 from pathlib import Path
 
+import pytest
 from importlinter.cli import lint_imports
+
+pytestmark = pytest.mark.database_independent
 
 ROOT = Path(__file__).resolve().parents[2]
 

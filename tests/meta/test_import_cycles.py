@@ -12,6 +12,8 @@ import sys
 import grimp
 import pytest
 
+pytestmark = pytest.mark.database_independent
+
 
 def circles(graph: grimp.ImportGraph) -> list[set[str]]:
     """The strongly connected groups of more than one module (Tarjan's algorithm)."""

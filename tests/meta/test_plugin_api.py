@@ -20,6 +20,8 @@ import seqcore
 from bench.plugin_imports import figures
 from seqcore import plugin, plugindocs
 
+pytestmark = pytest.mark.database_independent
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "plugin_api.md"
 RUFF = Path(sys.executable).with_name("ruff")

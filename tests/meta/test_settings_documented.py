@@ -8,6 +8,8 @@ import pytest
 
 from seqcore.settingdocs import load, render
 
+pytestmark = pytest.mark.database_independent
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "settings.md"
 REGENERATE = ("python -m seqcore.settingdocs assemblies assembly celery fast5 phylogenomics "

@@ -28,9 +28,14 @@ from .fastq_data import (
     write_fastq,
 )
 
-pytestmark = pytest.mark.skipif(
-    not fastqc_available(), reason="the fastqc binary is not installed (apt-get install fastqc)"
-)
+# xdist_group: FastQC's module-scoped runs (tens of seconds) are made once, on one worker,
+# rather than once on each worker the module's tests are spread over.
+pytestmark = [
+    pytest.mark.skipif(not fastqc_available(),
+                       reason="the fastqc binary is not installed (apt-get install fastqc)"),
+    pytest.mark.database_independent,
+    pytest.mark.xdist_group("fastqc_parity"),
+]
 
 SERIAL = FastQCCompatibleEngine(processes=1)
 # Many tiny chunks over two worker processes: exercises ordering, merging and the

@@ -18,6 +18,8 @@ from seqcore.qc import FastQCCompatibleEngine, QCEngine, QCError, QCReport
 
 from .fastq_data import fastq_text, mixed_records, write_fastq
 
+pytestmark = pytest.mark.database_independent
+
 SERIAL = FastQCCompatibleEngine(processes=1)
 # "spawn" workers are children of the test process, so their clean-up can be checked.
 PARALLEL = FastQCCompatibleEngine(

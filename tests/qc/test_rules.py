@@ -17,6 +17,8 @@ from seqcore.qc.fastqc_rules import (
 )
 from seqcore.qc.report import fastqc_base_groups
 
+pytestmark = pytest.mark.database_independent
+
 
 @pytest.mark.parametrize(
     ("lowest", "expected"),

@@ -18,6 +18,8 @@ from pyramid.request import Request
 
 from seqcore.rest.bodyreader import body_reader
 
+pytestmark = pytest.mark.database_independent
+
 
 def _request(head_and_body: bytes, then: bytes = b"", pause_after: int | None = None):
     """Send a request over a socket pair (in a thread, so large bodies don't block) and

@@ -15,6 +15,8 @@ import pytest
 from seqcore.exports.bundle import Bundle, Source, compression_for
 from seqcore.exports.contents import safe_segment
 
+pytestmark = pytest.mark.database_independent
+
 WHEN = datetime(2026, 11, 26, 12, 30, 5, tzinfo=UTC)
 
 

@@ -13,7 +13,7 @@ from seqcore.processing import heartbeat
 # after the other, never beside another test of the group: the beats are counted against
 # wall-clock sleeps of a few tenths of a second, which a load test on the same cores would
 # stretch.
-pytestmark = pytest.mark.xdist_group("serial")
+pytestmark = [pytest.mark.xdist_group("serial"), pytest.mark.database_independent]
 
 
 def test_the_lease_is_renewed_while_the_work_runs_and_not_after():

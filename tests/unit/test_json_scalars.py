@@ -9,6 +9,8 @@ import pytest
 
 from seqcore.rest.jsonscalars import scalar
 
+pytestmark = pytest.mark.database_independent
+
 
 class Level(enum.IntEnum):
     HIGH = 3

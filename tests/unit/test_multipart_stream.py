@@ -10,6 +10,8 @@ import pytest
 
 from seqcore.rest.multipart_stream import MultipartError, MultipartStream, find
 
+pytestmark = pytest.mark.database_independent
+
 BOUNDARY = b"B0undary"
 
 

@@ -23,6 +23,8 @@ from seqcore.ncbi.documents import (
 from seqcore.ncbi.schema import check_submission
 from seqcore.ncbi.vocabulary import Vocabulary, vocabulary_setting
 
+pytestmark = pytest.mark.database_independent
+
 LIBRARY = {"instrument_model": "Illumina MiSeq", "library_name": "L1",
            "library_strategy": "WGS", "library_source": "GENOMIC",
            "library_selection": "RANDOM", "library_construction_protocol": ""}

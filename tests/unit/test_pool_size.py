@@ -9,6 +9,8 @@ import pytest
 from seqcore.db.session import pool_options
 from seqcore.settings import resolve_settings
 
+pytestmark = pytest.mark.database_independent
+
 
 def test_two_connections_per_thread_by_default() -> None:
     assert pool_options({"seqcore.threads": 6, "seqcore.db.pool_size": 0,

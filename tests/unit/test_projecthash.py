@@ -1,12 +1,16 @@
 """Which tables the project hash reads beyond the core's: found from the registered models,
 never from a plugin's name."""
 
+import pytest
+
 import seqcore_assemblies.plugin
 import seqcore_fast5.plugin
 import seqcore_sequencefiles.plugin
 from seqcore.contributions import declarations
 from seqcore.plugins import build_plugin_manager
 from seqcore.projecthash import installed_attachments, sample_attachments
+
+pytestmark = pytest.mark.database_independent
 
 
 def test_plugin_rows_on_samples_are_found_by_their_foreign_key():

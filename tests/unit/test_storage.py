@@ -15,6 +15,8 @@ import transaction
 from seqcore.storage import Storage, StorageError
 from seqcore.testing.uploads import file_size_limit
 
+pytestmark = pytest.mark.database_independent
+
 
 def _hashing_threads() -> int:
     return sum(1 for t in threading.enumerate() if t.name in ("sha256", "storage-write"))

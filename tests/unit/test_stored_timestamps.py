@@ -11,6 +11,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from seqcore.db.base import UTCDateTime, stored_epoch_ms
 from seqcore.timestamps import epoch_ms
 
+pytestmark = pytest.mark.database_independent
+
 VALUES = [
     datetime(2024, 1, 1, 12, 0, 0), datetime(2024, 1, 1, 12, 0, 0, 999_999),
     datetime(1970, 1, 1), datetime(1970, 1, 1, 0, 0, 0, 1), datetime(1969, 12, 31, 23, 59, 59),
