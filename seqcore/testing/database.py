@@ -26,6 +26,20 @@ def _server(url: URL) -> Engine:
     return create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
 
 
+def recreate_database(url: URL, template: str | None = None) -> None:
+    """Drop the PostgreSQL database ``url`` names, if it exists (its connections closed), and
+    create it again: empty, or a copy of ``template`` (``CREATE DATABASE ... TEMPLATE``;
+    nothing may be connected to the template)."""
+    admin = _server(url)
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{url.database}" WITH (FORCE)'))
+            copy = f' TEMPLATE "{template}"' if template is not None else ""
+            conn.execute(text(f'CREATE DATABASE "{url.database}"{copy}'))
+    finally:
+        admin.dispose()
+
+
 def test_database_url(tmp_dir: Path, name: str) -> str:
     """A fresh database for ``name`` (the session's own is named after its pytest-xdist
     worker, ``main`` without xdist; a test needing a second one names its purpose). Under
@@ -36,13 +50,9 @@ def test_database_url(tmp_dir: Path, name: str) -> str:
     if not base:
         return f"sqlite:///{tmp_dir / f'seqcore-test-{name}.sqlite'}"
     url = make_url(base)
-    name = f"{url.database or 'seqcore_test'}_{name}"
-    admin = _server(url)
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return url.set(database=name).render_as_string(hide_password=False)
+    url = url.set(database=f"{url.database or 'seqcore_test'}_{name}")
+    recreate_database(url)
+    return url.render_as_string(hide_password=False)
 
 
 def copy_sqlite(source: Path, target: Path) -> None:
@@ -63,11 +73,7 @@ def copy_database(source: str, tmp_dir: Path, name: str) -> str:
         copy_sqlite(Path(url.database), target)
         return f"sqlite:///{target}"
     fresh = make_url(test_database_url(tmp_dir, name))
-    admin = _server(url)
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE "{fresh.database}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{fresh.database}" TEMPLATE "{url.database}"'))
-    admin.dispose()
+    recreate_database(fresh, template=url.database)
     return fresh.render_as_string(hide_password=False)
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from seqcore.testing.database import copy_sqlite
+from seqcore.testing.database import copy_sqlite, recreate_database
 
 SEQCORE = [sys.executable, "-m", "seqcore.cli"]
 
@@ -161,7 +161,7 @@ def _copied_migrated_postgresql(root: Path, lines: dict[str, str]) -> bool:
     """Make the empty PostgreSQL database ``sqlalchemy.url`` names a copy of one ``seqcore db
     upgrade`` migrated with the same settings on the same server (migrated on first use);
     False, changing nothing, for any other database (SQLite, or one with tables already)."""
-    from sqlalchemy import create_engine, inspect, text
+    from sqlalchemy import create_engine, inspect
     from sqlalchemy.engine import make_url
     from sqlalchemy.pool import NullPool
 
@@ -178,28 +178,19 @@ def _copied_migrated_postgresql(root: Path, lines: dict[str, str]) -> bool:
     server = url.set(database=None).render_as_string(hide_password=False)
     key = (("server", server), *_template_key(lines))
     template = _PG_TEMPLATES.get(key)
-    admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT",
-                          poolclass=NullPool)
-    try:
-        if template is None:
-            template = f"{url.database}_migrated{len(_PG_TEMPLATES)}"
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)'))
-                conn.execute(text(f'CREATE DATABASE "{template}"'))
-            own = root / "template"
-            own.mkdir(exist_ok=True)
-            ini = own / "template.ini"
-            ini.write_text("[app:main]\n" + "".join(f"{k} = {v}\n" for k, v in {
-                **lines, "sqlalchemy.url": url.set(database=template).render_as_string(
-                    hide_password=False),
-                "seqcore.storage.path": str(own / "storage")}.items()))
-            LiveServer(own, 0, ini).cli("db", "upgrade")
-            _PG_TEMPLATES[key] = template
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{url.database}" WITH (FORCE)'))
-            conn.execute(text(f'CREATE DATABASE "{url.database}" TEMPLATE "{template}"'))
-    finally:
-        admin.dispose()
+    if template is None:
+        template = f"{url.database}_migrated{len(_PG_TEMPLATES)}"
+        recreate_database(url.set(database=template))
+        own = root / "template"
+        own.mkdir(exist_ok=True)
+        ini = own / "template.ini"
+        ini.write_text("[app:main]\n" + "".join(f"{k} = {v}\n" for k, v in {
+            **lines, "sqlalchemy.url": url.set(database=template).render_as_string(
+                hide_password=False),
+            "seqcore.storage.path": str(own / "storage")}.items()))
+        LiveServer(own, 0, ini).cli("db", "upgrade")
+        _PG_TEMPLATES[key] = template
+    recreate_database(url, template=template)
     return True
 
 
