@@ -7,7 +7,7 @@ project: one small SELECT each. Through SQLAlchemy Core the project-with-ACL sta
 again on every execution although it never changes: hashing the statement's cache key
 (Python does not keep a tuple's hash), processing the constant parameters, building the
 execution context and the result's metadata. In process, ``GET /api/projects/{id}`` went
-from 836 to 616 µs with both statements read as here (``bench/api.py``).
+from 836 to 631 µs with both statements read as here (``bench/api.py``).
 
 A :class:`PreparedRead` compiles its statement once per dialect, processes its constant
 parameters once, and runs it on the DBAPI cursor of the connection it is given: the
