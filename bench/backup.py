@@ -40,9 +40,9 @@ def main() -> None:
     args = parser.parse_args()
 
     import seqcore_sequencefiles.plugin
-    from seqcore.backups import backup, check
     from seqcore.config import configure
     from seqcore.db.migrations import upgrade
+    from seqcore.exports.backups import backup, check
     from seqcore.services import ISessionFactory, registry_service
     from seqcore.testing.factories import Factories
 

@@ -1,7 +1,7 @@
 """A pipeline that does nothing but write one output: what the framework costs by itself."""
 
 from seqcore import hookimpl
-from seqcore.contrib import AnalysisType, OutputRel
+from seqcore.framework.contrib import AnalysisType, OutputRel
 
 
 def noop(ctx):

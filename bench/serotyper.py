@@ -112,7 +112,7 @@ def main() -> None:
     from webtest import TestApp
 
     from seqcore.analysis.worker import AnalysisWorker
-    from seqcore.processing import Worker
+    from seqcore.qc.processing import Worker
     from seqcore.testing.factories import Factories
     from seqcore.testing.uploads import multipart
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from pyramid.config import Configurator
 
-from seqcore.plugins import build_plugin_manager
+from seqcore.framework.plugins import build_plugin_manager
+from seqcore.framework.settings import resolve_declared, resolve_settings
 from seqcore.resources.root import Root
-from seqcore.settings import resolve_declared, resolve_settings
 
 
 def configure(settings: Mapping[str, Any] | None = None,
@@ -21,7 +21,7 @@ def configure(settings: Mapping[str, Any] | None = None,
     """Assemble the application.
 
     :param settings: ini settings; ``SEQCORE_*`` environment variables override them
-        (:mod:`seqcore.settings`).
+        (:mod:`seqcore.framework.settings`).
     :param plugins: plugin objects to load instead of the installed entry points (tests).
     :param origin: where ``settings`` came from (``ini file production.ini``), named when a
         value is refused.
@@ -38,16 +38,16 @@ def configure(settings: Mapping[str, Any] | None = None,
     config = Configurator(settings=resolved, root_factory=Root)
     config.registry.pm = pm
     # URL dispatch tries only the routes a path can match (before any route is added).
-    config.include("seqcore.routing")
+    config.include("seqcore.framework.routing")
 
     # 3. Core infrastructure, in dependency order: the service registry first (storage, the
     #    database, links, QC, analyses and executors register there against the interfaces
-    #    of seqcore.services); the database (and pyramid_tm) before security (token lookups
-    #    use request.db); links and resource directives before anything registers links or
-    #    children; the REST machinery before endpoints. Malformed framing (paths, query
-    #    strings, charsets, boundaries) is refused first.
+    #    of seqcore.services); the database (and pyramid_tm) before security
+    #    (token lookups use request.db); links and resource directives before anything
+    #    registers links or children; the REST machinery before endpoints. Malformed framing
+    #    (paths, query strings, charsets, boundaries) is refused first.
     config.include("pyramid_services")
-    config.include("seqcore.wellformed")
+    config.include("seqcore.parsing.wellformed")
     config.include("seqcore.db")
     config.include("seqcore.security")
     # Operations: the request id and access log (a tween above all others, so even a refused
@@ -55,13 +55,13 @@ def configure(settings: Mapping[str, Any] | None = None,
     config.include("seqcore.observability.accesslog")
     config.include("seqcore.observability.health")
     config.include("seqcore.observability.metrics")
-    config.include("seqcore.links")
+    config.include("seqcore.framework.links")
     config.include("seqcore.resources")
     config.include("seqcore.rest")
-    config.include("seqcore.metadata")
-    config.include("seqcore.storage")
-    config.include("seqcore.filekinds")
-    config.include("seqcore.processing")
+    config.include("seqcore.samples.metadata")
+    config.include("seqcore.storage.service")
+    config.include("seqcore.files.filekinds")
+    config.include("seqcore.qc.processing")
     config.include("seqcore.analysis")
     config.include("seqcore.oauth")
     # Sessions and web pages (sign-in, access tokens, GraphiQL), then GraphQL, whose schema
@@ -70,14 +70,14 @@ def configure(settings: Mapping[str, Any] | None = None,
     config.include("seqcore.graphql")
 
     # 4. Every declaration of the core and plugins, turned into conflict-checked actions.
-    config.include("seqcore.contributions")
-    config.include("seqcore.projecthash")
+    config.include("seqcore.framework.contributions")
+    config.include("seqcore.projects.projecthash")
 
     # 5. The escape hatch: plugins may do anything else Pyramid allows.
     pm.hook.configure_app(config=config)
     # 6. Last of all (an action ordered after every other): the request extensions registered
     #    above become attributes of one request class, instead of a class made per request.
-    config.include("seqcore.requestclass")
+    config.include("seqcore.framework.requestclass")
     return config
 
 

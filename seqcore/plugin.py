@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seqcore import hookimpl
-from seqcore.activity import note as note_activity
-from seqcore.activity import operation as write_operation
 from seqcore.analysis.descriptors import (
     PipelineDescriptor,
     choice_values,
@@ -37,8 +35,15 @@ from seqcore.analysis.pipeline import (
 from seqcore.analysis.readiness import not_ready_message, readiness
 from seqcore.analysis.results import WriteBack
 from seqcore.analysis.service import latest_submission_href, launch
-from seqcore.contentchecks import Fast5Check, FastaCheck, FastqCheck, verify_gzip
-from seqcore.contrib import (
+from seqcore.analysis.toolenvs import ToolEnvironment, ToolEnvironmentError
+from seqcore.analysis.toolenvs import ensure as ensure_tool_environment
+from seqcore.analysis.toolenvs import environment_python as tool_environment_python
+from seqcore.analysis.toolenvs import is_installed as tool_environment_installed
+from seqcore.db import Base, utcnow
+from seqcore.errors.domain import Conflict, DomainError, Forbidden, Invalid, NotFound
+from seqcore.exports.contents import EXPORT_NAME
+from seqcore.files.contentchecks import Fast5Check, FastaCheck, FastqCheck, verify_gzip
+from seqcore.framework.contrib import (
     AnalysisType,
     ChildSpec,
     Endpoint,
@@ -54,19 +59,19 @@ from seqcore.contrib import (
     Tool,
     View,
 )
-from seqcore.db import Base, utcnow
-from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
-from seqcore.exports.contents import EXPORT_NAME
+from seqcore.framework.links import child_href, url_for
+from seqcore.governance.activity import note as note_activity
+from seqcore.governance.activity import operation as write_operation
+from seqcore.governance.purge import purge_files
 from seqcore.graphql.context import Context as GraphQLContext
 from seqcore.graphql.types import Node
-from seqcore.identifiers import parse_id
-from seqcore.links import child_href, url_for
 from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
 from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry
 from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
 from seqcore.models.user import SystemRole
-from seqcore.purge import purge_files
+from seqcore.parsing.identifiers import parse_id
+from seqcore.parsing.timestamps import epoch_ms
 from seqcore.qc import FastQCCompatibleEngine
 from seqcore.resources.analyses import SubmissionResource
 from seqcore.resources.base import Context, int_key
@@ -83,11 +88,6 @@ from seqcore.services import (
     IStorage,
     registry_service,
 )
-from seqcore.timestamps import epoch_ms
-from seqcore.toolenvs import ToolEnvironment, ToolEnvironmentError
-from seqcore.toolenvs import ensure as ensure_tool_environment
-from seqcore.toolenvs import environment_python as tool_environment_python
-from seqcore.toolenvs import is_installed as tool_environment_installed
 
 if TYPE_CHECKING:
     from marshmallow import Schema
@@ -206,7 +206,7 @@ def process_settings(owner: str, declared: Iterable[Setting],
     application reads them: the environment, then the ini file, then the declared default,
     typed by the same declarations. A bad or missing value raises the same error as at the
     application's start-up, naming the setting, the value and where it came from."""
-    from seqcore.settings import Declared, resolve
+    from seqcore.framework.settings import Declared, resolve
 
     raw, origin = (ini_settings(ini), f"ini file {ini}") if ini else ({}, "the environment")
     return resolve([Declared(setting, owner) for setting in declared], raw, origin=origin)

@@ -20,7 +20,7 @@ from zope.interface import Attribute, Interface
 
 
 class IStorage(Interface):
-    """Where uploaded and generated files live (:class:`seqcore.storage.Storage`)."""
+    """Where uploaded and generated files live (:class:`seqcore.storage.service.Storage`)."""
 
     root = Attribute("The storage directory (a pathlib.Path).")
 
@@ -44,10 +44,10 @@ class IQCEngine(Interface):
 
 
 class ILinkService(Interface):
-    """The one authority for hypermedia links (:class:`seqcore.links.LinkService`)."""
+    """The one authority for hypermedia links (:class:`seqcore.framework.links.LinkService`)."""
 
     def add(spec: Any, after: Any = ()) -> None:
-        """Register a :class:`seqcore.contrib.LinkSpec` (done by config actions); with
+        """Register a :class:`seqcore.framework.contrib.LinkSpec` (done by config actions); with
         ``after`` (rels), right after the last of those already registered."""
 
     def specs_for(context_type: type) -> list[Any]:
@@ -64,7 +64,7 @@ class IAnalysisRegistry(Interface):
 
 class IExecutor(Interface):
     """Runs analysis jobs (see :mod:`seqcore.analysis.executors`); one named service per
-    registered :class:`seqcore.contrib.Executor`, built anew on every lookup because an
+    registered :class:`seqcore.framework.contrib.Executor`, built anew on every lookup because an
     executor keeps state about the jobs it started."""
 
     name = Attribute("The executor's name (``local``, ``celery``).")

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pyramid.registry import Registry
 
 from seqcore.analysis.worker import AnalysisWorker
-from seqcore.attachments import BlobSweeper
 from seqcore.exports.worker import ExportWorker
+from seqcore.files.attachments import BlobSweeper
+from seqcore.governance.trash import TrashWorker
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.observability import instruments
-from seqcore.processing import Worker, worker_name
-from seqcore.trash import TrashWorker
+from seqcore.qc.processing import Worker, worker_name
 
 log = logging.getLogger(__name__)
 

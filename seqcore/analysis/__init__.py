@@ -1,5 +1,8 @@
 """The analysis framework: types declared by plugins, submissions, the state machine run by
-workers, and executors (see ``docs/writing_plugins.md``)."""
+workers, executors, and the tool environments analyses run in (see
+``docs/writing_plugins.md``).
+
+Part of the domain layer; it imports no transport."""
 
 from pyramid.config import Configurator
 

@@ -7,13 +7,13 @@ alice while RUNNING.``); clients of IRIDA's API see a state they know. A ``NEW``
 leaves it alone from then on: every move of the worker is conditional on the state it read
 (:mod:`seqcore.analysis.worker`), so it neither submits, completes nor collects the outputs
 of a cancelled submission. A submission that already ended (``COMPLETED`` or ``ERROR``) is a
-:class:`~seqcore.errors.Conflict`.
+:class:`~seqcore.errors.domain.Conflict`.
 
 The executor's ``cancel(remote_id)`` (a local process killed, a Celery task revoked, a WES
 run's ``POST /runs/{id}/cancel``) is called once the transaction is committed, so a cancel
 that is rolled back stops nothing; its failure is logged and does not undo the cancel.
 Callers check the permission first: cancelling is allowed to whoever may delete the
-submission (:data:`seqcore.access.SUBMISSION`, ``SUBMISSION_DELETE``).
+submission (:data:`seqcore.security.access.SUBMISSION`, ``SUBMISSION_DELETE``).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from sqlalchemy.orm import Session
 
 from seqcore.analysis.registry import make_executor
 from seqcore.db import utcnow
-from seqcore.errors import Conflict
+from seqcore.errors.domain import Conflict
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.models.user import User
-from seqcore.timestamps import epoch_ms
+from seqcore.parsing.timestamps import epoch_ms
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@ outputs (rows, and stored bytes once committed) and its work directories go toge
 
 A submission's content is immutable; deleting is the only change it takes, and only when no
 worker holds it: a submission in a running state (preparing, running, collecting, writing
-back) is refused with :class:`~seqcore.errors.Conflict` until it is ``COMPLETED`` or
+back) is refused with :class:`~seqcore.errors.domain.Conflict` until it is ``COMPLETED`` or
 ``ERROR`` (a ``NEW`` one, not yet taken, may go). The state is checked again by the delete
 statement itself, so a worker taking the submission meanwhile makes the delete a conflict
 rather than pull the rows from under it; so does a worker cleaning its work directory.
@@ -12,7 +12,7 @@ Plugins hear of it first (``submissions_deleting``) and remove or detach their o
 the submission wrote back to samples stays: metadata keeps its value and loses only the
 provenance; an assembly stays the sample's (its plugin clears the reference). An output file
 that another row still uses (a write-back that kept the output itself) stays too
-(:func:`seqcore.purge.purge_files`). Work directories are removed only after the commit.
+(:func:`seqcore.governance.purge.purge_files`). Work directories are removed only after the commit.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from seqcore.errors import Conflict
+from seqcore.errors.domain import Conflict
+from seqcore.governance.purge import purge_files
 from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
@@ -36,7 +37,6 @@ from seqcore.models.analysis import (
     SubmissionProject,
 )
 from seqcore.models.sample import MetadataEntry
-from seqcore.purge import purge_files
 
 log = logging.getLogger(__name__)
 

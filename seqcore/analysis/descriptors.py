@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 
 from pyramid.exceptions import ConfigurationError
 
-from seqcore.contrib import Parameter
+from seqcore.framework.contrib import Parameter
 
 REGISTRY_KEY = "seqcore.pipeline_descriptors"
 # The parameters seqcore itself sets: the samplesheet and the output directory.

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from seqcore import hookimpl
 from seqcore.analysis.pipeline import read_result
-from seqcore.contrib import Executor
+from seqcore.framework.contrib import Executor
 
 
 @dataclass(frozen=True)

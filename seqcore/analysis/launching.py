@@ -5,7 +5,8 @@ REST and GraphQL each read their wire format into a :class:`LaunchRequest`;
 :func:`seqcore.analysis.service.launch` checks it and creates the submission. An analysis type
 that needs more than the generic launch (a reference genome resolved and checked against the
 caller's permissions) declares ``launch_fields``, ``launch_check`` and ``record_launch`` on its
-:class:`~seqcore.contrib.AnalysisType`; the objects below are what those callables receive.
+:class:`~seqcore.framework.contrib.AnalysisType`; the objects below are what those callables
+receive.
 """
 
 from __future__ import annotations

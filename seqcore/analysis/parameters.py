@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from seqcore.contrib import AnalysisType, Parameter
+from seqcore.framework.contrib import AnalysisType, Parameter
 
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}

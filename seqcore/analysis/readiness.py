@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from seqcore.contrib import AnalysisType, Tool
+from seqcore.framework.contrib import AnalysisType, Tool
 
 
 @dataclass(frozen=True)

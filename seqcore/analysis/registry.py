@@ -10,7 +10,7 @@ from pyramid.exceptions import ConfigurationError
 from pyramid.registry import Registry
 
 from seqcore.analysis.pipeline import load_pipeline
-from seqcore.contrib import AnalysisType, Executor, OutputRel
+from seqcore.framework.contrib import AnalysisType, Executor, OutputRel
 from seqcore.services import IAnalysisRegistry, IExecutor, registry_service
 
 

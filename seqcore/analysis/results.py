@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from seqcore.activity import Actor, operation
 from seqcore.db import utcnow
+from seqcore.governance.activity import Actor, operation
 from seqcore.models.sample import MetadataEntry, Sample
 
 

@@ -2,9 +2,10 @@
 on typed arguments, answering with domain errors.
 
 A transport reads its wire format into a :class:`~seqcore.analysis.launching.LaunchRequest`
-and maps :class:`~seqcore.errors.NotFound` (no such type), :class:`~seqcore.errors.Invalid`
-(the problems, all at once), :class:`~seqcore.errors.Forbidden` (writing back without
-permission) and :class:`~seqcore.errors.Conflict` (the type is not ready) to its own answers.
+and maps :class:`~seqcore.errors.domain.NotFound` (no such type),
+:class:`~seqcore.errors.domain.Invalid` (the problems, all at once),
+:class:`~seqcore.errors.domain.Forbidden` (writing back without permission) and
+:class:`~seqcore.errors.domain.Conflict` (the type is not ready) to its own answers.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from seqcore.analysis.launching import (
 from seqcore.analysis.parameters import as_strings, check_parameters
 from seqcore.analysis.readiness import not_ready_message, readiness
 from seqcore.analysis.registry import analysis_registry
-from seqcore.contrib import AnalysisType
 from seqcore.db import utcnow
-from seqcore.errors import Conflict, Forbidden, Invalid, NotFound
+from seqcore.errors.domain import Conflict, Forbidden, Invalid, NotFound
+from seqcore.framework.contrib import AnalysisType
 from seqcore.models.analysis import (
     PRIORITY_ORDER,
     AnalysisState,
@@ -35,8 +36,8 @@ from seqcore.models.analysis import (
     SubmissionProject,
 )
 from seqcore.models.sequencing import SequencingObject
+from seqcore.parsing.timestamps import epoch_ms
 from seqcore.security.permissions import Permission
-from seqcore.timestamps import epoch_ms
 
 NAME_MESSAGE = "The name must be text of at most 255 characters."
 PARAMETERS_MESSAGE = "'parameters' must be an object of name: value."
@@ -203,7 +204,7 @@ def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,
 
 
 def latest_submission_href(type_name: str) -> Callable[[Any, Any], str | None]:
-    """A :class:`~seqcore.contrib.LinkSpec` href: the URL of the latest submission of
+    """A :class:`~seqcore.framework.contrib.LinkSpec` href: the URL of the latest submission of
     ``type_name`` whose inputs include the context's sequencing object (``context.obj``),
     whatever its state, or no link. IRIDA's pair links ``analysis/assembly`` and
     ``analysis/sistr`` are of this kind; its clients follow them and check the state."""

@@ -38,6 +38,8 @@ from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.parameters import check_parameters
 from seqcore.analysis.pipeline import write_job
 from seqcore.analysis.registry import analysis_registry, make_executor
+from seqcore.analysis.toolenvs import SETTING as TOOL_ENVIRONMENTS
+from seqcore.analysis.toolenvs import environments_root
 from seqcore.db import utcnow
 from seqcore.models.analysis import (
     AnalysisOutput,
@@ -49,10 +51,8 @@ from seqcore.models.attachment import attach_files
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.observability import instruments, requestid
-from seqcore.processing import LeasedWorker
-from seqcore.timestamps import epoch_ms
-from seqcore.toolenvs import SETTING as TOOL_ENVIRONMENTS
-from seqcore.toolenvs import environments_root
+from seqcore.parsing.timestamps import epoch_ms
+from seqcore.qc.processing import LeasedWorker
 
 log = logging.getLogger(__name__)
 

@@ -51,7 +51,7 @@ def stored(column: Any) -> Any:
 
 
 def stored_epoch_ms(value: str | datetime | None) -> int | None:
-    """The epoch milliseconds (:func:`seqcore.timestamps.epoch_ms`) of a
+    """The epoch milliseconds (:func:`seqcore.parsing.timestamps.epoch_ms`) of a
     :class:`UTCDateTime` value as the driver returns it (:func:`stored`): SQLite's ISO text,
     PostgreSQL's naive datetime. The same number as loading the value through its type and
     converting it, at a fraction of the cost, for collections of thousands of rows."""

@@ -2,8 +2,8 @@
 
 Revision files live in the package that owns the tables: the core's in
 ``seqcore/migrations/versions`` (branch ``seqcore``), each plugin's wherever its
-:class:`~seqcore.contrib.MigrationSource` says. ``version_locations`` is assembled from the
-plugin manager, so ``seqcore db upgrade`` upgrades every installed branch to its head. The
+:class:`~seqcore.framework.contrib.MigrationSource` says. ``version_locations`` is assembled from
+the plugin manager, so ``seqcore db upgrade`` upgrades every installed branch to its head. The
 environment (``env.py``) and the revision template ship inside the ``seqcore`` package, so an
 installed wheel migrates exactly like a checkout.
 """

@@ -2,12 +2,12 @@
 
 Every API request reads the revocation generation and, for most paths, traverses through a
 project: one small SELECT each. Through SQLAlchemy Core the project-with-ACL statement
-(:meth:`seqcore.access.Rules.with_acl`: eight ``UNION ALL`` branches and 28 parameters) cost
-127 µs per execution against 31 µs on the driver's own cursor. Most of the difference is done
-again on every execution although it never changes: hashing the statement's cache key
-(Python does not keep a tuple's hash), processing the constant parameters, building the
-execution context and the result's metadata. In process, ``GET /api/projects/{id}`` went
-from 836 to 631 µs with both statements read as here (``bench/api.py``).
+(:meth:`seqcore.security.access.Rules.with_acl`: eight ``UNION ALL`` branches and 28 parameters)
+cost 127 µs per execution against 31 µs on the driver's own cursor. Most of the difference is done
+again on every execution although it never changes: hashing the statement's cache key (Python does
+not keep a tuple's hash), processing the constant parameters, building the execution context and the
+result's metadata. In process, ``GET /api/projects/{id}`` went from 836 to 631 µs with both
+statements read as here (``bench/api.py``).
 
 A :class:`PreparedRead` compiles its statement once per dialect, processes its constant
 parameters once, and runs it on the DBAPI cursor of the connection it is given: the

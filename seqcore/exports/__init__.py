@@ -6,4 +6,6 @@ they expire (``docs/exports.md``).
 :mod:`~seqcore.exports.contents` says what goes in (and reads the line list for the
 requester); :mod:`~seqcore.exports.bundle` writes the zip; :mod:`~seqcore.exports.jobs`
 holds every later change; :mod:`~seqcore.exports.worker` is the worker's part.
+:mod:`~seqcore.exports.backups` writes and restores a whole deployment (database and stored
+files together). Part of the domain layer; it imports no transport.
 """

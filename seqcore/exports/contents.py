@@ -15,9 +15,9 @@ named by ``__table_args__ = {"info": {EXPORT_NAME: "assemblies"}}`` or else by t
 
 **Field restrictions.** The line list reads sample metadata through one function only,
 :func:`export_metadata_rows`, for the export's requester as it is when the bundle is built:
-governance's rule (:func:`seqcore.fieldaccess.readable_fields`) decides the columns, so an
+governance's rule (:func:`seqcore.security.fieldaccess.readable_fields`) decides the columns, so an
 export never holds a field its requester may not read, and the line-list writer
-(:func:`seqcore.linelist.write_rows`) writes them.
+(:func:`seqcore.samples.linelist.write_rows`) writes them.
 """
 
 from __future__ import annotations
@@ -31,10 +31,7 @@ from typing import IO, Any
 from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
 
-from seqcore.errors import NotFound
-from seqcore.fieldaccess import OPEN, Caller, FieldAccess, readable_fields
-from seqcore.linelist import write_rows
-from seqcore.metadatafields import find_template, template_columns
+from seqcore.errors.domain import NotFound
 from seqcore.models.analysis import AnalysisOutput, AnalysisSubmission
 from seqcore.models.fielddecl import MetadataField
 from seqcore.models.project import Project
@@ -45,7 +42,10 @@ from seqcore.models.sequencing import (
     SequencingObject,
     SequencingObjectFile,
 )
-from seqcore.projecthash import hashed_attachments
+from seqcore.projects.projecthash import hashed_attachments
+from seqcore.samples.linelist import write_rows
+from seqcore.samples.metadatafields import find_template, template_columns
+from seqcore.security.fieldaccess import OPEN, Caller, FieldAccess, readable_fields
 
 #: ``Table.info`` key naming a plugin table's files in exports (``assemblies``).
 EXPORT_NAME = "seqcore.export_name"
@@ -104,7 +104,7 @@ def template_fields(db: Session, caller: Any, project: Project, template: int | 
 
 def requester_access(db: Session, requester: Caller | None, project_id: int) -> FieldAccess:
     """What the export's requester may read in the project, now (at build time): governance's
-    one rule (:func:`seqcore.fieldaccess.readable_fields`). An export whose requester's
+    one rule (:func:`seqcore.security.fieldaccess.readable_fields`). An export whose requester's
     account is gone holds the open (``LEVEL_1``) fields only."""
     if requester is not None:
         return readable_fields(db, requester, project_id)
@@ -157,7 +157,7 @@ def export_metadata_rows(db: Session, requester: Caller | None, project: Project
 
 def write_export_linelist(out: IO[bytes], header: Sequence[str],
                           rows: Iterable[Sequence[str]]) -> None:
-    """The line list as CSV, written by :func:`seqcore.linelist.write_rows` (RFC 4180,
+    """The line list as CSV, written by :func:`seqcore.samples.linelist.write_rows` (RFC 4180,
     ``\\r\\n`` line ends, UTF-8). A bundle goes to partners who open it in a spreadsheet, so
     a value that one would run as a formula (``=``, ``+``, ``-``, ``@`` first) is written
     with a leading ``'``."""

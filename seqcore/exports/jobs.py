@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
-from seqcore.activity import note, operation
 from seqcore.db import utcnow
+from seqcore.governance.activity import note, operation
 from seqcore.models.export import DataExport, ExportState
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ format into the same body (:data:`FIELDS`) and call :func:`create_export`, which
 everything before it stores anything: the samples (in the project), the file kinds (known
 ones), the analyses (completed, readable by the caller, and the project's: shared with it or
 run on its samples), the output keys (those analyses have them), the line list's columns.
-All problems come back in one :class:`~seqcore.errors.Invalid`, keyed by field, so a caller
+All problems come back in one :class:`~seqcore.errors.domain.Invalid`, keyed by field, so a caller
 fixes them all at once. A sample or analysis the caller may not read is reported exactly as
 one that does not exist.
 
@@ -22,12 +22,11 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from seqcore.activity import note, operation
 from seqcore.analysis.launching import Actor
 from seqcore.db import utcnow
-from seqcore.errors import Invalid
+from seqcore.errors.domain import Invalid
 from seqcore.exports.contents import template_fields
-from seqcore.identifiers import parse_id
+from seqcore.governance.activity import note, operation
 from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
@@ -39,6 +38,7 @@ from seqcore.models.export import DataExport, ExportState
 from seqcore.models.project import Project
 from seqcore.models.sample import ProjectSample
 from seqcore.models.sequencing import SequencingObject
+from seqcore.parsing.identifiers import parse_id
 from seqcore.security.permissions import Permission
 
 FIELDS = ("name", "samples", "fileKinds", "analyses", "analysisOutputs", "metadataFields",

@@ -35,13 +35,13 @@ from seqcore.exports.contents import (
     write_export_linelist,
 )
 from seqcore.exports.jobs import bundle_path
-from seqcore.fieldaccess import Caller
 from seqcore.models.export import DataExport
 from seqcore.models.project import Project
 from seqcore.models.user import User
 from seqcore.observability import requestid
-from seqcore.processing import LeasedWorker, heartbeat
-from seqcore.timestamps import epoch_ms
+from seqcore.parsing.timestamps import epoch_ms
+from seqcore.qc.processing import LeasedWorker, heartbeat
+from seqcore.security.fieldaccess import Caller
 
 log = logging.getLogger(__name__)
 

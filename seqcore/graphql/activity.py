@@ -1,5 +1,5 @@
 """GraphQL's view of the audit trail: ``activities`` on ``Project`` and ``Sample``
-(:func:`seqcore.activity.activities`, field restrictions honoured), and a sample's
+(:func:`seqcore.governance.activity.activities`, field restrictions honoured), and a sample's
 ``metadataProvenance``."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
-from seqcore.activity import ActivityQuery, activities, provenance_of
-from seqcore.fieldaccess import Caller, readable_entry
+from seqcore.governance.activity import ActivityQuery, activities, provenance_of
 from seqcore.graphql.scalars import JSON
 from seqcore.models.sample import MetadataEntry
+from seqcore.security.fieldaccess import Caller, readable_entry
 
 MAX_FIRST = 100
 

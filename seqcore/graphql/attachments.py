@@ -20,8 +20,7 @@ import graphene
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
-from seqcore.access import GROUP, PROJECT, SAMPLE, SUBMISSION
-from seqcore.attachments import Owner
+from seqcore.files.attachments import Owner
 from seqcore.graphql.connections import (
     Ordering,
     Page,
@@ -36,6 +35,7 @@ from seqcore.graphql.ransack import EVERY_PREDICATE, Attribute, Kind, RansackFil
 from seqcore.graphql.scalars import JSON
 from seqcore.models.attachment import Attachment as AttachmentModel
 from seqcore.models.sequencing import SequenceFile
+from seqcore.security.access import GROUP, PROJECT, SAMPLE, SUBMISSION
 from seqcore.security.identity import Identity
 
 AttachmentOrderField = graphene.Enum("AttachmentOrderField", [
@@ -214,7 +214,7 @@ def _counter(db: Session, owner: Owner, filters: list[Any], total: int | None,
 
 def readable_attachment(identity: Identity) -> Any:
     """A condition on ``Attachment`` true when the caller may read its owner (the same rules
-    as the owners' ACLs, :mod:`seqcore.access`)."""
+    as the owners' ACLs, :mod:`seqcore.security.access`)."""
     user_id, role = identity.user_id, identity.role
     return or_(
         and_(AttachmentModel.sample_id.is_not(None),

@@ -21,8 +21,8 @@ from graphql import GraphQLError
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from seqcore.identifiers import parse_id
-from seqcore.jsontext import loads
+from seqcore.parsing.identifiers import parse_id
+from seqcore.parsing.jsontext import loads
 
 DEFAULT_PAGE = 25
 MAX_CURSOR = 4096  # above any cursor seqcore hands out (255 escaped characters of a name)

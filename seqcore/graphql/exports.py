@@ -12,12 +12,12 @@ import graphene
 from graphql import GraphQLError
 from sqlalchemy import select
 
-from seqcore.access import EXPORT
 from seqcore.graphql.connections import Ordering, connection_args, connection_for, paginate
 from seqcore.graphql.nodes import Node, _gid
 from seqcore.graphql.scalars import JSON
 from seqcore.models.export import DataExport as ExportModel
 from seqcore.models.export import ExportState
+from seqcore.security.access import EXPORT
 from seqcore.security.permissions import Permission
 
 #: IRIDA Next's ``status`` of an export, by seqcore's state.
@@ -95,7 +95,7 @@ class DataExport(graphene.ObjectType):
 
 
 def readable_exports(info: Any, project_id: int | None = None) -> Any:
-    """The exports the caller reads (of one project), from :data:`seqcore.access.EXPORT`'s
+    """The exports the caller reads (of one project), from :data:`seqcore.security.access.EXPORT`'s
     SQL condition, as the item's ACL says."""
     identity = info.context.identity
     query = select(ExportModel).where(EXPORT.readable(identity.user_id, identity.role))

@@ -18,12 +18,12 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
 from sqlalchemy.types import Numeric
 
-from seqcore.fieldaccess import Caller, readable_entry
 from seqcore.graphql.connections import Ordering
 from seqcore.graphql.ransack import escape_like, namespace_filter
 from seqcore.graphql.scalars import ValueScalar
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, Sample
+from seqcore.security.fieldaccess import Caller, readable_entry
 
 OrderDirection = graphene.Enum("OrderDirection", [("asc", "asc"), ("desc", "desc")])
 SampleOrderField = graphene.Enum("SampleOrderField", [
@@ -139,7 +139,7 @@ def sample_filter_conditions(filter_: Any, caller: Caller) -> list[ColumnElement
     error whose message says where (``filter.advanced_search.<group>.<condition>``).
 
     A metadata condition sees only the values ``caller`` may read
-    (:func:`seqcore.fieldaccess.readable_entry`): a restricted field is, to a caller below
+    (:func:`seqcore.security.fieldaccess.readable_entry`): a restricted field is, to a caller below
     its level, a field no sample has, so filtering on it reveals nothing."""
     if not filter_:
         return []

@@ -1,6 +1,6 @@
 """IRIDA Next's ``Group``, ``Namespace`` and ``Member`` types.
 
-Visibility is the group rules' (:data:`seqcore.access.GROUP`, through the loaders and
+Visibility is the group rules' (:data:`seqcore.security.access.GROUP`, through the loaders and
 :func:`seqcore.graphql.loaders.readable_group`), the same REST's ``/api/groups`` answers
 with. The connections under a group (``descendantGroups``, ``projects``, ``members``) are
 fetched for every group of a page at once (:func:`seqcore.graphql.connections.paginate_many`),
@@ -19,7 +19,7 @@ from typing import Any
 import graphene
 from sqlalchemy import func, select
 
-from seqcore.attachments import Owner
+from seqcore.files.attachments import Owner
 from seqcore.graphql.attachments import Attachment, attachment_args, owner_attachments
 from seqcore.graphql.connections import (
     Ordering,

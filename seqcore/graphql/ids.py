@@ -11,7 +11,7 @@ import re
 
 from graphql import GraphQLError
 
-from seqcore.identifiers import parse_id
+from seqcore.parsing.identifiers import parse_id
 
 GID = re.compile(r"gid://([^/\s]+)/([A-Za-z_][A-Za-z0-9_]*)/([0-9]+)", re.ASCII)
 

@@ -47,7 +47,7 @@ class NoNulInStrings(ValidationRule):
     """A string literal may not hold a NUL (``"\\u0000"``): no text seqcore stores may
     (PostgreSQL's cannot), and refused here it is a validation error rather than an internal
     one when the database sees it. Variables are checked where they are decoded
-    (:mod:`seqcore.jsontext`)."""
+    (:mod:`seqcore.parsing.jsontext`)."""
 
     def enter_string_value(self, node: Any, *_: Any) -> None:
         if "\x00" in node.value:

@@ -1,5 +1,5 @@
 """``linelistDownload``: a signed, short-lived link to a project's line list
-(:mod:`seqcore.linelist`), served at ``/downloads/linelist/<token>`` without credentials."""
+(:mod:`seqcore.samples.linelist`), served at ``/downloads/linelist/<token>`` without credentials."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import graphene
 from graphql import GraphQLError
 
-from seqcore.errors import DomainError, Invalid
-from seqcore.fieldaccess import Caller
-from seqcore.linelist import LINK_SECONDS, check_format, linelist_columns, sign_download
+from seqcore.errors.domain import DomainError, Invalid
+from seqcore.samples.linelist import LINK_SECONDS, check_format, linelist_columns, sign_download
+from seqcore.security.fieldaccess import Caller
 
 
 class LinelistDownload(graphene.ObjectType):

@@ -15,14 +15,14 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from seqcore.access import GROUP, PROJECT, SAMPLE
-from seqcore.fieldaccess import Caller, readable_entry
 from seqcore.graphql.attachments import attachment_pages, readable_attachment
 from seqcore.models.attachment import Attachment
 from seqcore.models.group import Group
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.user import User
+from seqcore.security.access import GROUP, PROJECT, SAMPLE
+from seqcore.security.fieldaccess import Caller, readable_entry
 from seqcore.security.identity import Identity
 
 
@@ -71,19 +71,19 @@ class DataLoader:
 
 def readable_project(identity: Identity) -> Any:
     """A condition on ``Project`` true for the projects ``identity`` may read, from the
-    same rules as the project ACL (:data:`seqcore.access.PROJECT`)."""
+    same rules as the project ACL (:data:`seqcore.security.access.PROJECT`)."""
     return PROJECT.readable(identity.user_id, identity.role)
 
 
 def readable_sample(identity: Identity) -> Any:
     """A condition on ``Sample`` true for the samples ``identity`` may read, from the same
-    rules as the sample ACL (:data:`seqcore.access.SAMPLE`)."""
+    rules as the sample ACL (:data:`seqcore.security.access.SAMPLE`)."""
     return SAMPLE.readable(identity.user_id, identity.role)
 
 
 def readable_group(identity: Identity) -> Any:
     """A condition on ``Group`` true for the groups ``identity`` may read, from the same
-    rules as the group ACL (:data:`seqcore.access.GROUP`)."""
+    rules as the group ACL (:data:`seqcore.security.access.GROUP`)."""
     return GROUP.readable(identity.user_id, identity.role)
 
 
@@ -117,7 +117,7 @@ class Loaders:
 
     def _metadata_summaries(self, project_ids: list[int]) -> dict[int, dict[str, int]]:
         """For each project, how many of its samples hold each metadata field the caller
-        may read (``seqcore.fieldaccess.readable_entry``)."""
+        may read (``seqcore.security.fieldaccess.readable_entry``)."""
         found: dict[int, dict[str, int]] = {pid: {} for pid in project_ids}
         rows = self.db.execute(
             select(ProjectSample.project_id, MetadataEntry.field,

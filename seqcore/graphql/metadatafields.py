@@ -1,6 +1,6 @@
 """GraphQL's view of a project's declared metadata fields, its templates and its
 ``metadataSummary``; each honours the caller's metadata level
-(:func:`seqcore.fieldaccess.readable_fields`)."""
+(:func:`seqcore.security.fieldaccess.readable_fields`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 
 import graphene
 
-from seqcore.fieldaccess import Caller, FieldAccess, readable_fields
-from seqcore.metadatafields import project_fields, project_templates, template_columns
 from seqcore.models.fielddecl import MetadataField as FieldModel
 from seqcore.models.fielddecl import MetadataTemplate as TemplateModel
 from seqcore.models.project import Project as ProjectModel
+from seqcore.samples.metadatafields import project_fields, project_templates, template_columns
+from seqcore.security.fieldaccess import Caller, FieldAccess, readable_fields
 
 
 def access_for(info: Any, project_id: int) -> FieldAccess:

@@ -20,7 +20,7 @@ from graphql import GraphQLError
 
 from seqcore.analysis.descriptors import PipelineDescriptor, descriptor_for
 from seqcore.analysis.registry import analysis_registry
-from seqcore.contrib import AnalysisType
+from seqcore.framework.contrib import AnalysisType
 from seqcore.graphql.scalars import JSON
 
 HIDDEN_FROM_FORM = ("outdir", "email")  # IRIDA Next's IGNORED_PARAMS

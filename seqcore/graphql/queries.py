@@ -9,7 +9,6 @@ import graphene
 from graphql import GraphQLError
 from sqlalchemy import or_, select
 
-from seqcore.fieldaccess import Caller
 from seqcore.graphql.connections import connection_args, connection_for, paginate
 from seqcore.graphql.filters import (
     ProjectFilter,
@@ -33,7 +32,8 @@ from seqcore.models.puid import is_puid
 from seqcore.models.sample import ProjectSample
 from seqcore.models.sample import Sample as SampleModel
 from seqcore.models.user import User as UserModel
-from seqcore.namespaces import path_problem
+from seqcore.projects.namespaces import path_problem
+from seqcore.security.fieldaccess import Caller
 
 
 async def find_node(info: Any, gid: object) -> Any:
@@ -167,7 +167,7 @@ class CoreQuery(graphene.ObjectType):
             query = query.where(SampleModel.puid == sample_puid)
         else:
             query = query.where(ProjectSample.sample_name == sample_name)
-        # Whoever reads the project reads every sample it holds (seqcore.access).
+        # Whoever reads the project reads every sample it holds (seqcore.security.access).
         return info.context.db.scalar(query)
 
 

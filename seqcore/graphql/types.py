@@ -12,8 +12,7 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
-from seqcore.attachments import Owner
-from seqcore.fieldaccess import Caller
+from seqcore.files.attachments import Owner
 from seqcore.graphql.activity import (
     activity_field,
     resolve_metadata_provenance,
@@ -42,6 +41,7 @@ from seqcore.models.project import Project as ProjectModel
 from seqcore.models.sample import ProjectSample
 from seqcore.models.sample import Sample as SampleModel
 from seqcore.models.user import User as UserModel
+from seqcore.security.fieldaccess import Caller
 from seqcore.security.permissions import Permission
 
 

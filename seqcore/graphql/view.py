@@ -34,7 +34,13 @@ from seqcore.graphql.context import Context
 from seqcore.graphql.limits import NoNulInStrings, limit_rule
 from seqcore.graphql.loaders import Loaders
 from seqcore.graphql.schema import NODE_TYPES, SCHEMA
-from seqcore.jsontext import JSONInputError, check_value, declared_charset, decode_json, loads
+from seqcore.parsing.jsontext import (
+    JSONInputError,
+    check_value,
+    declared_charset,
+    decode_json,
+    loads,
+)
 from seqcore.security.policy import GRAPHQL_PATH, credentials
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
-from seqcore.attachments import Owner
+from seqcore.files.attachments import Owner
 from seqcore.graphql.attachments import Attachment, attachment_args, owner_attachments
 from seqcore.graphql.connections import Ordering, connection_for, paginate
 from seqcore.graphql.nodes import Node

@@ -49,7 +49,7 @@ class DirectUpload(Base):
     ``signedBlobId``; only its creator may attach it."""
 
     __tablename__ = "direct_upload"
-    # A blob does not keep its file: once attached, the attachments do (seqcore.purge).
+    # A blob does not keep its file: once attached, the attachments do (seqcore.governance.purge).
     __table_args__ = {"info": {"seqcore.describes_stored_file": True}}
 
     id: Mapped[int] = mapped_column(primary_key=True)

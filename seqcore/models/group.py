@@ -8,7 +8,7 @@ never moved, so it never changes.
 ``group_hierarchy`` is the closure of the tree: a row for every (ancestor, descendant) pair,
 the group itself included at depth 0. Inherited access ("a member of a group is a member of
 every group below it") is then a plain join in SQL, the same on SQLite and PostgreSQL, and
-the traversal ACL and the visibility condition (:mod:`seqcore.access`) read it alike.
+the traversal ACL and the visibility condition (:mod:`seqcore.security.access`) read it alike.
 
 Access levels are IRIDA Next's (``app/models/member.rb``): guest 10, uploader 20, analyst 30,
 maintainer 40, owner 50.

@@ -1,5 +1,5 @@
 """The trash: what a deletion took, kept for ``seqcore.retention.days`` before the worker
-purges its stored bytes (:mod:`seqcore.trash`)."""
+purges its stored bytes (:mod:`seqcore.governance.trash`)."""
 
 from __future__ import annotations
 

@@ -19,8 +19,8 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from seqcore.activity import Actor, operation
 from seqcore.db import utcnow
+from seqcore.governance.activity import Actor, operation
 from seqcore.models.ncbi import ExportUploadState, NcbiSubmission, NcbiUploadFile
 from seqcore.models.sample import MetadataEntry, Sample
 from seqcore.models.sequencing import SequencingObject
@@ -32,7 +32,7 @@ from seqcore.ncbi.documents import (
     SampleDocument,
     SubmissionDocument,
 )
-from seqcore.timestamps import epoch_ms
+from seqcore.parsing.timestamps import epoch_ms
 
 log = logging.getLogger(__name__)
 

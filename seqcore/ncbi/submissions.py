@@ -5,7 +5,7 @@ read their wire format into the same body (:data:`FIELDS`, :data:`SAMPLE_FIELDS`
 :func:`create_submission`, which checks everything before it stores anything: the BioProject,
 organization, namespace and release date; the BioSample package; each sample (in the
 project, its reads, its library fields against the vocabulary, every attribute its package
-makes mandatory). All problems come back in one :class:`~seqcore.errors.Invalid`, keyed
+makes mandatory). All problems come back in one :class:`~seqcore.errors.domain.Invalid`, keyed
 ``samples.<index>`` (and ``samples.<index>.<field>``) for a sample's, so a caller fixes
 them all at once; nothing is stored and nothing is sent.
 
@@ -24,12 +24,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from seqcore.activity import operation
 from seqcore.analysis.launching import Actor
 from seqcore.db import utcnow
-from seqcore.errors import Forbidden, Invalid
-from seqcore.fieldaccess import Caller, sample_hidden_fields
-from seqcore.identifiers import parse_id
+from seqcore.errors.domain import Forbidden, Invalid
+from seqcore.governance.activity import operation
 from seqcore.models.ncbi import (
     ExportUploadState,
     NcbiSubmission,
@@ -41,8 +39,10 @@ from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import ProcessingState, SequencingObject
 from seqcore.models.user import User
 from seqcore.ncbi.vocabulary import Package, Vocabulary, one_of
+from seqcore.parsing.identifiers import parse_id
+from seqcore.parsing.timestamps import epoch_ms
+from seqcore.security.fieldaccess import Caller, sample_hidden_fields
 from seqcore.security.permissions import Permission
-from seqcore.timestamps import epoch_ms
 
 #: The library fields: body key -> SRA attribute name.
 LIBRARY = {
@@ -114,7 +114,8 @@ def submission_attributes(db: Session, caller: Actor, samples: Sequence[Sample],
 
     This is the one place a submission reads sample metadata, so the one place that checks
     field restrictions: a mapped field the caller may not read on a sample
-    (:mod:`seqcore.fieldaccess`) is :class:`~seqcore.errors.Forbidden`, nothing submitted.
+    (:mod:`seqcore.security.fieldaccess`) is :class:`~seqcore.errors.domain.Forbidden`, nothing
+    submitted.
     """
     ids = [sample.id for sample in samples]
     fields = sorted(set(mapping.values()))

@@ -37,7 +37,7 @@ from seqcore.ncbi.documents import ReportError, latest_report, parse_report, sub
 from seqcore.ncbi.ftp import CONNECTION_ERRORS, FtpAccount, FtpRefused, connected
 from seqcore.ncbi.schema import check_submission
 from seqcore.observability import requestid
-from seqcore.processing import LeasedWorker, heartbeat
+from seqcore.qc.processing import LeasedWorker, heartbeat
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from pyramid.httpexceptions import HTTPException
 from pyramid.request import Request
 from pyramid.response import Response
 
-from seqcore.contrib import Endpoint, View
+from seqcore.framework.contrib import Endpoint, View
 from seqcore.oauth.validator import GRANT_TYPES, SCOPES, Validator, issuer
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 

@@ -204,6 +204,6 @@ def includeme(config: Configurator) -> None:
     from pyramid.tweens import EXCVIEW, INGRESS
 
     config.add_tween("seqcore.observability.accesslog.access_tween_factory", under=INGRESS,
-                     over="seqcore.wellformed.wellformed_tween_factory")
+                     over="seqcore.parsing.wellformed.wellformed_tween_factory")
     config.add_tween("seqcore.observability.accesslog.identity_tween_factory",
                      under="pyramid_tm.tm_tween_factory", over=EXCVIEW)

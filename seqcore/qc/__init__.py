@@ -2,7 +2,9 @@
 
 ``FastQCCompatibleEngine().run(path)`` returns a :class:`QCReport` whose numbers equal
 FastQC's; :class:`QCEngine` is the interface another engine (e.g. from a plugin) must
-implement. The web layer registers the engine; nothing here depends on Pyramid.
+implement. :mod:`~seqcore.qc.processing` is the worker's part: checksums, decompression and
+QC of every upload. The web layer registers the engine; the engine depends on nothing of
+Pyramid's. Part of the domain layer; it imports no transport.
 """
 
 from .engine import FastQCCompatibleEngine, QCEngine

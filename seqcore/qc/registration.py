@@ -1,4 +1,5 @@
-"""Registers the default QC engine as the application's :class:`~seqcore.services.IQCEngine`.
+"""Registers the default QC engine as the application's
+:class:`~seqcore.services.IQCEngine`.
 
 The rest of :mod:`seqcore.qc` knows nothing of Pyramid; this is the one place that puts an
 engine behind the interface. Another engine (a plugin's, a test's slow one) replaces it by

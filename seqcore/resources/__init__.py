@@ -6,14 +6,17 @@ Rules (so that a plugin's resources are safe by default):
   ``KeyError`` for anything that does not exist; they hold the model object they stand for;
 * permissions are inherited through ``__parent__``: a child with no ACL of its own is exactly
   as private as its parent;
-* plugins add children with :class:`seqcore.contrib.ChildSpec`, never by editing core code.
+* plugins add children with :class:`seqcore.framework.contrib.ChildSpec`, never by editing
+  core code.
+
+Part of the domain layer: the transports traverse these contexts; they import no transport.
 """
 
 from pyramid.config import Configurator
 
 
 def add_resource_child(config: Configurator, spec: object) -> None:
-    from seqcore.contrib import ChildSpec
+    from seqcore.framework.contrib import ChildSpec
 
     assert isinstance(spec, ChildSpec)
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from seqcore.access import SUBMISSION, SUBMISSIONS
 from seqcore.analysis.registry import analysis_registry
-from seqcore.contrib import AnalysisType, FileKind
+from seqcore.framework.contrib import AnalysisType, FileKind
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.files import file_kinds
+from seqcore.security.access import SUBMISSION, SUBMISSIONS
 from seqcore.security.permissions import Permission
 
 
@@ -59,7 +59,7 @@ class SubmissionResource(Context):
 
     @property
     def __acl__(self) -> list:
-        """From :data:`seqcore.access.SUBMISSION`: the submitter and the members of the
+        """From :data:`seqcore.security.access.SUBMISSION`: the submitter and the members of the
         projects it is shared with read it (sequencer accounts too, once it is shared)."""
         if not hasattr(self, "_acl"):
             self._acl = SUBMISSION.acl(self.db, self.submission)
@@ -169,8 +169,8 @@ def _add_type_links(config: Any) -> None:
     """Each analysis type's name and aliases get a rel on the submissions collection
     (``analysisSubmissions/<name>``, linking to the type's filter), derived once the types
     are registered. Each link is a conflict-checked action like any ``add_link``."""
-    from seqcore.contrib import LinkSpec
-    from seqcore.links import add_link, api_href
+    from seqcore.framework.contrib import LinkSpec
+    from seqcore.framework.links import add_link, api_href
 
     for analysis_type in analysis_registry(config.registry).types.values():
         for name in (analysis_type.name, *analysis_type.aliases):

@@ -6,7 +6,7 @@ from typing import Any
 
 from pyramid.request import Request
 
-from seqcore.identifiers import parse_id
+from seqcore.parsing.identifiers import parse_id
 
 
 class Context:

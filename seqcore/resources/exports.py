@@ -1,7 +1,7 @@
 """Data exports: ``/api/exports[/{id}[/download]]`` and a project's, ``/api/projects/{id}/
 exports``.
 
-An export's ACL comes from :data:`seqcore.access.EXPORT`: the account that asked reads,
+An export's ACL comes from :data:`seqcore.security.access.EXPORT`: the account that asked reads,
 downloads and deletes it while it is a member of the project (administrators always); to
 anyone else it does not exist (404). A project's exports are made by whoever holds
 ``export:create`` on the project (members and owners) and listed for the caller from the
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from seqcore.access import EXPORT, EXPORTS
 from seqcore.models.export import DataExport, ExportState
 from seqcore.resources.base import Context, int_key
+from seqcore.security.access import EXPORT, EXPORTS
 from seqcore.security.permissions import Permission
 
 

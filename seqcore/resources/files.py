@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from seqcore.contrib import FileKind
+from seqcore.framework.contrib import FileKind
 from seqcore.models.sequencing import (
     QCRecord,
     SequenceFile,

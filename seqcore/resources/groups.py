@@ -1,7 +1,7 @@
 """Groups, their subgroups, projects, members and shares; and the shares of a project.
 
 The children of a group have no ACL of their own: they inherit the group's
-(:data:`seqcore.access.GROUP`) through ``__parent__``, so reading them needs ``group:read``
+(:data:`seqcore.security.access.GROUP`) through ``__parent__``, so reading them needs ``group:read``
 and changing them ``group:write``, whatever view asks.
 """
 
@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from seqcore.access import GROUP, GROUPS
 from seqcore.models.group import Group, GroupMember, GroupShare
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key
+from seqcore.security.access import GROUP, GROUPS
 from seqcore.security.permissions import Permission
 
 
@@ -43,7 +43,7 @@ class GroupResource(Context):
 
     @property
     def __acl__(self) -> list:
-        """From :data:`seqcore.access.GROUP`: members of the group or a group above it, and
+        """From :data:`seqcore.security.access.GROUP`: members of the group or a group above it, and
         of groups it is shared with."""
         if not hasattr(self, "_acl"):
             self._acl = GROUP.acl(self.db, self.group)

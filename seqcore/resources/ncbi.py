@@ -1,6 +1,6 @@
 """A project's NCBI submissions: ``/api/projects/{id}/ncbiSubmissions[/{nid}]``.
 
-Both inherit the project's ACL through ``__parent__`` (:data:`seqcore.access.PROJECT`):
+Both inherit the project's ACL through ``__parent__`` (:data:`seqcore.security.access.PROJECT`):
 whoever reads the project reads its submissions, as IRIDA's ``canReadExportSubmission``
 asks ``canReadProject``; ``ncbi:submit`` (owners, administrators) creates them.
 """

@@ -7,12 +7,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from seqcore.access import PROJECT, PROJECTS
 from seqcore.db.prepared import PreparedRead, attach
 from seqcore.models.project import Project, ProjectMember
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.users import UserResource
+from seqcore.security.access import PROJECT, PROJECTS
 from seqcore.security.permissions import Permission
 
 PROJECT_COLUMNS = tuple(Project.__table__.columns)
@@ -20,10 +20,11 @@ PROJECT_COLUMNS = tuple(Project.__table__.columns)
 
 @cache
 def project_with_acl() -> PreparedRead:
-    """A project's columns by id, with its ACL's rows (:meth:`seqcore.access.Rules.with_acl`),
-    built on first use: traversal reads a plain row (no ORM object, no identity map) and the
-    ACL in one prepared statement (:mod:`seqcore.db.prepared`) on the request's connection;
-    the mapped Project is loaded only if a view asks for it."""
+    """A project's columns by id, with its ACL's rows
+    (:meth:`seqcore.security.access.Rules.with_acl`), built on first use: traversal reads a plain
+    row (no ORM object, no identity map) and the ACL in one prepared statement
+    (:mod:`seqcore.db.prepared`) on the request's connection; the mapped Project is loaded only if a
+    view asks for it."""
     return PreparedRead(PROJECT.with_acl(*PROJECT_COLUMNS), ("object_id",))
 
 
@@ -82,7 +83,7 @@ class ProjectResource(Context):
 
     @property
     def __acl__(self) -> list:
-        """From :data:`seqcore.access.PROJECT`: owners write, every member reads, sequencer
+        """From :data:`seqcore.security.access.PROJECT`: owners write, every member reads, sequencer
         accounts (the uploader) read every project."""
         if not hasattr(self, "_acl"):
             self._acl = PROJECT.acl(self.db, self.row)

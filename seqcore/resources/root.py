@@ -6,8 +6,8 @@ from typing import Any
 
 from pyramid.request import Request
 
-from seqcore.access import API
 from seqcore.resources.base import Context
+from seqcore.security.access import API
 from seqcore.security.permissions import Permission
 
 

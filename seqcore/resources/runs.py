@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from seqcore.access import RUN, RUNS
 from seqcore.models.sequencing import SequencingRun
 from seqcore.resources.base import Context, int_key
+from seqcore.security.access import RUN, RUNS
 from seqcore.security.permissions import Permission
 
 # Path segments that create a run of that sequencer type (deprecated names included).
@@ -36,7 +36,7 @@ class RunResource(Context):
 
     @property
     def __acl__(self) -> list:
-        """From :data:`seqcore.access.RUN`: the account that created the run updates it."""
+        """From :data:`seqcore.security.access.RUN`: the account that created the run updates it."""
         return RUN.acl(self.db, self.run)
 
     def child(self, key: str) -> Any:

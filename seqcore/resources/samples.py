@@ -8,10 +8,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm.util import identity_key
 
-from seqcore.access import SAMPLE, SAMPLES
 from seqcore.db.prepared import PreparedRead, attach
 from seqcore.models.sample import ProjectSample, Sample
 from seqcore.resources.base import Context, int_key
+from seqcore.security.access import SAMPLE, SAMPLES
 from seqcore.security.permissions import Permission
 
 
@@ -39,7 +39,8 @@ class SamplesCollection(Context):
 
 @cache
 def sample_with_acl() -> PreparedRead:
-    """A sample's columns by id with its ACL's rows (:meth:`seqcore.access.Rules.with_acl`):
+    """A sample's columns by id with its ACL's rows
+    (:meth:`seqcore.security.access.Rules.with_acl`):
     one prepared statement (:mod:`seqcore.db.prepared`) where loading the sample and then its
     ACL took two; the mapped Sample is built from the row (:func:`seqcore.db.prepared.attach`)."""
     return PreparedRead(SAMPLE.with_acl(*Sample.__table__.columns), ("object_id",))
@@ -54,9 +55,9 @@ class SampleResource(Context):
 
     @property
     def __acl__(self) -> list:
-        """From :data:`seqcore.access.SAMPLE`: members of any project holding the sample read
-        it; owners of a project that owns it write and own it; sequencer accounts read and
-        write (they upload into any sample) but own none."""
+        """From :data:`seqcore.security.access.SAMPLE`: members of any project holding the
+        sample read it; owners of a project that owns it write and own it; sequencer accounts
+        read and write (they upload into any sample) but own none."""
         if not hasattr(self, "_acl"):
             self._acl = SAMPLE.acl(self.db, self.sample)
         return self._acl

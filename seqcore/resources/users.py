@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from seqcore.access import ACCOUNT, USERS
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key, is_id
+from seqcore.security.access import ACCOUNT, USERS
 from seqcore.security.permissions import Permission
 
 
@@ -41,7 +41,7 @@ class UserResource(Context):
 
     @property
     def __acl__(self) -> list:
-        """From :data:`seqcore.access.ACCOUNT`: an account reads and changes itself."""
+        """From :data:`seqcore.security.access.ACCOUNT`: an account reads and changes itself."""
         return ACCOUNT.acl(self.db, self.user)
 
     def child(self, key: str) -> Any:

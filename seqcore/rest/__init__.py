@@ -1,7 +1,7 @@
 """The REST machinery. The only package that imports cornice.
 
-Plugins describe endpoints with :class:`seqcore.contrib.Endpoint` and
-:class:`seqcore.contrib.View`; :func:`seqcore.rest.endpoints.add_endpoint` turns them into
+Plugins describe endpoints with :class:`seqcore.framework.contrib.Endpoint` and
+:class:`seqcore.framework.contrib.View`; :func:`seqcore.rest.endpoints.add_endpoint` turns them into
 cornice services, so the web-framework details can change in one place.
 """
 

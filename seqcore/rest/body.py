@@ -12,9 +12,9 @@ from typing import Any
 from marshmallow import Schema
 from pyramid.request import Request
 
-from seqcore.jsontext import JSONInputError, codec_for, declared_charset, decode_json
+from seqcore.parsing.jsontext import JSONInputError, codec_for, declared_charset, decode_json
+from seqcore.parsing.schemas import check
 from seqcore.rest.errors import ApiError
-from seqcore.schemas import check
 
 JSON_TYPES = ("application/json",)
 
@@ -24,7 +24,7 @@ def read_json_value(request: Request) -> Any:
 
     The one place REST reads JSON: the content type, the size, the charset, the syntax, the
     nesting depth and every string (no lone surrogates) are checked here, before any view
-    looks at the value (see :mod:`seqcore.jsontext`).
+    looks at the value (see :mod:`seqcore.parsing.jsontext`).
     """
     content_type = (request.content_type or "").lower()
     if content_type not in JSON_TYPES and not content_type.endswith("+json"):
@@ -78,7 +78,7 @@ def read_limited(request: Request) -> bytes:
 def load(request: Request, schema: Schema, data: dict[str, Any] | None = None, *,
          partial: bool = False, allow_unknown: bool = False) -> dict[str, Any]:
     """Validate ``data`` (the request's JSON body by default) against ``schema`` with the
-    domain's rules (:func:`seqcore.schemas.check`), answering its problems as a 400.
+    domain's rules (:func:`seqcore.parsing.schemas.check`), answering its problems as a 400.
 
     Unknown fields are a 400 listing the acceptable ones, unless ``allow_unknown`` (a lenient
     client creating something), in which case they are dropped. All field errors come back

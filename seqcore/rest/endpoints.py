@@ -1,4 +1,5 @@
-"""Turning :class:`~seqcore.contrib.Endpoint` declarations into routes and cornice services.
+"""Turning :class:`~seqcore.framework.contrib.Endpoint` declarations into routes and cornice
+services.
 
 Each endpoint is a route (public URL pattern) with a traversal path: the context is found by
 walking the resource tree from the root, so its ACL, and the ACLs of its parents, decide who
@@ -13,8 +14,8 @@ from typing import Any
 from cornice import Service
 from pyramid.config import Configurator
 
-from seqcore.contrib import Endpoint
-from seqcore.identifiers import parse_id
+from seqcore.framework.contrib import Endpoint
+from seqcore.parsing.identifiers import parse_id
 
 # A placeholder that takes digits only: ``{pid:\d+}``.
 _ID_PLACEHOLDER = re.compile(r"\{(\w+):\\d\+\}")
@@ -29,7 +30,7 @@ def _route_factory(request: Any) -> Any:
 def ascii_digits(pattern: str) -> str:
     """``pattern`` with ``\\d`` meaning ``[0-9]``: in Python's regular expressions ``\\d`` also
     matches other scripts' digits (Arabic-Indic, Devanagari...), which name no id (see
-    :mod:`seqcore.identifiers`), so such a path matches no id route and is a plain 404."""
+    :mod:`seqcore.parsing.identifiers`), so such a path matches no id route and is a plain 404."""
     return pattern.replace("\\d", "[0-9]")
 
 
@@ -40,7 +41,7 @@ def id_placeholders(pattern: str) -> tuple[str, ...]:
 
 class IdsPredicate:
     """Route predicate ``ids``: every named placeholder holds a number an id column can
-    hold (see :func:`seqcore.identifiers.parse_id`). A path with a larger number matches no
+    hold (see :func:`seqcore.parsing.identifiers.parse_id`). A path with a larger number matches no
     route and is a plain 404, before any view or query sees a number the database would
     refuse to bind."""
 

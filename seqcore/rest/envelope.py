@@ -11,7 +11,7 @@ from typing import Any
 
 from pyramid.request import Request
 
-from seqcore.links import links_for
+from seqcore.framework.links import links_for
 
 
 def entry(request: Request, context: Any, fields: Mapping[str, Any],

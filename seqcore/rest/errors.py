@@ -23,7 +23,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy.exc import IntegrityError
 
-from seqcore.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from seqcore.errors.domain import Conflict, DomainError, Forbidden, Invalid, NotFound
 from seqcore.security.answers import is_api
 
 log = logging.getLogger(__name__)
@@ -144,7 +144,7 @@ def integrity_error_view(exc: IntegrityError, request: Request) -> Response:
     first, or removed a row this one refers to), whether it surfaced when a view flushed or
     when pyramid_tm committed after the view returned. Nothing of the request is kept:
     pyramid_tm aborts the transaction, since an exception view answered."""
-    from seqcore.conflicts import conflict_message
+    from seqcore.errors.conflicts import conflict_message
 
     message = conflict_message(exc)
     log.info("Conflict on %s %s: %s", request.method, request.path_info, exc.orig)

@@ -1,12 +1,12 @@
 """The endpoints every file kind shares, added for each kind that registers
-(:func:`seqcore.filekinds.add_file_kind` calls the ``add_file_kind_endpoints`` directive,
+(:func:`seqcore.files.filekinds.add_file_kind` calls the ``add_file_kind_endpoints`` directive,
 so the kind registry needs no REST view)."""
 
 from __future__ import annotations
 
 from pyramid.config import Configurator
 
-from seqcore.contrib import Endpoint, FileKind, View
+from seqcore.framework.contrib import Endpoint, FileKind, View
 from seqcore.rest.views import files
 from seqcore.security.permissions import Permission
 

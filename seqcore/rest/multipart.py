@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pyramid.request import Request
 from python_multipart.multipart import parse_options_header
 
+from seqcore.files.uploads import BadContent, ContentCheck, ReceivedFile
 from seqcore.rest.bodyreader import body_reader
 from seqcore.rest.errors import ApiError
 from seqcore.rest.multipart_stream import MultipartError, MultipartStream
-from seqcore.storage import (
+from seqcore.storage.service import (
     FILE_NAME_LIMIT,
     FileTooLarge,
     Storage,
@@ -26,7 +27,6 @@ from seqcore.storage import (
     name_too_long,
     safe_basename,
 )
-from seqcore.uploads import BadContent, ContentCheck, ReceivedFile
 
 BLOCK = 1 << 20
 SMALL_PART_LIMIT = 64 * 1024
@@ -61,7 +61,7 @@ class Upload:
         return part if part is not None and part.writer is not None else None
 
     def received(self, name: str) -> ReceivedFile:
-        """A file part, as the domain receives it (:mod:`seqcore.uploads`)."""
+        """A file part, as the domain receives it (:mod:`seqcore.files.uploads`)."""
         part = self.parts[name]
         assert part.writer is not None
         return ReceivedFile(part.filename or "", part.writer)

@@ -1,12 +1,12 @@
 """The OpenAPI 3.1 description of the REST interface, generated from what is registered.
 
-Every :class:`~seqcore.contrib.Endpoint` the core and the plugins register is a path of the
-document, each of its views an operation; nothing is listed by hand, so a plugin's endpoints
-appear as soon as it is installed and a removed endpoint leaves. What an endpoint declaration
-does not say is added from the tables below: the request bodies the core's views read with
-their marshmallow schemas (turned into JSON Schema by apispec's marshmallow plugin), which
-collections page, and the shapes every answer shares: IRIDA's envelope
-(``{"resource": {..., "links": [...]}}``) and the error bodies of ``docs/rest_api.md``.
+Every :class:`~seqcore.framework.contrib.Endpoint` the core and the plugins register is a path of
+the document, each of its views an operation; nothing is listed by hand, so a plugin's endpoints
+appear as soon as it is installed and a removed endpoint leaves. What an endpoint declaration does
+not say is added from the tables below: the request bodies the core's views read with their
+marshmallow schemas (turned into JSON Schema by apispec's marshmallow plugin), which collections
+page, and the shapes every answer shares: IRIDA's envelope (``{"resource": {..., "links": [...]}}``)
+and the error bodies of ``docs/rest_api.md``.
 
 The document is built once per application (the registry does not change after start-up)
 and served at ``/api/openapi.json``; like every ``/api`` path it needs a token.
@@ -26,8 +26,14 @@ from pyramid.config import Configurator
 from pyramid.registry import Registry
 
 from seqcore import __version__
-from seqcore.contrib import Endpoint
-from seqcore.schemas import MembershipSchema, ProjectSchema, RunSchema, SampleSchema, UserSchema
+from seqcore.framework.contrib import Endpoint
+from seqcore.parsing.schemas import (
+    MembershipSchema,
+    ProjectSchema,
+    RunSchema,
+    SampleSchema,
+    UserSchema,
+)
 
 OPENAPI_VERSION = "3.1.0"
 JSON = "application/json"

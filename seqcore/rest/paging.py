@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pyramid.request import Request
 
-from seqcore.identifiers import parse_natural
+from seqcore.parsing.identifiers import parse_natural
 from seqcore.rest.errors import validation_error
 
 MAX_LIMIT = 10_000

@@ -1,5 +1,5 @@
 """Reading uploads off the wire: a streaming ``multipart/form-data`` body becomes files in
-storage (:mod:`seqcore.rest.multipart`), which the domain keeps (:mod:`seqcore.uploads`).
+storage (:mod:`seqcore.rest.multipart`), which the domain keeps (:mod:`seqcore.files.uploads`).
 
 The part names (``file``, or ``file1``/``file2`` for a pair, and their ``parameters``), the
 JSON of the parameters and the run id in them are REST's wire format; deciding what is kept
@@ -16,17 +16,17 @@ from typing import Any
 
 from pyramid.request import Request
 
-from seqcore.contentchecks import verify_gzip
-from seqcore.contrib import FileKind
-from seqcore.identifiers import parse_id
-from seqcore.jsontext import JSONInputError, decode_json
+from seqcore.files.contentchecks import verify_gzip
+from seqcore.files.uploads import receive_upload, run_for_upload, store_file
+from seqcore.framework.contrib import FileKind
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingRun
+from seqcore.parsing.identifiers import parse_id
+from seqcore.parsing.jsontext import JSONInputError, decode_json
 from seqcore.resources.runs import RunResource
 from seqcore.rest.errors import ApiError
 from seqcore.rest.multipart import Part, Upload, parse_upload
 from seqcore.security.permissions import Permission
-from seqcore.storage import StorageError
-from seqcore.uploads import receive_upload, run_for_upload, store_file
+from seqcore.storage.service import StorageError
 
 RUN_KEYS = ("miseqRunId", "sequencingRunId")
 
@@ -133,7 +133,7 @@ def receive_file(request: Request, check: Callable[[], Any],
                  inspect: Callable[[Path], None] | None = None) -> SequenceFile:
     """A multipart upload of one file part named ``file`` (a ``parameters`` part is accepted
     and ignored, as IRIDA's uploader sends one), streamed into storage through ``check`` and
-    kept by :func:`seqcore.uploads.store_file`.
+    kept by :func:`seqcore.files.uploads.store_file`.
 
     ``inspect(path)`` may look at the whole received file and raise (a domain error, or
     :class:`~seqcore.rest.errors.ApiError`) before it is kept. Returns the (unsaved)

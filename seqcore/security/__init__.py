@@ -14,7 +14,11 @@ Flow (``docs/security.md`` has the long form):
    something the caller cannot even read becomes 404, so existence does not leak.
 
 The ACLs of the traversal contexts and the SQL conditions of list views and GraphQL come
-from one definition per resource type, :mod:`seqcore.access`.
+from one definition per resource type, :mod:`seqcore.security.access`; who reads which
+metadata field is :mod:`seqcore.security.fieldaccess`, and access inherited down the group
+tree and through group shares is :mod:`seqcore.security.inheritance`.
+
+Part of the domain layer; it imports no transport (a contract says so).
 """
 
 from pyramid.config import Configurator

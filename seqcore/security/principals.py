@@ -16,7 +16,7 @@ def role_principal(role: SystemRole | str) -> str:
 def account_principals(user_id: int, role: SystemRole | str) -> list[str]:
     """Every principal an account holds: itself and every system role its role implies.
     The security policy grants these to an authenticated caller, and the SQL visibility
-    conditions (:mod:`seqcore.access`) ask about the same ones."""
+    conditions (:mod:`seqcore.security.access`) ask about the same ones."""
     return [
         Everyone,
         Authenticated,

@@ -92,7 +92,7 @@ def includeme(config: Configurator) -> None:
     from pyramid.tweens import EXCVIEW
 
     # Paths reach this tween canonical (``//`` collapsed, the /api trailing slash dropped):
-    # seqcore.wellformed rewrites them first.
+    # seqcore.parsing.wellformed rewrites them first.
     # Inside pyramid_tm (the token lookup uses request.db) and outside the exception view,
     # so nothing below can turn a missing token into a 404.
     config.add_tween(

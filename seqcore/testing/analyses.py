@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from seqcore.contrib import FileKind
+from seqcore.framework.contrib import FileKind
 from seqcore.testing.factories import pick_kind
 from seqcore.testing.uploads import multipart
 
@@ -102,7 +102,7 @@ class ReadsUploader:
                           r"/(\d+)", res.headers["Location"])
         assert found, f"unexpected Location {res.headers['Location']!r}"
         if process:
-            from seqcore.processing import Worker
+            from seqcore.qc.processing import Worker
 
             Worker(self.registry).run_until_idle()
         return UploadedReads(int(found.group(1)), declared.name, found.group(0),

@@ -33,7 +33,7 @@ from sqlalchemy.engine import Engine
 STORAGE_PATH_COLUMNS: dict[str, tuple[str, ...]] = {
     "sequence_file": ("path", "original_path"),
 }
-# Where uploads are written before they are placed (seqcore.storage.StorageWriter).
+# Where uploads are written before they are placed (seqcore.storage.service.StorageWriter).
 TEMPORARY_DIRECTORY = "tmp"
 # Rows of these tables only exist while something refers to them.
 MUST_BE_REFERENCED = ("sequence_file",)

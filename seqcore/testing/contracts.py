@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from seqcore.contrib import FileKind
+from seqcore.framework.contrib import FileKind
 from seqcore.services import IDatabaseEngine, registry_service
 from seqcore.testing.analyses import upload_parts
 from seqcore.testing.uploads import multipart

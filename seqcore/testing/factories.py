@@ -13,8 +13,8 @@ from typing import Any
 import transaction
 from sqlalchemy.orm import Session, sessionmaker
 
-from seqcore.contrib import FileKind
 from seqcore.db import session_for
+from seqcore.framework.contrib import FileKind
 from seqcore.models.group import AccessLevel, Group, GroupShare
 from seqcore.models.oauth import OAuthClient, digest
 from seqcore.models.project import Project, ProjectMember, ProjectRole
@@ -27,8 +27,8 @@ from seqcore.models.sequencing import (
     SequencingRun,
 )
 from seqcore.models.user import SystemRole, User
-from seqcore.namespaces import free_path, namespace_for
 from seqcore.oauth.tokens import issue_token
+from seqcore.projects.namespaces import free_path, namespace_for
 from seqcore.security.passwords import hash_password
 from seqcore.testing.logsecrets import remember
 
@@ -39,8 +39,8 @@ _counter = itertools.count(1)
 def installed_file_kinds(settings: Mapping[str, Any]) -> dict[str, FileKind]:
     """The file kinds of the plugins installed in this environment (entry points), by
     name: for factories made without an application."""
-    from seqcore.contributions import declarations
-    from seqcore.plugins import build_plugin_manager
+    from seqcore.framework.contributions import declarations
+    from seqcore.framework.plugins import build_plugin_manager
 
     pm = build_plugin_manager(settings)
     return {kind.name: kind for _, kind in declarations(pm, "register_file_kinds")}
@@ -197,7 +197,7 @@ class Factories:
               ) -> Group:
         """A group made by ``owner`` (its owner) through the domain's ``create_group``,
         under ``parent``, with ``members`` at their access levels."""
-        from seqcore.groups import add_group_member, create_group
+        from seqcore.projects.groups import add_group_member, create_group
 
         def work(db: Session) -> Group:
             above = db.get(Group, parent.id) if parent is not None else None
@@ -213,7 +213,7 @@ class Factories:
     def share(self, grantee: Group, level: AccessLevel | int, *, group: Group | None = None,
               project: Project | None = None) -> GroupShare:
         """``group`` or ``project`` shared with ``grantee`` up to ``level``."""
-        from seqcore.groups import share_with_group
+        from seqcore.projects.groups import share_with_group
 
         def work(db: Session) -> GroupShare:
             return share_with_group(
@@ -244,7 +244,7 @@ class Factories:
                    group: Group | None = None) -> Any:
         """An attachment row on a sample, a project or a group, its file recorded but not
         stored (listing, filtering and paging need no bytes)."""
-        from seqcore.attachments import file_metadata
+        from seqcore.files.attachments import file_metadata
         from seqcore.models.attachment import Attachment
 
         attachment = Attachment(
@@ -291,7 +291,7 @@ class Factories:
         """A sequencing object of ``kind`` (default: the first default analysis input) with
         its files written to storage; ``files`` default to the kind's ``sample_files``, and
         the kind's ``factory`` adds its own rows (a pair's orientation)."""
-        from seqcore.storage import Storage
+        from seqcore.storage.service import Storage
 
         declared = self.kind(kind)
         if files is None:
@@ -336,7 +336,7 @@ class Factories:
             SubmissionInput,
             SubmissionProject,
         )
-        from seqcore.storage import Storage
+        from seqcore.storage.service import Storage
 
         storage = Storage(self.settings["seqcore.storage.path"])
         manager = transaction.TransactionManager(explicit=True)

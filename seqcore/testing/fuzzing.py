@@ -2,8 +2,8 @@
 server; a 5xx (or a GraphQL ``internal_error``) is recorded with the traceback it logged.
 
 The targets are read from the application's registry, not listed here: every
-:class:`~seqcore.contrib.Endpoint` (its URL pattern and the methods it declares), every other
-route (web pages, OAuth, GraphQL) and every root field of the GraphQL schema. A plugin's new
+:class:`~seqcore.framework.contrib.Endpoint` (its URL pattern and the methods it declares), every
+other route (web pages, OAuth, GraphQL) and every root field of the GraphQL schema. A plugin's new
 endpoint or mutation is fuzzed without editing this module.
 
 What is generated (see :class:`Strategies`): ids in path segments (real ones, and ``²``,
@@ -131,7 +131,7 @@ class Target:
     pattern: str
     methods: tuple[str, ...]
     graphql: bool = False
-    endpoint: bool = False  # a REST endpoint (seqcore.contrib.Endpoint), not a page
+    endpoint: bool = False  # a REST endpoint (seqcore.framework.contrib.Endpoint), not a page
 
     def placeholders(self) -> list[str]:
         return [m.group(1) for m in PLACEHOLDER.finditer(self.pattern)]

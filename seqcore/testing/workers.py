@@ -23,7 +23,7 @@ from seqcore.analysis.worker import AnalysisWorker
 from seqcore.exports.worker import ExportWorker
 from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.sequencing import SequencingObject
-from seqcore.processing import Worker
+from seqcore.qc.processing import Worker
 
 __all__ = ["AnalysisWorker", "ExportWorker", "Worker", "clear_readiness_cache",
            "create_automated_submission", "run_until_state"]

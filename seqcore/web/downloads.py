@@ -12,11 +12,17 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import select
 
-from seqcore.access import PROJECT
-from seqcore.fieldaccess import Caller
-from seqcore.linelist import FORMATS, file_name, linelist_chunks, linelist_columns, verify_download
 from seqcore.models.project import Project
 from seqcore.models.user import User
+from seqcore.samples.linelist import (
+    FORMATS,
+    file_name,
+    linelist_chunks,
+    linelist_columns,
+    verify_download,
+)
+from seqcore.security.access import PROJECT
+from seqcore.security.fieldaccess import Caller
 from seqcore.services import IDatabaseEngine
 
 

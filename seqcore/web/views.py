@@ -12,9 +12,9 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from seqcore.db import utcnow
-from seqcore.identifiers import parse_id
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.user import User
+from seqcore.parsing.identifiers import parse_id
 from seqcore.security.credentials import (
     end_other_credentials,
     end_web_session,

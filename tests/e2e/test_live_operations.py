@@ -156,7 +156,7 @@ def test_seqcore_worker_logs_the_upload_request_id_in_json(app_config, factories
                            "--once"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     entries = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
-    about = [e for e in entries if e["logger"] == "seqcore.processing"
+    about = [e for e in entries if e["logger"] == "seqcore.qc.processing"
              and f"object {uploaded.id} " in e["message"] + " "]
     assert len(about) == 2, done.stdout[-2000:] + done.stderr[-3000:]
     assert {e["request_id"] for e in about} == {"worker-req-0004"}

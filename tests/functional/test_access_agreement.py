@@ -1,4 +1,4 @@
-"""The ACLs and the SQL visibility conditions say the same thing (``seqcore.access``).
+"""The ACLs and the SQL visibility conditions say the same thing (``seqcore.security.access``).
 
 Hypothesis builds small worlds in the real database (accounts of every system role,
 nested groups with members at every access level, projects in groups or not, shares of
@@ -32,7 +32,6 @@ from pyramid.interfaces import IRequestExtensions, IRequestFactory
 from pyramid.request import Request, apply_request_extensions
 from sqlalchemy import select
 
-from seqcore.access import ACCOUNT, EXPORT, GROUP, PROJECT, RUN, SAMPLE, SUBMISSION
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
 from seqcore.models.export import DataExport
 from seqcore.models.group import Group, GroupHierarchy, GroupMember, GroupShare
@@ -43,6 +42,7 @@ from seqcore.models.sequencing import SequencingObject, SequencingRun
 from seqcore.models.user import SystemRole, User
 from seqcore.oauth.tokens import issue_token
 from seqcore.resources.root import Root
+from seqcore.security.access import ACCOUNT, EXPORT, GROUP, PROJECT, RUN, SAMPLE, SUBMISSION
 from seqcore.security.permissions import Permission
 from seqcore.services import ISessionFactory, registry_service
 from seqcore.testing.database import empty_all_tables

@@ -11,7 +11,7 @@ from seqcore.analysis.worker import AnalysisWorker
 from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.sequencing import SequencingObject
 from seqcore.observability.logconfig import JsonFormatter
-from seqcore.processing import Worker
+from seqcore.qc.processing import Worker
 
 HEX32 = re.compile(r"[0-9a-f]{32}")
 
@@ -115,7 +115,7 @@ def test_the_upload_request_id_reaches_the_processing_worker(testapp, app_config
     assert db.get(SequencingObject, uploaded.id).request_id == "upload-req-0001"
     caplog.clear()
     Worker(app_config.registry).run_until_idle()
-    processing = [r for r in caplog.records if r.name == "seqcore.processing"
+    processing = [r for r in caplog.records if r.name == "seqcore.qc.processing"
                   and f"object {uploaded.id}" in r.getMessage()]
     assert processing, "the worker logged nothing about the object"
     assert {r.request_id for r in processing} == {"upload-req-0001"}
@@ -157,7 +157,7 @@ def test_worker_heartbeat_and_ids_do_not_leak_between_jobs(app_config, factories
     """Objects uploaded by different requests are processed under their own ids."""
     from seqcore.observability import requestid
 
-    caplog.set_level(logging.INFO, logger="seqcore.processing")
+    caplog.set_level(logging.INFO, logger="seqcore.qc.processing")
     user = factories.user()
     sample = factories.sample(factories.project(owner=user))
     with requestid.bound("first-request"):

@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 
-from seqcore.activity import OPERATIONS
 from seqcore.db import utcnow
+from seqcore.governance.activity import OPERATIONS
 from seqcore.models.activity import Activity
 from seqcore.models.fielddecl import MetadataField
 from seqcore.models.group import AccessLevel
@@ -132,7 +132,7 @@ def _trashed(w):
 
 
 def _purge(w, _):
-    from seqcore.trash import TrashWorker
+    from seqcore.governance.trash import TrashWorker
 
     assert TrashWorker(w.registry).run_once(now=utcnow() + timedelta(days=8)) == 1
 

@@ -16,12 +16,12 @@ from seqcore import hookimpl
 from seqcore.analysis.readiness import clean_version, tool_state
 from seqcore.analysis.readiness import clear_cache as clear_readiness_cache
 from seqcore.analysis.worker import AnalysisWorker
-from seqcore.contrib import Tool
+from seqcore.framework.contrib import Tool
 from seqcore.models.analysis import AnalysisSubmission
 from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry
 from seqcore.models.user import SystemRole
-from seqcore.processing import Worker
+from seqcore.qc.processing import Worker
 from seqcore.testing.server import start_worker
 from seqcore.testing.uploads import fastq, multipart
 
@@ -159,7 +159,7 @@ class _Dedicated:
     @hookimpl
     def register_executors():
         from seqcore.analysis.executors import LocalExecutor
-        from seqcore.contrib import Executor
+        from seqcore.framework.contrib import Executor
 
         class Recording(LocalExecutor):
             def submit(self, work_dir):

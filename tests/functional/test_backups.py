@@ -14,7 +14,9 @@ from click.testing import CliRunner
 from sqlalchemy.engine import make_url
 from webtest import TestApp
 
-from seqcore.backups import (
+from seqcore.cli import main
+from seqcore.config import configure
+from seqcore.exports.backups import (
     FILES,
     MANIFEST,
     BackupError,
@@ -23,8 +25,6 @@ from seqcore.backups import (
     check_client_version,
     restore,
 )
-from seqcore.cli import main
-from seqcore.config import configure
 from seqcore.testing import database as test_databases
 from tests.functional.walking import walk
 

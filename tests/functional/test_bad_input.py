@@ -295,7 +295,7 @@ def test_a_surrogate_pair_is_a_character_and_is_stored(testapp, world, db):
 
 
 def test_32_levels_are_accepted_33_are_not(testapp, world):
-    from seqcore.jsontext import MAX_DEPTH
+    from seqcore.parsing.jsontext import MAX_DEPTH
 
     url = f"/api/sequencingrun/{world['run']}"
 

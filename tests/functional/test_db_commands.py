@@ -19,7 +19,7 @@ from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from seqcore import hookimpl
-from seqcore.contrib import MigrationSource
+from seqcore.framework.contrib import MigrationSource
 from seqcore.db import Base
 
 

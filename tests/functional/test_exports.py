@@ -371,7 +371,7 @@ def test_missing_stored_files_end_in_error(testapp, app_config, project, world, 
 
 def test_bundles_are_not_stored_files_to_seqcore_check(testapp, app_config, project, world,
                                                        database_url):
-    from seqcore.backups import check
+    from seqcore.exports.backups import check
 
     created = make(testapp, project, world["headers"], samples=[world["samples"][1].id])
     build(app_config)

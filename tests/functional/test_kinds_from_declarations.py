@@ -10,8 +10,8 @@ from webtest import TestApp
 import seqcore_sequencefiles.plugin as sequencefiles
 from seqcore import hookimpl
 from seqcore.config import configure
-from seqcore.contrib import AnalysisType, LinkSpec
-from seqcore.links import child_href
+from seqcore.framework.contrib import AnalysisType, LinkSpec
+from seqcore.framework.links import child_href
 from seqcore.resources.analyses import SubmissionResource
 from seqcore.services import ISessionFactory, registry_service
 from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
@@ -121,7 +121,7 @@ def test_a_type_without_inputs_needs_a_default_kind(build):
 
 
 def test_an_sra_layout_ncbi_does_not_know_stops_the_start(build):
-    from seqcore.contrib import FileKind
+    from seqcore.framework.contrib import FileKind
 
     class Reads:
         @hookimpl

@@ -153,8 +153,8 @@ def test_launch_declarations_are_checked_at_start_up(seqcore_settings, database_
 class _ClaimsTypeRel:
     @hookimpl
     def register_links(self):
-        from seqcore.contrib import LinkSpec
-        from seqcore.links import api_href
+        from seqcore.framework.contrib import LinkSpec
+        from seqcore.framework.links import api_href
         from seqcore.resources.analyses import SubmissionsCollection
 
         return [LinkSpec(SubmissionsCollection, "analysisSubmissions/baseline", api_href("x"))]

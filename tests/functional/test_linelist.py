@@ -9,10 +9,10 @@ import io
 import pytest
 from openpyxl import load_workbook
 
-from seqcore.fieldaccess import Caller
-from seqcore.linelist import linelist_columns, write_linelist
 from seqcore.models.fielddecl import MetadataField
 from seqcore.models.project import ProjectRole
+from seqcore.samples.linelist import linelist_columns, write_linelist
+from seqcore.security.fieldaccess import Caller
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from sqlalchemy import inspect
 
 from seqcore.db import get_engine
 from seqcore.db.migrations import downgrade, heads, upgrade
-from seqcore.plugins import build_plugin_manager
+from seqcore.framework.plugins import build_plugin_manager
 from tests.plugins import notes
 
 
@@ -31,8 +31,8 @@ def test_core_schema_matches_models(app_config, engine):
     from alembic.migration import MigrationContext
     from sqlalchemy import MetaData
 
-    from seqcore import core_plugin
     from seqcore.db import Base
+    from seqcore.framework import core_plugin
 
     # Only the core's tables: plugins imported by other tests add theirs to the metadata.
     core = MetaData(naming_convention=Base.metadata.naming_convention)

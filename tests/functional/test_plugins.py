@@ -9,7 +9,7 @@ from webtest import TestApp
 import seqcore_sequencefiles.plugin as sequencefiles_plugin
 from seqcore import hookimpl
 from seqcore.config import configure
-from seqcore.contrib import AnalysisType, OutputRel
+from seqcore.framework.contrib import AnalysisType, OutputRel
 from seqcore.models.project import Project
 from seqcore.models.user import SystemRole
 from tests.plugins import (
@@ -69,8 +69,8 @@ def test_two_plugins_claiming_one_path_fail_naming_both(build):
 
 def test_plugin_cannot_claim_a_core_rel(build):
     from seqcore import hookimpl
-    from seqcore.contrib import LinkSpec
-    from seqcore.links import api_href
+    from seqcore.framework.contrib import LinkSpec
+    from seqcore.framework.links import api_href
     from seqcore.resources.root import ApiRoot
 
     class Hijacker:
@@ -82,7 +82,7 @@ def test_plugin_cannot_claim_a_core_rel(build):
 
     with pytest.raises(ConfigurationConflictError) as err:
         build([Hijacker()]).make_wsgi_app()
-    assert "hijacker" in str(err.value) and "seqcore.core_plugin" in str(err.value)
+    assert "hijacker" in str(err.value) and "seqcore.framework.core_plugin" in str(err.value)
 
 
 def test_wrong_declarations_are_refused(build):
@@ -167,7 +167,7 @@ def test_admin_lists_plugins_and_versions(build, factories):
     admin = factories.headers(factories.user(role=SystemRole.ADMIN))
     entries = app.get("/api/plugins", headers=admin).json["resource"]["resources"]
     by_name = {e["name"]: e for e in entries}
-    assert by_name["seqcore.core_plugin"]["version"] == __version__
+    assert by_name["seqcore.framework.core_plugin"]["version"] == __version__
     assert "register_rest_endpoints" in by_name["tests.plugins.greeting"]["hooks"]
     app.get("/api/plugins", headers=factories.headers(factories.user()), status=403)
 
@@ -180,7 +180,7 @@ def test_rest_transport_registers_the_core_endpoints_itself(build, factories):
     entries = app.get("/api/plugins", headers=admin).json["resource"]["resources"]
     hooks = {e["name"]: e["hooks"] for e in entries}
     assert hooks["seqcore.rest.views"] == ["register_rest_endpoints"]
-    assert "register_rest_endpoints" not in hooks["seqcore.core_plugin"]
+    assert "register_rest_endpoints" not in hooks["seqcore.framework.core_plugin"]
     app.get("/api/projects", headers=admin, status=200)
 
 

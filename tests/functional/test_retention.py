@@ -11,12 +11,12 @@ import pytest
 from sqlalchemy import select
 
 from seqcore.db import utcnow
+from seqcore.governance.trash import TrashWorker
 from seqcore.models.activity import Activity
 from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry, Sample
 from seqcore.models.sequencing import SequencingObject
 from seqcore.models.trash import TrashEntry
-from seqcore.trash import TrashWorker
 
 
 @pytest.fixture

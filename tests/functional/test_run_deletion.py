@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import update
 
+from seqcore.files.runs import SEQUENCE_FILE_ID
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingRun
 from seqcore.models.user import SystemRole
-from seqcore.runs import SEQUENCE_FILE_ID
 
 
 def storage_root(app_config) -> Path:

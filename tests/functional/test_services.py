@@ -5,7 +5,7 @@ import pytest
 from webtest import TestApp
 
 from seqcore.analysis.executors import LocalExecutor
-from seqcore.links import LinkService
+from seqcore.framework.links import LinkService
 from seqcore.qc import FastQCCompatibleEngine
 from seqcore.services import (
     IAnalysisRegistry,
@@ -17,7 +17,7 @@ from seqcore.services import (
     IStorage,
     registry_service,
 )
-from seqcore.storage import Storage
+from seqcore.storage.service import Storage
 from seqcore.testing.services import replace_service
 from tests.plugins import storage_probe
 

@@ -6,8 +6,8 @@ from pyramid.exceptions import ConfigurationError
 
 from seqcore import hookimpl
 from seqcore.config import configure
-from seqcore.contrib import Setting
-from seqcore.settings import SettingError, as_bool
+from seqcore.framework.contrib import Setting
+from seqcore.framework.settings import SettingError, as_bool
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ GETS = sorted(rule for rule in RULES if rule[1] == "GET")
 # Statements per request as the project's owner (the administrator where the owner may not
 # read), the token check answered from the cache (one statement: the revocation
 # generation). A project or a sample is traversed with its ACL in one statement
-# (seqcore.access.Rules.with_acl). Lower is fine: lower the figure here.
+# (seqcore.security.access.Rules.with_acl). Lower is fine: lower the figure here.
 PINNED = {
     "api.analysis_type": 1,
     "api.analysis_types": 1,
@@ -44,7 +44,8 @@ PINNED = {
     "api.project.analyses.type": 3,
     "api.project.automated": 3,
     "api.project.exports": 3,
-    "api.project.hash": 6,  # the samples, metadata, objects, attachments (seqcore.projecthash)
+    # the samples, metadata, objects, attachments (seqcore.projects.projecthash)
+    "api.project.hash": 6,
     "api.project.linelist": 5,
     "api.project.metadataField": 4,
     "api.project.metadataFields": 4,

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from seqcore.toolenvs import ToolEnvironment, ensure, environment_python, is_installed
+from seqcore.analysis.toolenvs import ToolEnvironment, ensure, environment_python, is_installed
 
 # seqcore tools install and the site's ini name no database but a SQLite file of their own.
 pytestmark = pytest.mark.database_independent
 
 PLUGIN = '''
 from seqcore import hookimpl
-from seqcore.toolenvs import ToolEnvironment
+from seqcore.analysis.toolenvs import ToolEnvironment
 
 
 @hookimpl
@@ -84,7 +84,7 @@ def test_a_changed_declaration_or_a_broken_install_is_rebuilt(tmp_path):
 
 
 def test_pip_failure_is_an_error_with_the_reason(tmp_path):
-    from seqcore.toolenvs import ToolEnvironmentError
+    from seqcore.analysis.toolenvs import ToolEnvironmentError
 
     broken = ToolEnvironment("broken", ("seqcore-no-such-package-anywhere==0.0.1",))
     with pytest.raises(ToolEnvironmentError) as err:

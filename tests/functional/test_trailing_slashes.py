@@ -1,6 +1,6 @@
 """Every ``/api`` path answers the same with and without one trailing slash (DECISIONS,
 "Trailing slashes"): ``/api/`` is the root, and the legacy IRIDA uploader (0.7.1) starts
-there. The rewrite is done once, before routing (``seqcore.wellformed.canonical_path``), so
+there. The rewrite is done once, before routing (``seqcore.parsing.wellformed.canonical_path``), so
 the generic test walks every registered route, with every method it declares, from the same
 enumeration the fuzzing kit uses; links in the answers never end in a slash."""
 
@@ -15,8 +15,8 @@ from seqcore.models.export import DataExport
 from seqcore.models.fielddecl import MetadataTemplate
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.user import SystemRole
+from seqcore.parsing.wellformed import canonical_path
 from seqcore.testing.fuzzing import PLACEHOLDER, discover_targets
-from seqcore.wellformed import canonical_path
 
 MISSING = "2147483647"  # a valid id that names nothing
 COMPARED_HEADERS = ("Content-Type", "Content-Length", "Allow", "Location", "WWW-Authenticate")

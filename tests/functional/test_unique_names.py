@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 from seqcore.cli import main
 from seqcore.db import get_engine, session_for
 from seqcore.db.migrations import upgrade
+from seqcore.framework.plugins import build_plugin_manager
 from seqcore.models.user import User
-from seqcore.plugins import build_plugin_manager
 from seqcore.services import ISessionFactory, registry_service
 from seqcore.testing import database
 

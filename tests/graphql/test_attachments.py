@@ -251,8 +251,8 @@ def test_abandoned_uploads_are_swept(graphql, testapp, outbreak, app_config, db)
 
     import transaction
 
-    from seqcore.attachments import expire_blobs
     from seqcore.db import session_for, utcnow
+    from seqcore.files.attachments import expire_blobs
     from seqcore.services import ISessionFactory, IStorage, registry_service
 
     owner, _, samples = outbreak

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import seqcore
-from seqcore.plugins import ENTRY_POINT_GROUP
+from seqcore.framework.plugins import ENTRY_POINT_GROUP
 
 pytestmark = pytest.mark.database_independent
 
@@ -89,7 +89,7 @@ def test_the_check_sees_imports_anywhere(tmp_path: Path) -> None:
     (package / "b.py").write_text("def f():\n    from seqcore_fast5.models import X\n")
     (package / "c.py").write_text("import importlib\n"
                                   "importlib.import_module('thirdparty_kind.plugin')\n")
-    (package / "d.py").write_text("from seqcore.contrib import FileKind\nimport os\n")
+    (package / "d.py").write_text("from seqcore.framework.contrib import FileKind\nimport os\n")
     problems = plugin_imports(package, {"thirdparty_kind"})
     assert problems == ["seqcore/a.py:1 imports seqcore_sequencefiles.plugin",
                         "seqcore/b.py:2 imports seqcore_fast5.models",

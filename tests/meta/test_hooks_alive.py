@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from seqcore import hookspecs
+import seqcore
+from seqcore.framework import hookspecs
 
 pytestmark = pytest.mark.database_independent
 
-CORE = Path(hookspecs.__file__).resolve().parent
+CORE = Path(seqcore.__file__).resolve().parent
 SPECS = [name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction)
          if hasattr(fn, "seqcore_spec")]
 

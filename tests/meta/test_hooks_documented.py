@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from seqcore import hookspecs
+from seqcore.framework import hookspecs
 
 pytestmark = pytest.mark.database_independent
 

@@ -86,7 +86,7 @@ def test_the_ban_covers_every_internal_module(config):
 @pytest.mark.parametrize("statement", [
     "from seqcore.rest.views.files import download",
     "from seqcore import hookimpl",
-    "import seqcore.contrib",
+    "import seqcore.framework.contrib",
 ])
 def test_ruff_refuses_an_internal_import_in_a_plugin(statement):
     source = f"{statement}\n\nprint(locals())\n"

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from seqcore.settingdocs import load, render
+from seqcore.framework.settingdocs import load, render
 
 pytestmark = pytest.mark.database_independent
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "settings.md"
-REGENERATE = ("python -m seqcore.settingdocs assemblies assembly celery fast5 phylogenomics "
-              "sequencefiles serotyper wes > docs/settings.md")
+REGENERATE = ("python -m seqcore.framework.settingdocs assemblies assembly celery fast5 "
+              "phylogenomics sequencefiles serotyper wes > docs/settings.md")
 
 
 def first_party_plugins():

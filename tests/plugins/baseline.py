@@ -12,10 +12,10 @@ from sqlalchemy import select
 
 from seqcore import hookimpl
 from seqcore.analysis.launching import Launch, LaunchChecked
-from seqcore.contrib import AnalysisType, OutputRel
-from seqcore.identifiers import parse_id
+from seqcore.framework.contrib import AnalysisType, OutputRel
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequencingObject
+from seqcore.parsing.identifiers import parse_id
 from seqcore.security.permissions import Permission
 
 RECORDS: dict[int, dict[str, Any]] = {}

@@ -1,5 +1,5 @@
 from seqcore import hookimpl
-from seqcore.contrib import Endpoint, View
+from seqcore.framework.contrib import Endpoint, View
 
 
 def nothing(request):

@@ -1,6 +1,6 @@
 from seqcore import hookimpl
-from seqcore.contrib import LinkSpec
-from seqcore.links import api_href
+from seqcore.framework.contrib import LinkSpec
+from seqcore.framework.links import api_href
 from seqcore.resources.root import ApiRoot
 
 

@@ -1,8 +1,8 @@
 """A plugin contributing a child resource, a REST endpoint and a root link."""
 
 from seqcore import hookimpl
-from seqcore.contrib import ChildSpec, Endpoint, LinkSpec, View
-from seqcore.links import api_href
+from seqcore.framework.contrib import ChildSpec, Endpoint, LinkSpec, View
+from seqcore.framework.links import api_href
 from seqcore.models.project import Project
 from seqcore.resources.base import Context
 from seqcore.resources.root import ApiRoot

@@ -1,7 +1,7 @@
 """A plugin adding an ``integer`` metadata type."""
 
 from seqcore import hookimpl
-from seqcore.contrib import MetadataType
+from seqcore.framework.contrib import MetadataType
 
 
 def _check(value):

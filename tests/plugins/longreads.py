@@ -3,8 +3,8 @@ default: the core and the test kit treat it exactly as the first-party kinds."""
 
 from seqcore import hookimpl
 from seqcore.analysis.pipeline import PipelineError
-from seqcore.contentchecks import FastqCheck
-from seqcore.contrib import AnalysisType, FileKind, OutputRel
+from seqcore.files.contentchecks import FastqCheck
+from seqcore.framework.contrib import AnalysisType, FileKind, OutputRel
 
 
 def long_fastq() -> list[tuple[str, bytes]]:

@@ -6,8 +6,8 @@ from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from seqcore import hookimpl
-from seqcore.contrib import MigrationSource
 from seqcore.db import Base
+from seqcore.framework.contrib import MigrationSource
 
 
 class Note(Base):

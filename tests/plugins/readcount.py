@@ -1,7 +1,7 @@
 """A small real analysis for the framework's tests: counts reads and bases per sample."""
 
 from seqcore import hookimpl
-from seqcore.contrib import AnalysisType, OutputRel, Parameter, Setting, Tool
+from seqcore.framework.contrib import AnalysisType, OutputRel, Parameter, Setting, Tool
 
 HEADER_SETTING = "seqcore.readcount.sample_header"
 

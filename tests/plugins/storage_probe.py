@@ -1,7 +1,7 @@
 """A plugin endpoint that finds services the way plugins should: ``request.find_service``."""
 
 from seqcore import hookimpl
-from seqcore.contrib import ChildSpec, Endpoint, View
+from seqcore.framework.contrib import ChildSpec, Endpoint, View
 from seqcore.resources.base import Context
 from seqcore.resources.root import ApiRoot
 from seqcore.rest.envelope import single

@@ -2,7 +2,7 @@
 commits, after the view has returned its answer."""
 
 from seqcore import hookimpl
-from seqcore.contrib import ChildSpec, Endpoint, View
+from seqcore.framework.contrib import ChildSpec, Endpoint, View
 from seqcore.models.project import Project, ProjectMember
 from seqcore.resources.base import Context
 from seqcore.resources.root import ApiRoot

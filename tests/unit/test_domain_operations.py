@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from seqcore.errors import Conflict, Invalid
-from seqcore.metadata import TEXT, metadata_changes, set_metadata
+from seqcore.errors.domain import Conflict, Invalid
+from seqcore.files.uploads import run_for_upload
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import UploadStatus
-from seqcore.projects import new_project, update_project
-from seqcore.samples import check_move, create_sample, transfer_samples, update_sample
-from seqcore.schemas import ProjectSchema, SampleSchema, check
-from seqcore.uploads import run_for_upload
+from seqcore.parsing.schemas import ProjectSchema, SampleSchema, check
+from seqcore.projects.projects import new_project, update_project
+from seqcore.samples.metadata import TEXT, metadata_changes, set_metadata
+from seqcore.samples.samples import check_move, create_sample, transfer_samples, update_sample
 
 TYPES = {"text": TEXT}
 
@@ -143,8 +143,8 @@ def test_uploads_go_only_into_an_open_run(factories, db):
 
 
 def test_membership_refusals_are_domain_errors(factories, db):
-    from seqcore.errors import Forbidden, NotFound
-    from seqcore.projects import add_member, remove_member
+    from seqcore.errors.domain import Forbidden, NotFound
+    from seqcore.projects.projects import add_member, remove_member
 
     owner, member, stranger = factories.user(), factories.user(), factories.user()
     project = factories.project(owner, members=[(member, "PROJECT_USER")])

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from seqcore.processing import heartbeat
+from seqcore.qc.processing import heartbeat
 
 # xdist_group("serial"): under pytest-xdist (--dist loadgroup) these run on one worker, one
 # after the other, never beside another test of the group: the beats are counted against

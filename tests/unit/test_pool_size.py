@@ -7,7 +7,7 @@ import os
 import pytest
 
 from seqcore.db.session import pool_options
-from seqcore.settings import resolve_settings
+from seqcore.framework.settings import resolve_settings
 
 pytestmark = pytest.mark.database_independent
 

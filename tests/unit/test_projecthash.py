@@ -6,9 +6,9 @@ import pytest
 import seqcore_assemblies.plugin
 import seqcore_fast5.plugin
 import seqcore_sequencefiles.plugin
-from seqcore.contributions import declarations
-from seqcore.plugins import build_plugin_manager
-from seqcore.projecthash import installed_attachments, sample_attachments
+from seqcore.framework.contributions import declarations
+from seqcore.framework.plugins import build_plugin_manager
+from seqcore.projects.projecthash import installed_attachments, sample_attachments
 
 pytestmark = pytest.mark.database_independent
 

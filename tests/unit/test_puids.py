@@ -9,10 +9,10 @@ from sqlalchemy import insert, select, text
 
 from seqcore.db import get_engine
 from seqcore.db.migrations import upgrade
+from seqcore.framework.plugins import build_plugin_manager
 from seqcore.models import puid as puids
 from seqcore.models.puid import IssuedPuid
 from seqcore.models.sample import Sample
-from seqcore.plugins import build_plugin_manager
 from seqcore.testing import database as test_databases
 
 

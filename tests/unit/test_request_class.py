@@ -1,4 +1,4 @@
-"""Request extensions live on one request class (``seqcore.requestclass``), not on a class
+"""Request extensions live on one request class (``seqcore.framework.requestclass``), not on a class
 Pyramid makes for every request."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def extension_app(*, late: bool) -> Any:
         return len(counted)
 
     config = Configurator()
-    config.include("seqcore.requestclass")
+    config.include("seqcore.framework.requestclass")
     config.add_request_method(counter, "counter", reify=True)
     config.add_request_method(lambda request, x: x * 2, "double")
     if late:  # after the class was made: Pyramid applies it per request, as before

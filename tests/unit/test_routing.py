@@ -1,4 +1,4 @@
-"""URL dispatch through ``seqcore.routing``: for every route of the application under test
+"""URL dispatch through ``seqcore.framework.routing``: for every route of the application under test
 and paths built from their patterns (and their neighbours), the route chosen is the one
 Pyramid's own mapper chooses."""
 
@@ -11,7 +11,7 @@ import pytest
 from pyramid.interfaces import IRequestFactory, IRoutesMapper
 from pyramid.urldispatch import RoutesMapper
 
-from seqcore.routing import PrefixRoutesMapper, literal_prefix
+from seqcore.framework.routing import PrefixRoutesMapper, literal_prefix
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 

@@ -26,7 +26,7 @@ def blank(app: Any, engine: Any) -> Iterator[Callable[..., Request]]:
     made: list[Request] = []
 
     def make(path: str, **headers: str) -> Request:
-        # The application's request class (seqcore.requestclass holds its extensions).
+        # The application's request class (seqcore.framework.requestclass holds its extensions).
         request = app.registry.getUtility(IRequestFactory).blank(path, headers=headers)
         request.registry = app.registry
         apply_request_extensions(request, app.registry.getUtility(IRequestExtensions))

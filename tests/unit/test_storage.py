@@ -12,7 +12,7 @@ import threading
 import pytest
 import transaction
 
-from seqcore.storage import Storage, StorageError
+from seqcore.storage.service import Storage, StorageError
 from seqcore.testing.uploads import file_size_limit
 
 pytestmark = pytest.mark.database_independent

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.dialects import postgresql, sqlite
 
 from seqcore.db.base import UTCDateTime, stored_epoch_ms
-from seqcore.timestamps import epoch_ms
+from seqcore.parsing.timestamps import epoch_ms
 
 pytestmark = pytest.mark.database_independent
 

@@ -12,7 +12,7 @@ from seqcore.analysis.cancelling import cancel_submission
 from seqcore.analysis.launching import LaunchRequest
 from seqcore.analysis.registry import analysis_registry
 from seqcore.analysis.service import launch
-from seqcore.errors import DomainError, Invalid
+from seqcore.errors.domain import DomainError, Invalid
 from seqcore.graphql.analyses import AnalysisSubmission
 from seqcore.graphql.mutations.base import Problems, UserError, api_context, problem, run
 from seqcore.graphql.scalars import JSON

@@ -20,8 +20,8 @@ import graphene
 from graphql import GraphQLError
 from sqlalchemy import select
 
-from seqcore.attachments import Owner, announce, attach, signed_id
-from seqcore.errors import Invalid
+from seqcore.errors.domain import Invalid
+from seqcore.files.attachments import Owner, announce, attach, signed_id
 from seqcore.graphql.groups import Group
 from seqcore.graphql.mutations.base import (
     UserError,
@@ -109,7 +109,7 @@ class CreateDirectUpload(graphene.relay.ClientIDMutation):
 class OwnerSpec:
     """An owner kind of attachments, as ``attachFilesTo<Owner>`` finds it.
 
-    :param kind: the owner column's stem (:class:`seqcore.attachments.Owner`).
+    :param kind: the owner column's stem (:class:`seqcore.files.attachments.Owner`).
     :param type_name: its GraphQL type (gids ``gid://<app>/<type_name>/<id>``).
     :param collection: its traversal collection under ``/api`` (ACLs decide).
     :param permission: what attaching needs on it.

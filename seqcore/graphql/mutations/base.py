@@ -3,9 +3,9 @@ permission rules, and all-or-nothing writes per mutation field.
 
 Bad input is reported in the payload's ``errors`` (``[{message, path}]``) and writes
 nothing: every mutation checks all of its input before it changes a row. The rules and
-their messages are the domain's (:mod:`seqcore.schemas`, :mod:`seqcore.projects`,
-:mod:`seqcore.samples`, :mod:`seqcore.metadata`); a domain error becomes payload errors
-here (:func:`problems_from`), with the input paths of GraphQL's arguments.
+their messages are the domain's (:mod:`seqcore.parsing.schemas`, :mod:`seqcore.projects.projects`,
+:mod:`seqcore.samples.samples`, :mod:`seqcore.samples.metadata`); a domain error becomes payload
+errors here (:func:`problems_from`), with the input paths of GraphQL's arguments.
 
 A request may hold several mutation fields; they run one after the other, each in a
 savepoint of the request's transaction. A field that fails (payload errors, a conflict
@@ -26,13 +26,13 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from seqcore.errors import DomainError, Invalid
+from seqcore.errors.domain import DomainError, Invalid
 from seqcore.models.project import Project as ProjectModel
 from seqcore.models.puid import PROJECT as PROJECT_KIND
 from seqcore.models.puid import SAMPLE as SAMPLE_KIND
 from seqcore.models.puid import is_puid
 from seqcore.models.sample import Sample as SampleModel
-from seqcore.schemas import check
+from seqcore.parsing.schemas import check
 from seqcore.security.permissions import Permission
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from typing import Any
 import graphene
 
 from seqcore.analysis.launching import Actor
-from seqcore.errors import DomainError
+from seqcore.errors.domain import DomainError
 from seqcore.exports.contents import export_kinds
 from seqcore.exports.jobs import delete_export
 from seqcore.exports.selection import create_export

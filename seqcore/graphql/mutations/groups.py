@@ -7,12 +7,12 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
-from seqcore.errors import Invalid
+from seqcore.errors.domain import Invalid
 from seqcore.graphql.groups import Group
 from seqcore.graphql.mutations.base import UserError, api_context, problem, problems_from, run
-from seqcore.groups import create_group
 from seqcore.models.group import Group as GroupModel
 from seqcore.models.puid import GROUP, is_puid
+from seqcore.projects.groups import create_group
 from seqcore.security.permissions import Permission
 
 

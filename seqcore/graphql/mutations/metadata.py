@@ -2,9 +2,9 @@
 
 Metadata arrives as IRIDA Next sends it, ``{field: value}`` (an object, or a JSON-encoded
 string of one); REST's ``{field: {"value": ..., "type": ...}}`` entries are accepted too.
-Both go through :func:`seqcore.metadata.metadata_changes`, REST's rules and messages; an empty
-or null value deletes the field. Writes merge (:func:`seqcore.metadata.set_metadata`), as
-REST's PUT does.
+Both go through :func:`seqcore.samples.metadata.metadata_changes`, REST's rules and messages; an
+empty or null value deletes the field. Writes merge (:func:`seqcore.samples.metadata.set_metadata`),
+as REST's PUT does.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
-from seqcore.errors import Invalid
-from seqcore.fieldaccess import Caller
+from seqcore.errors.domain import Invalid
 from seqcore.graphql.mutations.base import (
     Problems,
     UserError,
@@ -30,12 +29,13 @@ from seqcore.graphql.mutations.base import (
 )
 from seqcore.graphql.scalars import JSON
 from seqcore.graphql.types import Sample
-from seqcore.jsontext import JSONInputError, loads
-from seqcore.metadata import Changes, metadata_changes, set_metadata
 from seqcore.models.puid import SAMPLE as SAMPLE_KIND
 from seqcore.models.puid import is_puid
 from seqcore.models.sample import ProjectSample
 from seqcore.models.sample import Sample as SampleModel
+from seqcore.parsing.jsontext import JSONInputError, loads
+from seqcore.samples.metadata import Changes, metadata_changes, set_metadata
+from seqcore.security.fieldaccess import Caller
 from seqcore.security.permissions import Permission
 
 

@@ -1,5 +1,5 @@
 """Mutations on a project's declared metadata fields and templates (owners and
-administrators), with :mod:`seqcore.metadatafields`'s rules and messages."""
+administrators), with :mod:`seqcore.samples.metadatafields`'s rules and messages."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import graphene
 from sqlalchemy.orm import Session
 
-from seqcore.errors import Invalid, NotFound
+from seqcore.errors.domain import Invalid, NotFound
 from seqcore.graphql.metadatafields import MetadataField, MetadataTemplate, access_for
 from seqcore.graphql.mutations.base import (
     UserError,
@@ -19,7 +19,10 @@ from seqcore.graphql.mutations.base import (
     run,
     validate,
 )
-from seqcore.metadatafields import (
+from seqcore.models.fielddecl import MetadataField as FieldModel
+from seqcore.models.fielddecl import MetadataTemplate as TemplateModel
+from seqcore.parsing.schemas import MetadataFieldSchema, MetadataTemplateSchema, check
+from seqcore.samples.metadatafields import (
     change_field,
     change_template,
     create_template,
@@ -29,9 +32,6 @@ from seqcore.metadatafields import (
     remove_field,
     remove_template,
 )
-from seqcore.models.fielddecl import MetadataField as FieldModel
-from seqcore.models.fielddecl import MetadataTemplate as TemplateModel
-from seqcore.schemas import MetadataFieldSchema, MetadataTemplateSchema, check
 from seqcore.security.permissions import Permission
 
 Errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))

@@ -15,7 +15,7 @@ from typing import Any
 
 import graphene
 
-from seqcore.errors import Invalid
+from seqcore.errors.domain import Invalid
 from seqcore.graphql.mutations.base import (
     Problems,
     UserError,
@@ -25,7 +25,7 @@ from seqcore.graphql.mutations.base import (
     run,
 )
 from seqcore.graphql.scalars import JSON
-from seqcore.samples import check_move, copy_samples, transfer_samples
+from seqcore.samples.samples import check_move, copy_samples, transfer_samples
 from seqcore.security.permissions import Permission
 
 
@@ -82,7 +82,7 @@ def _find(info: Any, project_id: str, new_project_id: str, sample_ids: list[str]
 
 def _move(info: Any, project_id: str, new_project_id: str, sample_ids: list[str],
           transfer: bool) -> list[str]:
-    """Copy or transfer the samples (:mod:`seqcore.samples`); the global ids moved."""
+    """Copy or transfer the samples (:mod:`seqcore.samples.samples`); the global ids moved."""
     source, target, found, errors = _find(info, project_id, new_project_id, sample_ids,
                                           transfer)
     samples = [sample for _, sample in found]

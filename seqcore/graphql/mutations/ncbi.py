@@ -8,7 +8,7 @@ from typing import Any
 import graphene
 
 from seqcore.analysis.launching import Actor
-from seqcore.errors import DomainError, Invalid
+from seqcore.errors.domain import DomainError, Invalid
 from seqcore.graphql.mutations.base import Problems, UserError, find_project, problem, run
 from seqcore.graphql.ncbi import NcbiSubmission
 from seqcore.graphql.scalars import JSON

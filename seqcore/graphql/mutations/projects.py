@@ -6,7 +6,7 @@ from typing import Any
 
 import graphene
 
-from seqcore.errors import Invalid
+from seqcore.errors.domain import Invalid
 from seqcore.graphql.mutations.base import (
     Problems,
     UserError,
@@ -17,9 +17,9 @@ from seqcore.graphql.mutations.base import (
 )
 from seqcore.graphql.mutations.groups import group_to_create_in
 from seqcore.graphql.types import Project
-from seqcore.namespaces import namespace_for, unusable_path
-from seqcore.projects import new_project
-from seqcore.schemas import ProjectSchema
+from seqcore.parsing.schemas import ProjectSchema
+from seqcore.projects.namespaces import namespace_for, unusable_path
+from seqcore.projects.projects import new_project
 from seqcore.security.permissions import Permission
 
 

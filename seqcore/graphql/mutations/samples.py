@@ -6,7 +6,7 @@ from typing import Any
 
 import graphene
 
-from seqcore.errors import Conflict
+from seqcore.errors.domain import Conflict
 from seqcore.graphql.mutations.base import (
     UserError,
     either,
@@ -16,8 +16,8 @@ from seqcore.graphql.mutations.base import (
     validate,
 )
 from seqcore.graphql.types import Sample
-from seqcore.samples import create_sample
-from seqcore.schemas import SampleSchema
+from seqcore.parsing.schemas import SampleSchema
+from seqcore.samples.samples import create_sample
 from seqcore.security.permissions import Permission
 
 

@@ -17,7 +17,7 @@ from graphql import GraphQLError
 
 from seqcore.analysis.launching import LaunchRequest
 from seqcore.analysis.service import launch
-from seqcore.errors import DomainError, Invalid
+from seqcore.errors.domain import DomainError, Invalid
 from seqcore.graphql.ids import GID
 from seqcore.graphql.mutations.base import Problems, UserError, find_project, problem, run
 from seqcore.graphql.pipelines import pipeline_views

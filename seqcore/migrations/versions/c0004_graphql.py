@@ -18,7 +18,7 @@ depends_on = None
 
 
 def _backfill() -> None:
-    from seqcore.namespaces import MAX_PATH, namespace_for, slugify
+    from seqcore.projects.namespaces import MAX_PATH, namespace_for, slugify
 
     conn = op.get_bind()
     owners = {}

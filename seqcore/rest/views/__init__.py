@@ -1,12 +1,12 @@
-"""The core's REST endpoints, declared as :class:`seqcore.contrib.Endpoint` objects and
+"""The core's REST endpoints, declared as :class:`seqcore.framework.contrib.Endpoint` objects and
 registered through the same hook plugins use.
 
-This package is one of the core's own plugins (``seqcore.plugins.CORE_PLUGINS``): the REST
+This package is one of the core's own plugins (``seqcore.framework.plugins.CORE_PLUGINS``): the REST
 transport contributes its endpoints itself, so nothing below it has to know the views.
 """
 
 from seqcore import hookimpl
-from seqcore.contrib import Endpoint
+from seqcore.framework.contrib import Endpoint
 
 
 def core_endpoints() -> list[Endpoint]:

@@ -1,5 +1,5 @@
 """``GET /api/projects/{id}/activity`` and ``GET /api/samples/{id}/history``: the audit trail
-(:mod:`seqcore.activity`), newest first, in pages.
+(:mod:`seqcore.governance.activity`), newest first, in pages.
 
 Parameters: ``limit`` (1..500, default 50), ``before`` (the cursor: the ``next`` link
 carries it), ``since`` and ``until`` (epoch milliseconds, or ``YYYY-MM-DD`` UTC days;
@@ -15,13 +15,13 @@ from urllib.parse import urlencode
 
 from pyramid.request import Request
 
-from seqcore.activity import ActivityQuery, activities
-from seqcore.contrib import Endpoint, View
-from seqcore.fieldaccess import Caller
-from seqcore.links import url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
+from seqcore.governance.activity import ActivityQuery, activities
 from seqcore.rest.errors import validation_error
 from seqcore.rest.paging import int_param
 from seqcore.rest.values import epoch_ms
+from seqcore.security.fieldaccess import Caller
 from seqcore.security.permissions import Permission
 
 MAX_LIMIT = 500

@@ -16,9 +16,8 @@ from seqcore.analysis.parameters import schema
 from seqcore.analysis.readiness import readiness
 from seqcore.analysis.registry import analysis_registry
 from seqcore.analysis.service import launch
-from seqcore.contrib import Endpoint, View
-from seqcore.fields import Flag, Id
-from seqcore.links import url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
 from seqcore.models.analysis import (
     AnalysisSubmission,
     AutomatedAnalysis,
@@ -27,6 +26,7 @@ from seqcore.models.analysis import (
     SubmissionProject,
 )
 from seqcore.models.sequencing import SequencingObject
+from seqcore.parsing.fields import Flag, Id
 from seqcore.resources.analyses import (
     AnalysisResource,
     InputObjects,

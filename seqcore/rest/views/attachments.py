@@ -21,17 +21,17 @@ from typing import Any
 from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 
-from seqcore.attachments import blob_by_key, complete_upload, file_metadata, md5_base64
-from seqcore.contentchecks import FastaCheck, FastqCheck, verify_gzip
-from seqcore.contrib import Endpoint, View
-from seqcore.errors import Invalid
-from seqcore.identifiers import parse_id
+from seqcore.errors.domain import Invalid
+from seqcore.files.attachments import blob_by_key, complete_upload, file_metadata, md5_base64
+from seqcore.files.contentchecks import FastaCheck, FastqCheck, verify_gzip
+from seqcore.files.uploads import BadContent, ReceivedFile
+from seqcore.framework.contrib import Endpoint, View
 from seqcore.models.attachment import Attachment
+from seqcore.parsing.identifiers import parse_id
 from seqcore.rest.bodyreader import body_reader
 from seqcore.rest.disposition import content_disposition
 from seqcore.rest.errors import ApiError
-from seqcore.storage import FileTooLarge, StorageError
-from seqcore.uploads import BadContent, ReceivedFile
+from seqcore.storage.service import FileTooLarge, StorageError
 
 BLOCK = 1 << 20
 

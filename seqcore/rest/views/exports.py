@@ -10,19 +10,19 @@ from pyramid.response import Response
 from sqlalchemy import select
 from webob.static import FileIter
 
-from seqcore.access import EXPORT
 from seqcore.analysis.launching import Actor
-from seqcore.contrib import Endpoint, View
-from seqcore.errors import Conflict, NotFound
+from seqcore.errors.domain import Conflict, NotFound
 from seqcore.exports.contents import export_kinds
 from seqcore.exports.jobs import delete_export
 from seqcore.exports.selection import create_export
-from seqcore.links import url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
 from seqcore.models.export import DataExport, ExportState
 from seqcore.resources.exports import ExportDownload, ExportResource, ProjectExports
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.values import epoch_ms
+from seqcore.security.access import EXPORT
 from seqcore.security.permissions import Permission
 
 #: IRIDA Next's ``status`` beside seqcore's ``state``.
@@ -67,7 +67,7 @@ def export_entry(request: Request, context: ExportResource, manifest: bool = Tru
 
 def readable_exports(request: Request, project_id: int | None = None) -> list[DataExport]:
     """The exports the caller may read (of one project, if given), newest first: the SQL
-    condition of :data:`seqcore.access.EXPORT`, as the item's ACL says."""
+    condition of :data:`seqcore.security.access.EXPORT`, as the item's ACL says."""
     identity = request.identity
     query = select(DataExport).where(EXPORT.readable(identity.user_id, identity.role))
     if project_id is not None:

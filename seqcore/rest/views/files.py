@@ -8,13 +8,13 @@ from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 from sqlalchemy import select
 
-from seqcore.contrib import Endpoint, View
-from seqcore.links import url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
+from seqcore.governance.purge import delete_sequencing_object
 from seqcore.models.sequencing import (
     SequenceFile,
     SequencingObject,
 )
-from seqcore.purge import delete_sequencing_object
 from seqcore.qc.registration import fastqc_version_of
 from seqcore.resources.files import (
     SampleSequenceFiles,

@@ -1,7 +1,7 @@
 """``/api/groups``: groups, their subgroups, projects, members and shares; and
 ``/api/projects/{id}/shares``.
 
-Every list shows what the caller may read by the rules of :mod:`seqcore.access` (the same
+Every list shows what the caller may read by the rules of :mod:`seqcore.security.access` (the same
 that GraphQL's ``groups``, ``group.descendantGroups`` and ``group.projects`` use), so both
 transports answer alike. Access levels are written as IRIDA Next's names (``accessLevel``)
 beside their numbers (``accessLevelValue``); requests may send either.
@@ -14,10 +14,20 @@ from typing import Any
 from pyramid.request import Request
 from sqlalchemy import select
 
-from seqcore.access import GROUP, PROJECT
-from seqcore.contrib import Endpoint, View
-from seqcore.errors import Invalid
-from seqcore.groups import (
+from seqcore.errors.domain import Invalid
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
+from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
+from seqcore.models.project import Project
+from seqcore.models.user import User
+from seqcore.parsing.schemas import (
+    GroupLevelSchema,
+    GroupMemberSchema,
+    GroupSchema,
+    ProjectSchema,
+    ShareSchema,
+)
+from seqcore.projects.groups import (
     add_group_member,
     change_group_member,
     create_group,
@@ -26,24 +36,14 @@ from seqcore.groups import (
     share_with_group,
     unshare,
 )
-from seqcore.links import url_for
-from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
-from seqcore.models.project import Project
-from seqcore.models.user import User
-from seqcore.projects import new_project
+from seqcore.projects.projects import new_project
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.projects import FIELDS as PROJECT_FIELDS
 from seqcore.rest.views.projects import project_entry
-from seqcore.schemas import (
-    GroupLevelSchema,
-    GroupMemberSchema,
-    GroupSchema,
-    ProjectSchema,
-    ShareSchema,
-)
+from seqcore.security.access import GROUP, PROJECT
 from seqcore.security.permissions import Permission
 
 

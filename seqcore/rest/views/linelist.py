@@ -1,5 +1,5 @@
 """``GET /api/projects/{id}/linelist?template=&format=csv|tsv|xlsx``: the project's line
-list, streamed (:mod:`seqcore.linelist`)."""
+list, streamed (:mod:`seqcore.samples.linelist`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,16 @@ from collections.abc import Iterator
 from pyramid.request import Request
 from pyramid.response import Response
 
-from seqcore.contrib import Endpoint, View
-from seqcore.fieldaccess import Caller
-from seqcore.linelist import FORMATS, check_format, file_name, linelist_chunks, linelist_columns
+from seqcore.framework.contrib import Endpoint, View
 from seqcore.rest.disposition import content_disposition
+from seqcore.samples.linelist import (
+    FORMATS,
+    check_format,
+    file_name,
+    linelist_chunks,
+    linelist_columns,
+)
+from seqcore.security.fieldaccess import Caller
 from seqcore.security.permissions import Permission
 from seqcore.services import IDatabaseEngine
 

@@ -12,19 +12,19 @@ from typing import Any
 from pyramid.request import Request
 from sqlalchemy import select
 
-from seqcore.contrib import Endpoint, View
-from seqcore.links import url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
 from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
-from seqcore.projects import add_member as add_membership
-from seqcore.projects import remove_member as remove_membership
+from seqcore.parsing.schemas import MembershipSchema
+from seqcore.projects.projects import add_member as add_membership
+from seqcore.projects.projects import remove_member as remove_membership
 from seqcore.rest.body import load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.projects import project_entry
 from seqcore.rest.views.users import user_entry, user_fields
-from seqcore.schemas import MembershipSchema
 from seqcore.security.permissions import Permission
 
 
@@ -93,7 +93,7 @@ def add_member(request: Request) -> dict:
     role = data["role"]
     metadata_role = data["metadataRole"] or ("LEVEL_4" if role == ProjectRole.OWNER else
                                              "LEVEL_1")
-    # Refusals (seqcore.projects.LastOwner, ...) are domain errors: 409 for a member
+    # Refusals (seqcore.projects.projects.LastOwner, ...) are domain errors: 409 for a member
     # added twice, 403/404 when the caller's own ownership went while it waited.
     member = add_membership(request.db, project_ctx.project.id, user.id, user.username,
                             role, metadata_role, _actor(request))

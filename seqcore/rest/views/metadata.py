@@ -9,15 +9,15 @@ from typing import Any
 from pyramid.request import Request
 from sqlalchemy import and_, select
 
-from seqcore.activity import provenance_of
-from seqcore.contrib import Endpoint, View
-from seqcore.fieldaccess import Caller, readable_entry, readable_fields
-from seqcore.links import url_for
-from seqcore.metadata import metadata_changes, set_metadata
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
+from seqcore.governance.activity import provenance_of
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.rest.body import read_json
 from seqcore.rest.streaming import stream_collection
 from seqcore.rest.values import epoch_ms
+from seqcore.samples.metadata import metadata_changes, set_metadata
+from seqcore.security.fieldaccess import Caller, readable_entry, readable_fields
 from seqcore.security.permissions import Permission
 
 

@@ -11,10 +11,14 @@ from typing import Any
 
 from pyramid.request import Request
 
-from seqcore.contrib import Endpoint, View
-from seqcore.fieldaccess import Caller, FieldAccess, readable_fields
-from seqcore.links import url_for
-from seqcore.metadatafields import (
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
+from seqcore.models.fielddecl import MetadataField, MetadataTemplate
+from seqcore.parsing.schemas import MetadataFieldSchema, MetadataTemplateSchema
+from seqcore.rest.body import load
+from seqcore.rest.envelope import links_only
+from seqcore.rest.values import epoch_ms
+from seqcore.samples.metadatafields import (
     change_field,
     change_template,
     create_template,
@@ -27,11 +31,7 @@ from seqcore.metadatafields import (
     remove_template,
     template_columns,
 )
-from seqcore.models.fielddecl import MetadataField, MetadataTemplate
-from seqcore.rest.body import load
-from seqcore.rest.envelope import links_only
-from seqcore.rest.values import epoch_ms
-from seqcore.schemas import MetadataFieldSchema, MetadataTemplateSchema
+from seqcore.security.fieldaccess import Caller, FieldAccess, readable_fields
 from seqcore.security.permissions import Permission
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from pyramid.request import Request
 
 from seqcore.analysis.launching import Actor
-from seqcore.contrib import Endpoint, View
-from seqcore.links import url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.ncbi.submissions import create_submission, project_submissions
 from seqcore.resources.files import file_kinds

@@ -7,7 +7,7 @@ from typing import Any
 
 from pyramid.request import Request
 
-from seqcore.contrib import Endpoint, View
+from seqcore.framework.contrib import Endpoint, View
 from seqcore.rest.openapi import document_for
 from seqcore.security.permissions import Permission
 

@@ -7,19 +7,19 @@ from typing import Any
 
 from pyramid.request import Request
 
-from seqcore.access import readable_projects
-from seqcore.contrib import Endpoint, View
 from seqcore.db.base import stored, stored_epoch_ms
-from seqcore.links import links_template, url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import links_template, url_for
 from seqcore.models.project import Project
-from seqcore.projecthash import hashed_attachments, project_hash
-from seqcore.projects import new_project
-from seqcore.projects import update_project as change_project
+from seqcore.parsing.schemas import ProjectSchema
+from seqcore.projects.projecthash import hashed_attachments, project_hash
+from seqcore.projects.projects import new_project
+from seqcore.projects.projects import update_project as change_project
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.jsonscalars import scalar
 from seqcore.rest.values import epoch_ms
-from seqcore.schemas import ProjectSchema
+from seqcore.security.access import readable_projects
 from seqcore.security.permissions import Permission
 
 FIELDS = {
@@ -48,7 +48,7 @@ def project_entry(request: Request, context: Any) -> dict[str, Any]:
 
 
 # An id that occurs nowhere else in a URL: the links of one entry are rendered for it and
-# every entry's id is substituted in (seqcore.links.links_template).
+# every entry's id is substituted in (seqcore.framework.links.links_template).
 SENTINEL = 918273645546371
 # json.dumps as the REST renderer calls it (default separators, ASCII escapes).
 ENCODE = json.JSONEncoder().encode
@@ -126,14 +126,14 @@ def update_project(request: Request) -> dict:
 
 def delete_project(request: Request) -> dict:
     """Delete the project, and the samples no other project holds."""
-    from seqcore.projects import delete_project as remove_project
+    from seqcore.projects.projects import delete_project as remove_project
 
     remove_project(request.db, request.registry.pm, request.context.project, request)
     return links_only([("collection", url_for(request, request.context.__parent__))])
 
 
 def get_project_hash(request: Request) -> dict:
-    """The project's hash (:mod:`seqcore.projecthash`), as IRIDA answers it: its
+    """The project's hash (:mod:`seqcore.projects.projecthash`), as IRIDA answers it: its
     synchronisation client compares it with the last one it saw and skips the project when
     they are equal."""
     context = request.context

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pyramid.request import Request
 
 from seqcore import __version__
-from seqcore.contrib import Endpoint, View
-from seqcore.links import url_for
-from seqcore.plugins import plugin_infos
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
+from seqcore.framework.plugins import plugin_infos
 from seqcore.rest.envelope import collection, single
 from seqcore.security.permissions import Permission
 

@@ -9,19 +9,19 @@ from marshmallow import ValidationError
 from pyramid.request import Request
 from sqlalchemy import select
 
-from seqcore.contrib import Endpoint, View
-from seqcore.errors import NotFound
-from seqcore.links import url_for
+from seqcore.errors.domain import NotFound
+from seqcore.files.runs import attach_object, delete_run, object_id_from
+from seqcore.files.runs import create_run as new_run
+from seqcore.files.runs import update_run as change_run
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
 from seqcore.models.sequencing import SequencingObject, SequencingRun, UploadStatus
+from seqcore.parsing.schemas import RunSchema
 from seqcore.resources.runs import RunObjects, RunResource, RunTypeResource
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
 from seqcore.rest.values import epoch_ms
-from seqcore.runs import attach_object, delete_run, object_id_from
-from seqcore.runs import create_run as new_run
-from seqcore.runs import update_run as change_run
-from seqcore.schemas import RunSchema
 from seqcore.security.permissions import Permission
 
 SEQUENCER_TYPE = re.compile(r"[a-z0-9\-_]+")
@@ -52,7 +52,7 @@ def run_entry(request: Request, context: RunResource) -> dict[str, Any]:
 
 def _split(data: dict[str, Any], creating: bool) -> tuple[dict[str, Any], dict[str, str],
                                                           dict[str, list[str]]]:
-    """Core fields (typed by :class:`~seqcore.schemas.RunSchema`), run-sheet
+    """Core fields (typed by :class:`~seqcore.parsing.schemas.RunSchema`), run-sheet
     properties (as strings) and problems."""
     core: dict[str, Any] = {}
     sheet: dict[str, str] = {}

@@ -11,22 +11,22 @@ from pyramid.request import Request
 from sqlalchemy import exists, func, select
 from sqlalchemy.exc import IntegrityError
 
-from seqcore.contrib import Endpoint, View
-from seqcore.identifiers import parse_id
-from seqcore.jsontext import JSONInputError, declared_charset, decode_json
-from seqcore.links import links_for, links_template, url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import links_for, links_template, url_for
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from seqcore.parsing.identifiers import parse_id
+from seqcore.parsing.jsontext import JSONInputError, declared_charset, decode_json
+from seqcore.parsing.schemas import SampleSchema
 from seqcore.rest.body import lenient_create, load, read_limited
 from seqcore.rest.envelope import entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.paging import paging
 from seqcore.rest.streaming import encode, stream_collection
 from seqcore.rest.values import epoch_ms
-from seqcore.samples import create_sample as new_sample
-from seqcore.samples import duplicate_name, remove_from_project
-from seqcore.samples import share_samples as add_to_project
-from seqcore.samples import update_sample as change_sample
-from seqcore.schemas import SampleSchema
+from seqcore.samples.samples import create_sample as new_sample
+from seqcore.samples.samples import duplicate_name, remove_from_project
+from seqcore.samples.samples import share_samples as add_to_project
+from seqcore.samples.samples import update_sample as change_sample
 from seqcore.security.permissions import Permission
 
 IDCOLLECTION = "application/idcollection+json"

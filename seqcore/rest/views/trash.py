@@ -7,12 +7,12 @@ from typing import Any
 
 from pyramid.request import Request
 
-from seqcore.contrib import Endpoint, View
-from seqcore.links import url_for
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
+from seqcore.governance.trash import get_entry, project_trash, restore_entry
 from seqcore.models.trash import TrashEntry
 from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
-from seqcore.trash import get_entry, project_trash, restore_entry
 
 
 def _entry(request: Request, entry: TrashEntry) -> dict[str, Any]:

@@ -7,18 +7,19 @@ from typing import Any
 from pyramid.request import Request
 from sqlalchemy import select
 
-from seqcore.access import readable_projects
-from seqcore.accounts import DUPLICATE, delete_account, duplicate_field
-from seqcore.contrib import Endpoint, View
+from seqcore.accounts.users import delete_account, duplicate_field
 from seqcore.db import utcnow
-from seqcore.links import url_for
+from seqcore.errors.conflicts import DUPLICATE
+from seqcore.framework.contrib import Endpoint, View
+from seqcore.framework.links import url_for
 from seqcore.models.user import SystemRole, User
+from seqcore.parsing.schemas import UserSchema
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.projects import project_entry
-from seqcore.schemas import UserSchema
+from seqcore.security.access import readable_projects
 from seqcore.security.credentials import end_other_credentials
 from seqcore.security.passwords import hash_password, password_problems
 from seqcore.security.permissions import Permission

@@ -1,0 +1,342 @@
+"""What plugins declare.
+
+Every ``register_*`` hook returns instances of these frozen dataclasses. The core validates
+them and turns each into a Pyramid configuration action with a discriminator, so two plugins
+that claim the same rel, path or name fail at start-up with both names in the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class MigrationSource:
+    """An Alembic branch shipped inside a plugin distribution.
+
+    ``location`` is ``"package:relative/dir"`` or an absolute directory holding revision files.
+    The branch's first revision should ``depends_on`` the core head (``seqcore``).
+    """
+
+    branch_label: str
+    location: str
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """A hypermedia link shown on every resource of type ``context`` (or a subclass).
+
+    ``href(request, resource)`` returns the absolute URL, or ``None`` to leave the link out.
+    ``when(request, resource)``, if given, must be true for the link to appear; use it for
+    state-dependent rels (``analysis`` only on completed submissions).
+    """
+
+    context: type
+    rel: str
+    href: Callable[[Any, Any], str | None]
+    when: Callable[[Any, Any], bool] | None = None
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    """A traversal child hung under a core context: ``parent[name]`` is ``factory(parent)``.
+
+    The child inherits its parent's ACL through ``__parent__``, so it is as private as the
+    sample or project it belongs to without any extra security code.
+    """
+
+    parent: type
+    name: str
+    factory: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class View:
+    """One HTTP method of an :class:`Endpoint`.
+
+    ``permission`` is a :class:`seqcore.security.permissions.Permission` checked against the
+    context's ACL; ``None`` means any authenticated caller.
+    """
+
+    callable: Callable[[Any], Any]
+    permission: str | None = None
+    renderer: str | None = "seqcore_json"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A REST endpoint: a URL pattern bound to a traversal path and views by HTTP method.
+
+    ``path`` is the public URL pattern (``/api/samples/{sid}/assemblies``); ``traverse`` is
+    the traversal path that finds the context (defaults to ``path``). Aliases of one resource
+    are separate endpoints with different ``path`` and the same ``traverse``.
+    Methods not listed answer 405 with an ``Allow`` header; HEAD follows GET.
+    """
+
+    name: str
+    path: str
+    views: Mapping[str, View]
+    traverse: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """A kind of sequencing object (single-end file, pair, FAST5, ...) a sample can hold.
+
+    The core derives everything the kinds share from this declaration: the sample's
+    ``collection_rel`` link, the endpoints under ``/api/samples/{sid}/<path_segment>``
+    (list, upload, object, files, download, QC) and their aliases under
+    ``/sequenceFiles/``, streaming multipart uploads into storage, downloads by media type,
+    and the worker's processing chain. The plugin supplies what is particular to the kind:
+
+    :param files: how many files one object holds (1, or 2 for pairs); uploads take the parts
+        ``file``/``parameters`` or ``file1``/``file2``/``parameters1``/``parameters2``.
+    :param content_check: ``content_check(settings)`` makes a
+        :class:`seqcore.rest.multipart.ContentCheck` run on each file's bytes while they
+        stream in (``seqcore.files.contentchecks`` has FASTQ, FASTA and FAST5 checks).
+    :param media_types: media types a file of this kind downloads as (``Accept``).
+    :param qc: run the QC engine on every file; ``decompress``: the worker may decompress
+        gzip uploads (when the deployment enables it).
+    :param prepare: ``prepare(request, obj, files)`` after the object and its files exist
+        and before the response: order a pair, record a FAST5 type, or raise
+        :class:`seqcore.rest.errors.ApiError` to refuse the upload (nothing is kept).
+    :param describe: ``describe(request, context) -> dict`` the kind's own fields of an
+        object (``sequenceFile``, ``files``, ``fast5Type``...).
+    :param upload_response: ``"file"`` answers an upload with the (first) file, as IRIDA does
+        for single-end and FAST5 uploads; ``"object"`` with the object (pairs).
+    :param default_upload: this kind receives ``POST /api/samples/{sid}/sequenceFiles``.
+    :param pipeline_files: ``pipeline_files(db, obj)`` the object's files in the order
+        analysis pipelines expect (a pair's forward file first); default: upload order.
+    :param object_context: a subclass of
+        :class:`seqcore.resources.files.SequencingObjectResource` for this kind's objects, so
+        the plugin (and others) can register links on exactly these objects.
+    :param default_input: analysis types that declare no ``inputs`` take this kind, so the
+        core names no kind itself (paired-end reads are the usual default).
+    :param input_rel: a submission links to its inputs of this kind under this rel
+        (``input/paired``), at ``/api/analysisSubmissions/{id}/sequenceFiles/<path_segment>``;
+        empty: the kind is never listed as a submission's input.
+    :param sample_files: ``sample_files()`` valid ``(file name, bytes)`` for each file of one
+        object: what the test kit uploads or stores when a test gives no files, and what the
+        contracts use (:mod:`seqcore.testing`).
+    :param factory: ``factory(db, obj, files)`` adds the kind's own rows to an object the
+        test kit stored directly (its files written and flushed, in the order of ``files``,
+        the ``(file name, bytes)`` they hold): what ``prepare`` does for an upload, without
+        a request. Raise ``ValueError`` for files the kind cannot take.
+    :param sra_layout: ``"SINGLE"`` or ``"PAIRED"``: objects of this kind are reads NCBI's
+        SRA takes, sent as one run with this ``library_layout`` (``docs/ncbi.md``); empty:
+        the kind is never submitted to NCBI.
+    :param attachment_format: files attached through GraphQL (IRIDA Next's
+        ``attachFilesToSample``) whose inferred ``format`` is this (``fastq``) become objects
+        of this kind: detected forward/reverse pairs for a kind with ``files=2``, any other
+        such file for a kind with ``files=1`` (:mod:`seqcore.files.attachments`). Empty: never.
+    """
+
+    name: str
+    path_segment: str
+    collection_rel: str
+    files: int = 1
+    content_check: Callable[[Mapping[str, Any]], Any] | None = None
+    media_types: tuple[str, ...] = ("application/fastq",)
+    qc: bool = True
+    decompress: bool = True
+    prepare: Callable[[Any, Any, list[Any]], None] | None = None
+    describe: Callable[[Any, Any], Mapping[str, Any]] | None = None
+    upload_response: str = "file"
+    default_upload: bool = False
+    object_context: type | None = None
+    pipeline_files: Callable[[Any, Any], list[Any]] | None = None
+    label: str = ""
+    default_input: bool = False
+    input_rel: str = ""
+    sample_files: Callable[[], list[tuple[str, bytes]]] | None = None
+    factory: Callable[[Any, Any, list[tuple[str, bytes]]], None] | None = None
+    sra_layout: str = ""
+    attachment_format: str = ""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of an analysis type.
+
+    ``type`` is ``int``, ``float``, ``bool``, ``str`` or ``choice`` (one of ``choices``);
+    ``minimum``/``maximum`` bound numbers. Submissions store every value as a string, as
+    IRIDA's ``inputParameters`` are.
+    """
+
+    name: str
+    type: str = "str"
+    default: Any = None
+    description: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Tool:
+    """Something an analysis type needs on the worker machines; readiness reports it.
+
+    ``command`` is a program looked up on ``PATH``; ``version_args`` print its version (the
+    first line of output is reported). ``check`` covers what is not a program (a bundled
+    database, a model file): it returns ``None`` when all is well, else the reason, and runs
+    each time readiness is asked, so it must be cheap. ``install`` tells an administrator how
+    to get it (``apt-get install spades``). An ``optional`` tool is reported with the others
+    but does not make the type unready (a better annotator used when present).
+    """
+
+    name: str
+    command: str = ""
+    version_args: tuple[str, ...] = ("--version",)
+    install: str = ""
+    optional: bool = False
+    check: Callable[[], str | None] | None = None
+
+
+@dataclass(frozen=True)
+class AnalysisType:
+    """An analysis a plugin can run.
+
+    The core derives the submissions filter (``/api/analysisSubmissions/analysisType/<name>``
+    and the ``analysisSubmissions/<name>`` rel, for each alias too), launching, the state
+    machine and serving outputs. The plugin supplies:
+
+    :param pipeline: ``"package.module:function"``; the function receives a
+        :class:`seqcore.analysis.pipeline.PipelineContext` and returns ``{output key: path}``.
+        It runs in a separate process (local executor) or on another machine (Celery), so it
+        is named by import path and must not touch the database.
+    :param inputs: names of the file kinds accepted (``("pairs",)``); empty: the kinds
+        registered with ``default_input`` (see :class:`FileKind`).
+    :param samples: ``"one"`` (exactly one sample) or ``"many"``.
+    :param parameters: the parameter schema, with defaults.
+    :param writes_back: whether results can be written back to samples.
+    :param write_back: ``write_back(ctx)`` called in the worker when a submission that asked
+        for it completes, with a :class:`seqcore.analysis.results.WriteBack` (session,
+        storage, submission, stored outputs by key): turn outputs into sample metadata,
+        assemblies...
+    :param tools: external programs it needs (readiness).
+    :param aliases: other names the filter path and rel answer to (IRIDA's ``sistr``).
+    :param settings: names of deployment settings (the plugin's own, from
+        ``register_settings``, or the core's) whose values the pipeline receives as
+        ``ctx.settings``: the pipeline runs in another process, maybe another machine, and
+        sees no configuration otherwise.
+
+    Launches that need more than the generic fields (a reference genome the caller must be
+    allowed to read) declare it here rather than adding an endpoint of their own; see
+    :mod:`seqcore.analysis.launching` and ``docs/analyses/launching.md``:
+
+    :param launch_fields: names of extra top-level launch fields this type accepts beside the
+        generic ones (``name``, ``sequencingObjects``, ``samples``...); their values reach
+        ``launch_check`` as given, in ``launch.request.extra``. Any other field is refused.
+    :param launch_check: ``launch_check(launch) -> LaunchChecked | None`` runs on every
+        launch (REST, GraphQL) after the generic checks, with a
+        :class:`seqcore.analysis.launching.Launch` (the typed request, inputs resolved,
+        parameters typed, the generic problems so far, the caller as an ``Actor``). Its
+        problems are reported with the generic ones in one answer; its ``resolved`` values
+        go to ``record_launch``. It must not write.
+    :param record_launch: ``record_launch(launch, submission, resolved)`` runs once the
+        submission exists, in the same transaction: keep what the check resolved (in the
+        plugin's own table) for ``job_data``.
+    :param job_data: ``job_data(source) -> dict`` runs when the worker writes the job, with a
+        :class:`seqcore.analysis.jobdata.JobSource`; the JSON-serialisable dict it returns
+        is written into ``job.json`` and read by the pipeline as ``ctx.data`` (stored files
+        are passed by path). Raising fails the submission with the error as its reason.
+    """
+
+    name: str
+    label: str
+    workflow_id: str
+    pipeline: str = ""
+    version: str = "1"
+    inputs: tuple[str, ...] = ()
+    samples: str = "one"
+    parameters: tuple[Parameter, ...] = ()
+    writes_back: bool = False
+    write_back: Callable[..., None] | None = None
+    tools: tuple[Tool, ...] = ()
+    aliases: tuple[str, ...] = ()
+    description: str = ""
+    settings: tuple[str, ...] = ()
+    launch_fields: tuple[str, ...] = ()
+    launch_check: Callable[[Any], Any] | None = None
+    record_launch: Callable[[Any, Any, Mapping[str, Any]], None] | None = None
+    job_data: Callable[[Any], Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class OutputRel:
+    """A named output of an analysis type, served as ``outputFile/<key>`` once completed
+    (``rel`` is usually ``outputFile/<key>``; more rels may name the same key)."""
+
+    analysis_type: str
+    rel: str
+    key: str
+    file_name: str
+    media_type: str = "text/plain"
+
+
+@dataclass(frozen=True)
+class Executor:
+    """Something that runs analysis pipelines (local processes, a Celery cluster).
+
+    ``factory(settings)`` returns an object with ``submit(job) -> str`` (the executor's id
+    for the job, or raises ``SubmitLater`` while its server does not answer), ``poll(remote_id,
+    job) -> seqcore.analysis.executors.JobStatus``, ``cancel(remote_id)`` and ``queues``
+    (True when accepted jobs may wait, ``poll`` answering ``queued``); see
+    :mod:`seqcore.analysis.executors`. Each executor is the
+    :class:`seqcore.services.IExecutor` service named ``name``; every lookup builds a new
+    one with the application's (typed) settings.
+    """
+
+    name: str
+    factory: Callable[[Mapping[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class ReadinessCheck:
+    """Something ``GET /-/ready`` must find working before the deployment takes requests
+    (a broker the plugin submits to).
+
+    ``check(settings)`` returns when all is well and raises otherwise; it should give up
+    within a few seconds. The readiness answer names the check (``name``) and says
+    ``failed``; the exception goes to the log only, so it may carry addresses and details.
+    """
+
+    name: str
+    check: Callable[[Mapping[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A configuration key the core or a plugin reads, documented and given a default.
+
+    The value comes from the ``SEQCORE_*`` environment variable named after the key
+    (``seqcore.celery.queue`` → ``SEQCORE_CELERY_QUEUE``), else the ini file, else
+    ``default``. It is parsed once at start-up by ``type_`` (``str``, ``int``, ``float``,
+    :func:`seqcore.framework.settings.as_bool`, or any function that raises ``ValueError`` for a bad
+    value), and code reads the typed value from ``registry.settings``. A value ``type_``
+    refuses, or an empty ``required`` one, stops the start-up naming the key, the value and
+    where it came from. ``doc`` is shown in ``docs/settings.md``.
+    """
+
+    name: str
+    default: Any
+    doc: str
+    type_: Callable[[Any], Any] = str
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class MetadataType:
+    """A type of sample metadata value beyond ``text``.
+
+    ``validate(value)`` returns an error message for a value that is not of this type, or
+    ``None`` when it is. Values are always stored and served as strings.
+    """
+
+    name: str
+    description: str
+    validate: Callable[[str], str | None] = lambda value: None

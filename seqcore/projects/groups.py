@@ -1,0 +1,273 @@
+"""Operations on groups, their members and shares, shared by REST and GraphQL.
+
+Every operation checks all of its input before it writes, and raises a domain error
+(:mod:`seqcore.errors.domain`) that each transport turns into its own 4xx; the caller's permission
+on the group (``group:write``) is checked by the transport against the group's ACL, as for
+every other resource.
+
+Invariants, kept whatever the order of concurrent requests:
+
+* ``full_path`` is unique (a database constraint) and no top-level group takes the
+  personal namespace of an account;
+* a top-level group keeps at least one owner among its direct members (changes that can
+  lower the count take the group's row lock before counting).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from seqcore.db import utcnow
+from seqcore.db.locks import lock_row
+from seqcore.errors.domain import Conflict, Invalid, NotFound
+from seqcore.governance.activity import operation
+from seqcore.models.group import (
+    AccessLevel,
+    Group,
+    GroupHierarchy,
+    GroupMember,
+    GroupShare,
+)
+from seqcore.models.project import Project
+from seqcore.models.user import User
+from seqcore.projects.namespaces import PATH_TAKEN, path_problem, slugify
+
+MAX_NAME = 255
+MAX_FULL_PATH = 255
+MAX_DEPTH = 20  # IRIDA Next (like GitLab) limits nesting; a deeper tree is refused
+LEVEL_NAMES = {level.name: level for level in AccessLevel if level != AccessLevel.NO_ACCESS}
+
+
+def parse_level(value: Any, field: str = "accessLevel") -> AccessLevel:
+    """An access level from its number (10-50) or its name (``guest`` ... ``owner``, any
+    case), or :class:`Invalid` naming the choices."""
+    if isinstance(value, bool):
+        value = None
+    if isinstance(value, int):
+        try:
+            level = AccessLevel(value)
+        except ValueError:
+            level = None
+    elif isinstance(value, str):
+        level = LEVEL_NAMES.get(value.strip().upper())
+    else:
+        level = None
+    if level is None or level == AccessLevel.NO_ACCESS:
+        choices = ", ".join(f"{lvl.name} ({lvl.value})" for lvl in LEVEL_NAMES.values())
+        raise Invalid.field(field, f"Access level must be one of {choices}.")
+    return level
+
+
+# -- groups -----------------------------------------------------------------------------------
+
+
+def _name_problem(name: Any) -> str | None:
+    if not isinstance(name, str) or not name.strip():
+        return "Name can't be blank."
+    if len(name) > MAX_NAME:
+        return f"Name is too long (maximum is {MAX_NAME} characters)."
+    return None
+
+
+def path_is_taken(db: Session, parent: Group | None, path: str) -> bool:
+    """Whether ``path`` under ``parent`` names a group already, or (at the top) the
+    personal namespace of an account or of its projects."""
+    full_path = path if parent is None else f"{parent.full_path}/{path}"
+    if db.scalar(select(Group.id).where(func.lower(Group.full_path) == full_path.lower())):
+        return True
+    if parent is not None:
+        return False
+    if db.scalar(select(Project.id).where(Project.namespace == path, Project.group_id.is_(None))
+                 .limit(1)):
+        return True
+    # An account's namespace is its username, lower-cased (namespace_for).
+    return db.scalar(select(User.id).where(func.lower(User.username) == path).limit(1)
+                     ) is not None
+
+
+@operation("group.create")
+def create_group(db: Session, creator_id: int, name: Any, path: Any = None,
+                 description: Any = None, parent: Group | None = None) -> Group:
+    """A new group (under ``parent``) owned by ``creator_id``; :class:`Invalid` listing
+    every problem with the input (nothing written)."""
+    problems: dict[str, list[str]] = {}
+    trouble = _name_problem(name)
+    if trouble:
+        problems["name"] = [trouble]
+    if description is not None and not isinstance(description, str):
+        problems["description"] = ["Description must be text."]
+    if path is None and not trouble:
+        path = slugify(name, fallback="group")
+        base, n = path, 2
+        while path_is_taken(db, parent, path):
+            path, n = f"{base[:MAX_NAME - 8]}-{n}", n + 1
+    elif path is not None:
+        trouble = path_problem(path) if isinstance(path, str) else "Path must be text."
+        if trouble is None and path_is_taken(db, parent, path):
+            trouble = PATH_TAKEN
+        if trouble:
+            problems["path"] = [trouble]
+    if parent is not None:
+        depth = db.scalar(select(func.count()).select_from(GroupHierarchy).where(
+            GroupHierarchy.descendant_id == parent.id)) or 0
+        if depth >= MAX_DEPTH:
+            problems.setdefault("parent", []).append(
+                f"Groups nest at most {MAX_DEPTH} levels deep.")
+    full_path = path if parent is None or path is None else f"{parent.full_path}/{path}"
+    if isinstance(full_path, str) and len(full_path) > MAX_FULL_PATH:
+        problems.setdefault("path", []).append(
+            f"Full path is too long (maximum is {MAX_FULL_PATH} characters).")
+    if problems:
+        raise Invalid(problems)
+    full_name = name if parent is None else f"{parent.full_name} / {name}"
+    group = Group(name=name, path=path, full_path=full_path, full_name=full_name,
+                  description=description, parent_id=parent.id if parent else None,
+                  created=utcnow())
+    savepoint = db.begin_nested()
+    try:
+        db.add(group)
+        db.flush()
+    except IntegrityError:
+        savepoint.rollback()
+        raise Invalid.field("path", PATH_TAKEN) from None
+    savepoint.commit()
+    db.add(GroupHierarchy(ancestor_id=group.id, descendant_id=group.id, depth=0))
+    if parent is not None:
+        for ancestor_id, depth in db.execute(
+                select(GroupHierarchy.ancestor_id, GroupHierarchy.depth)
+                .where(GroupHierarchy.descendant_id == parent.id)).all():
+            db.add(GroupHierarchy(ancestor_id=ancestor_id, descendant_id=group.id,
+                                  depth=depth + 1))
+    db.add(GroupMember(group_id=group.id, user_id=creator_id,
+                       access_level=AccessLevel.OWNER.value))
+    db.flush()
+    return group
+
+
+def ancestor_ids(db: Session, group_id: int) -> list[int]:
+    """The group and the groups above it, nearest first."""
+    return list(db.scalars(select(GroupHierarchy.ancestor_id)
+                           .where(GroupHierarchy.descendant_id == group_id)
+                           .order_by(GroupHierarchy.depth)))
+
+
+# -- members ----------------------------------------------------------------------------------
+
+
+class AlreadyGroupMember(Conflict):
+    def __init__(self, username: str) -> None:
+        super().__init__(f"{username} is already a member of this group.")
+
+
+class NotGroupMember(NotFound):
+    def __init__(self, username: str) -> None:
+        super().__init__(f"{username} is not a direct member of this group.")
+
+
+class LastGroupOwner(Invalid):
+    def __init__(self) -> None:
+        super().__init__(message="A top-level group must keep at least one owner: make "
+                                 "another member an owner first.")
+
+
+def group_membership(db: Session, group_id: int, user_id: int) -> GroupMember | None:
+    return db.scalar(select(GroupMember).where(GroupMember.group_id == group_id,
+                                               GroupMember.user_id == user_id)
+                     .execution_options(populate_existing=True))
+
+
+@operation("groupMember.add")
+def add_group_member(db: Session, group: Group, user: User, level: AccessLevel) -> GroupMember:
+    lock_row(db, Group, group.id)
+    if group_membership(db, group.id, user.id) is not None:
+        raise AlreadyGroupMember(user.username)
+    member = GroupMember(group_id=group.id, user_id=user.id, access_level=level.value,
+                         created=utcnow())
+    db.add(member)
+    db.flush()
+    return member
+
+
+def _owners(db: Session, group_id: int) -> int:
+    return db.scalar(select(func.count()).select_from(GroupMember).where(
+        GroupMember.group_id == group_id,
+        GroupMember.access_level == AccessLevel.OWNER.value)) or 0
+
+
+def _keeps_an_owner(db: Session, group: Group, member: GroupMember) -> None:
+    if (group.parent_id is None and member.access_level == AccessLevel.OWNER.value
+            and _owners(db, group.id) <= 1):
+        raise LastGroupOwner()
+
+
+@operation("groupMember.update")
+def change_group_member(db: Session, group: Group, user: User, level: AccessLevel
+                        ) -> GroupMember:
+    lock_row(db, Group, group.id)
+    member = group_membership(db, group.id, user.id)
+    if member is None:
+        raise NotGroupMember(user.username)
+    if level != AccessLevel.OWNER:
+        _keeps_an_owner(db, group, member)
+    member.access_level = level.value
+    member.modified = utcnow()
+    db.flush()
+    return member
+
+
+@operation("groupMember.remove")
+def remove_group_member(db: Session, group: Group, user: User) -> None:
+    lock_row(db, Group, group.id)
+    member = group_membership(db, group.id, user.id)
+    if member is None:
+        raise NotGroupMember(user.username)
+    _keeps_an_owner(db, group, member)
+    db.delete(member)
+    db.flush()
+
+
+# -- shares -----------------------------------------------------------------------------------
+
+
+class AlreadyShared(Conflict):
+    def __init__(self, what: str, group: str) -> None:
+        super().__init__(f"{what} is already shared with group {group}.")
+
+
+@operation("groupShare.create")
+def share_with_group(db: Session, grantee: Group, level: AccessLevel, *,
+                     group: Group | None = None, project: Project | None = None) -> GroupShare:
+    """Share ``group`` or ``project`` with ``grantee`` up to ``level``."""
+    if group is not None and group.id == grantee.id:
+        raise Invalid.field("groupId", "A group cannot be shared with itself.")
+    existing = select(GroupShare.id).where(GroupShare.group_id == grantee.id)
+    if group is not None:
+        existing = existing.where(GroupShare.shared_group_id == group.id)
+    else:
+        assert project is not None
+        existing = existing.where(GroupShare.project_id == project.id)
+    what = group.full_path if group is not None else project.full_path  # type: ignore[union-attr]
+    if db.scalar(existing) is not None:
+        raise AlreadyShared(what, grantee.full_path)
+    share = GroupShare(group_id=grantee.id, access_level=level.value, created=utcnow(),
+                       shared_group_id=group.id if group is not None else None,
+                       project_id=project.id if project is not None else None)
+    savepoint = db.begin_nested()
+    try:
+        db.add(share)
+        db.flush()
+    except IntegrityError:
+        savepoint.rollback()
+        raise AlreadyShared(what, grantee.full_path) from None
+    savepoint.commit()
+    return share
+
+
+@operation("groupShare.delete")
+def unshare(db: Session, share: GroupShare) -> None:
+    db.delete(share)
+    db.flush()

@@ -1,0 +1,82 @@
+"""Who reaches a group or a project through groups, at or above an access level.
+
+Each function returns the ``(object_id, user_id)`` pairs of one route by which an account
+holds at least ``level`` (IRIDA Next's numbers, :class:`seqcore.models.group.AccessLevel`)
+on a group or a project; :mod:`seqcore.security.access` turns each route into a grant, so the
+traversal ACL and the SQL visibility condition are built from the same pairs.
+
+The routes, as DECISIONS.md rules ("access is the highest level from direct membership,
+group membership inherited down the tree, and group shares capped at their maximum level"):
+
+* membership of the group or of any group above it (``group_hierarchy`` holds every
+  ancestor, the group itself included);
+* a share of the project, or of a group at or above it, with a group the account is a
+  member of (directly or through a group above it): the account's level there, capped at
+  the share's level. ``min(share, membership) >= level`` is both being ``>= level``.
+
+Shares do not pass on: a group shared with a group that is itself shared gives the second
+group's members nothing (as IRIDA Next, which reads one share deep).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import aliased
+
+from seqcore.models.group import GroupHierarchy, GroupMember, GroupShare
+from seqcore.models.project import Project
+
+
+def group_members(level: int) -> Select:
+    """Members of the group or of a group above it, at ``level`` or above."""
+    tree, member = aliased(GroupHierarchy), aliased(GroupMember)
+    return (select(tree.descendant_id.label("object_id"), member.user_id)
+            .join(member, member.group_id == tree.ancestor_id)
+            .where(member.access_level >= level))
+
+
+def group_sharees(level: int) -> Select:
+    """Members of a group that the group (or a group above it) is shared with at
+    ``level`` or above."""
+    shared, tree, member = aliased(GroupHierarchy), aliased(GroupHierarchy), aliased(GroupMember)
+    return (select(shared.descendant_id.label("object_id"), member.user_id)
+            .join(GroupShare, GroupShare.shared_group_id == shared.ancestor_id)
+            .join(tree, tree.descendant_id == GroupShare.group_id)
+            .join(member, member.group_id == tree.ancestor_id)
+            .where(GroupShare.access_level >= level, member.access_level >= level))
+
+
+def project_group_members(level: int) -> Select:
+    """Members of the project's group or a group above it, at ``level`` or above."""
+    tree, member = aliased(GroupHierarchy), aliased(GroupMember)
+    return (select(Project.id.label("object_id"), member.user_id)
+            .join(tree, tree.descendant_id == Project.group_id)
+            .join(member, member.group_id == tree.ancestor_id)
+            .where(member.access_level >= level))
+
+
+def project_sharees(level: int) -> Select:
+    """Members of a group the project itself is shared with, capped at the share."""
+    tree, member = aliased(GroupHierarchy), aliased(GroupMember)
+    return (select(GroupShare.project_id.label("object_id"), member.user_id)
+            .join(tree, tree.descendant_id == GroupShare.group_id)
+            .join(member, member.group_id == tree.ancestor_id)
+            .where(GroupShare.project_id.is_not(None), GroupShare.access_level >= level,
+                   member.access_level >= level))
+
+
+def project_group_sharees(level: int) -> Select:
+    """Members of a group that the project's group (or one above it) is shared with,
+    capped at the share."""
+    shared, tree, member = aliased(GroupHierarchy), aliased(GroupHierarchy), aliased(GroupMember)
+    return (select(Project.id.label("object_id"), member.user_id)
+            .join(shared, shared.descendant_id == Project.group_id)
+            .join(GroupShare, GroupShare.shared_group_id == shared.ancestor_id)
+            .join(tree, tree.descendant_id == GroupShare.group_id)
+            .join(member, member.group_id == tree.ancestor_id)
+            .where(GroupShare.access_level >= level, member.access_level >= level))
+
+
+#: The routes to a group and to a project through groups.
+GROUP_ROUTES = (group_members, group_sharees)
+PROJECT_ROUTES = (project_group_members, project_sharees, project_group_sharees)

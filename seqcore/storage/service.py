@@ -1,0 +1,384 @@
+"""File storage: streamed writes that hash as they go, atomic placement, and cleanup tied to
+the database transaction.
+
+A file is written to a temporary name inside the storage root while its SHA-256 and size are
+computed, then renamed into place. The rename happens before the transaction commits; a
+:class:`TransactionFiles` joined to the transaction deletes the placed files if it aborts,
+so a failed request leaves no orphan file, and deletes files removed from the database only
+once that removal has committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import secrets
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import transaction
+from pyramid.config import Configurator
+from pyramid.request import Request
+from zope.interface import implementer
+
+from seqcore.services import IStorage
+from seqcore.storage.directwrite import DirectFile, write_all
+
+# Blocks at least this large are written and hashed by the writer's companion threads, at
+# most this many waiting for each (uploads arrive in blocks of up to 1 MiB).
+COMPANION_FROM = 64 * 1024
+COMPANION_QUEUE = 16
+
+
+class StorageError(Exception):
+    """A file could not be stored (disk full, permissions)."""
+
+
+class FileTooLarge(Exception):
+    """More bytes arrived than the configured limit allows."""
+
+
+# The longest file name, in UTF-8 bytes, that a file system takes for one path component
+# (ext4, XFS, btrfs, ZFS all stop at 255); an upload's name beyond it is refused.
+FILE_NAME_LIMIT = 255
+
+
+def safe_basename(name: str) -> str | None:
+    """The last component of a client's file name (clients send absolute paths, sometimes
+    with backslashes), or ``None`` if nothing usable is left."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if base in ("", ".", "..") or "\x00" in base:
+        return None
+    return base
+
+
+def name_too_long(file_name: str) -> bool:
+    """Whether ``file_name`` is longer than one path component may be."""
+    return len(file_name.encode("utf-8", "surrogatepass")) > FILE_NAME_LIMIT
+
+
+def disk_name(file_name: str) -> str:
+    """The name a file gets on disk: the client's name with control characters (line breaks,
+    tabs, escapes) as ``_``, cut to :data:`FILE_NAME_LIMIT` bytes.
+
+    The database keeps the client's name exactly; the disk gets one that shell tools, log
+    lines and backups handle without surprises. Each file has a directory of its own, so two
+    names that map to one disk name never meet.
+    """
+    cleaned = "".join("_" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in file_name)
+    encoded = cleaned.encode("utf-8", "surrogatepass")[:FILE_NAME_LIMIT]
+    cleaned = encoded.decode("utf-8", "ignore").strip()
+    return cleaned if cleaned not in ("", ".", "..") else "file"
+
+
+Block = bytes | memoryview
+
+
+class _Companion:
+    """A thread that applies ``consume`` to each block handed to it, in order.
+
+    At most :data:`COMPANION_QUEUE` blocks wait, so memory stays flat; :meth:`put` blocks
+    while the queue is full. The first exception ``consume`` raises is kept, ends the
+    thread's work (later blocks are dropped), and is raised by the next :meth:`put` or by
+    :meth:`close`, so the caller sees it in its own thread.
+    """
+
+    def __init__(self, name: str, consume: Callable[[Block], None]) -> None:
+        self._consume = consume
+        self._queue: queue.Queue[Block | None] = queue.Queue(maxsize=COMPANION_QUEUE)
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (block := self._queue.get()) is not None:
+            if self.error is None:
+                try:
+                    self._consume(block)
+                except BaseException as err:  # handed to the caller's thread
+                    self.error = err
+
+    def put(self, block: Block) -> None:
+        if self.error is not None:
+            raise self.error
+        self._queue.put(block)
+
+    def close(self) -> None:
+        """Wait for the blocks handed over so far; raises what ``consume`` raised."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+class StorageWriter:
+    """Receives one file's bytes, hashing and counting them; nothing is visible in storage
+    until :meth:`place` renames the temporary file into its final location.
+
+    SHA-256 is the costliest step of receiving an upload, and writing is the next. Once
+    blocks are large, each therefore runs in a companion thread of its own, fed in order
+    through a short queue: both release the GIL, so on two or more cores receiving, writing
+    and hashing overlap instead of taking turns. Large files are written past the page cache
+    (:mod:`seqcore.storage.directwrite`): no kernel copy per byte, no eviction of what others cache,
+    and the bytes reach the device as they arrive rather than at the next ``sync``. Blocks
+    are immutable (or copied), so what is hashed is what was written. A failure to write
+    (disk full) is raised as :class:`StorageError` by the next :meth:`write` or by
+    :meth:`close`.
+
+    :meth:`on_written` lets a reader follow the file as it grows (an upload's gzip check).
+    """
+
+    def __init__(self, storage: Storage, file_name: str, limit: int | None = None) -> None:
+        self.storage = storage
+        self.file_name = file_name
+        self.limit = limit
+        self.size = 0
+        self.written = 0
+        self._sha = hashlib.sha256()
+        self._writing: _Companion | None = None
+        self._direct: DirectFile | None = None
+        self._hashing: _Companion | None = None
+        self._listeners: list[Callable[[int], None]] = []
+        self._digest: str | None = None
+        tmp_dir = storage.root / "tmp"
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+        self.tmp_path = tmp_dir / f"upload-{secrets.token_hex(12)}"
+        self._fd: int | None = os.open(self.tmp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                                       0o644)
+        self.placed: str | None = None
+
+    def on_written(self, listener: Callable[[int], None]) -> None:
+        """Call ``listener(n)`` each time the file on disk has grown to ``n`` bytes (from
+        the writing thread, once blocks are large)."""
+        self._listeners.append(listener)
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.size += len(data)
+        if self.limit is not None and self.size > self.limit:
+            raise FileTooLarge(self.limit)
+        if not (isinstance(data, bytes) or (isinstance(data, memoryview) and data.readonly)):
+            data = bytes(data)  # the caller may reuse its buffer before the threads get to it
+        try:
+            if len(data) < COMPANION_FROM and self._writing is None:
+                self._write(data)
+                self._sha.update(data)
+                return
+            if self._writing is None:
+                assert self._fd is not None
+                self._direct = DirectFile.open(self._fd, self.written, self._flushed)
+                self._writing = _Companion("storage-write", self._write_large)
+                self._hashing = _Companion("sha256", self._sha.update)
+            assert self._hashing is not None
+            self._writing.put(data)
+            self._hashing.put(data)
+        except OSError as err:
+            raise StorageError(f"{self.file_name} could not be written: "
+                               f"{err.strerror or err}") from None
+
+    def _write(self, data: Block) -> None:
+        assert self._fd is not None
+        write_all(self._fd, data)
+        self._flushed(self.written + len(data))
+
+    def _write_large(self, data: Block) -> None:
+        if self._direct is None:
+            self._write(data)
+        else:
+            self._direct.write(data)
+
+    def _flushed(self, size: int) -> None:
+        self.written = size
+        for listener in self._listeners:
+            listener(size)
+
+    def _stop_companions(self) -> None:
+        writing, hashing, direct = self._writing, self._hashing, self._direct
+        self._writing = self._hashing = None
+        try:
+            if writing is not None:
+                writing.close()  # drains the queue, through self._direct
+            if direct is not None:
+                direct.finish()
+        except OSError as err:
+            raise StorageError(f"{self.file_name} could not be written: "
+                               f"{err.strerror or err}") from None
+        finally:
+            self._direct = None
+            if direct is not None:
+                direct.close()
+            if hashing is not None:
+                hashing.close()
+
+    @property
+    def sha256(self) -> str:
+        """The hex digest of everything written (waits for the hashing thread)."""
+        if self._digest is None:
+            self._stop_companions()
+            self._digest = self._sha.hexdigest()
+        return self._digest
+
+    def close(self) -> None:
+        """No more bytes: wait for the companions, finish the hash and close the file."""
+        try:
+            self._stop_companions()
+        finally:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def discard(self) -> None:
+        """Forget the file (bad upload): remove the temporary file."""
+        try:
+            self.close()
+        except StorageError:
+            pass  # the file goes anyway
+        finally:
+            self.tmp_path.unlink(missing_ok=True)
+
+    def place(self, manager: transaction.TransactionManager) -> str:
+        """Move the file into storage; returns its path relative to the storage root.
+
+        The file is removed again if ``manager``'s current transaction aborts.
+        """
+        self.close()
+        relative = f"{secrets.token_hex(1)}/{secrets.token_hex(10)}/{disk_name(self.file_name)}"
+        final = self.storage.root / relative
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.tmp_path, final)
+        except OSError as err:
+            self.storage.remove_now([relative])  # the directories made for it, if empty
+            raise StorageError(f"{self.file_name} could not be stored: "
+                               f"{err.strerror or err}") from None
+        self.placed = relative
+        self.storage.guard(manager).created([relative])
+        return relative
+
+
+@implementer(IStorage)
+class Storage:
+    """The local-directory storage backend (the embedded default)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root).resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def writer(self, file_name: str, limit: int | None = None) -> StorageWriter:
+        return StorageWriter(self, file_name, limit)
+
+    def path(self, relative: str) -> Path:
+        """The absolute path of a stored file; refuses anything outside the root."""
+        full = (self.root / relative).resolve()
+        if self.root not in full.parents:
+            raise StorageError(f"{relative!r} is outside the storage root")
+        return full
+
+    def open(self, relative: str) -> BinaryIO:
+        return open(self.path(relative), "rb")
+
+    def store_file(self, source: Path, file_name: str, manager: transaction.TransactionManager
+                   ) -> tuple[str, str, int]:
+        """Copy a local file into storage (worker outputs); ``(path, sha256, size)``."""
+        writer = self.writer(file_name)
+        try:
+            with open(source, "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    writer.write(chunk)
+            return writer.place(manager), writer.sha256, writer.size
+        except BaseException:
+            writer.discard()
+            raise
+
+    def remove_now(self, relatives: Iterable[str]) -> None:
+        for relative in relatives:
+            try:
+                full = self.path(relative)
+            except StorageError:
+                continue
+            full.unlink(missing_ok=True)
+            # Each file has a directory of its own: remove it and its parent when empty.
+            for directory in (full.parent, full.parent.parent):
+                try:
+                    directory.rmdir()
+                except OSError:
+                    break
+
+    def remove_after_commit(self, relatives: Iterable[str],
+                            manager: transaction.TransactionManager) -> None:
+        """Delete these files once the current transaction commits (never if it aborts)."""
+        self.guard(manager).removed(list(relatives))
+
+    def guard(self, manager: transaction.TransactionManager) -> TransactionFiles:
+        """The participant of ``manager``'s current transaction (joined on first use)."""
+        txn = manager.get()
+        data = txn.data(self) if _has_data(txn, self) else None
+        if data is None:
+            data = TransactionFiles(self, manager)
+            txn.join(data)
+            txn.set_data(self, data)
+        return data
+
+
+def _has_data(txn: Any, key: object) -> bool:
+    try:
+        txn.data(key)
+    except KeyError:
+        return False
+    return True
+
+
+class TransactionFiles:
+    """A transaction participant that keeps storage and database in step."""
+
+    def __init__(self, storage: Storage, manager: Any) -> None:
+        self.storage = storage
+        self.transaction_manager = manager
+        self._created: list[str] = []
+        self._removed: list[str] = []
+
+    def created(self, relatives: list[str]) -> None:
+        self._created.extend(relatives)
+
+    def removed(self, relatives: list[str]) -> None:
+        self._removed.extend(relatives)
+
+    # IDataManager
+    def abort(self, txn: Any) -> None:
+        self.storage.remove_now(self._created)
+        self._created = []
+        self._removed = []
+
+    def tpc_begin(self, txn: Any) -> None:
+        pass
+
+    def commit(self, txn: Any) -> None:
+        pass
+
+    def tpc_vote(self, txn: Any) -> None:
+        pass
+
+    def tpc_finish(self, txn: Any) -> None:
+        self.storage.remove_now(self._removed)
+        self._created = []
+        self._removed = []
+
+    def tpc_abort(self, txn: Any) -> None:
+        self.abort(txn)
+
+    def sortKey(self) -> str:
+        return "~seqcore.storage.service"  # after the database, so files go only once rows are gone
+
+
+def get_storage(request: Request) -> Storage:
+    """``request.storage``: the :class:`~seqcore.services.IStorage` service."""
+    return request.find_service(IStorage, context=None)
+
+
+def includeme(config: Configurator) -> None:
+    settings = config.get_settings()
+    config.register_service(Storage(settings["seqcore.storage.path"]), IStorage)
+    config.add_request_method(get_storage, "storage", reify=True)
