@@ -99,6 +99,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "checked on arrival: inflating every byte runs at a tenth of disk speed. "
             "The processing worker reads every byte of them and marks a corrupt file "
             "ERROR. 0: no limit.", int),
+    Setting("seqcore.upload.max_pending_direct_uploads", 1000,
+            "How many GraphQL direct uploads one account may hold announced and not yet "
+            "attached; createDirectUpload beyond it is refused until some are attached or "
+            "swept (seqcore.upload.unattached_hours).", int),
     Setting("seqcore.upload.unattached_hours", 24.0,
             "GraphQL direct uploads not attached this many hours after they were announced "
             "are deleted with their bytes by the worker (IRIDA Next's unattached blob "
