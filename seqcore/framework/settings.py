@@ -159,9 +159,16 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "introspect (/api/oauth/introspect) tokens issued to any client; every other "
             "client only its own."),
     Setting("seqcore.sign_in.max_failures", 5,
-            "Failed password checks per account (its username and e-mail address count "
-            "as one), and 4x that per client address, within the window before every "
-            "password door (sign-in page, OAuth password grant, consent form) refuses.", int),
+            "Failed password checks for one account (its username and e-mail address count "
+            "as one) from one client address within the window, after which every password "
+            "door (sign-in page, OAuth password grant, consent form) refuses that account "
+            "there. From addresses the account has not signed in from "
+            "(seqcore.sign_in.trust_days), this many failures from anywhere, or 4x this "
+            "from the address over all accounts, also refuse.", int),
+    Setting("seqcore.sign_in.trust_days", 90,
+            "For how many days an address from which an account signed in with its "
+            "password stays trusted for it: failures from other addresses, and from that "
+            "address for other accounts, never refuse it there.", int),
     Setting("seqcore.sign_in.window_seconds", 900,
             "The failed sign-in window, in seconds.", int),
     Setting("seqcore.trusted_proxies", "",
