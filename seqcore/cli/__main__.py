@@ -1,4 +1,5 @@
-"""``python -m seqcore.cli``: the ``seqcore`` command (the test kit's live servers run it so)."""
+"""``python -m seqcore.cli``: the ``seqcore`` command where its script is not on the path
+(live test servers and workers run it with the interpreter they were started with)."""
 
 from seqcore.cli import main
 
