@@ -28,7 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-SECRET = "bench-session-secret"
 PATHS = {"linelist csv": "/api/projects/1/linelist?format=csv",
          "linelist xlsx": "/api/projects/1/linelist?format=xlsx",
          "samples/metadata json": "/api/projects/1/samples/metadata"}
@@ -43,10 +42,9 @@ def free_port() -> int:
 def serve(port: int, url: str) -> None:
     import waitress
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, deployed_app
 
-    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
-    waitress.serve(config.make_wsgi_app(), host="127.0.0.1", port=port, threads=1,
+    waitress.serve(deployed_app(bench_settings(url)), host="127.0.0.1", port=port, threads=1,
                    _quiet=True)
 
 
@@ -54,7 +52,7 @@ def prepare(url: str, samples: int, fields: int) -> str:
     import transaction
     from sqlalchemy import insert
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, setup
     from seqcore.db import session_for
     from seqcore.db.migrations import upgrade
     from seqcore.models import (
@@ -70,8 +68,7 @@ def prepare(url: str, samples: int, fields: int) -> str:
     from seqcore.oauth.tokens import issue_token
     from seqcore.services import ISessionFactory, registry_service
 
-    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
-    config.commit()
+    config = setup(bench_settings(url))
     upgrade(config.get_settings(), config.registry.pm)
     factory = registry_service(config.registry, ISessionFactory)
     with transaction.manager:
