@@ -9,7 +9,8 @@ another program. The benchmarks build their applications here:
   configuration committed, so services can be looked up;
 * :func:`deployed_app` for the application they time: the PasteDeploy factory
   (:func:`seqcore.config.main`) itself, with the process's logging set up as a server's is
-  (the access log at INFO), written to a file instead of the terminal;
+  (the access log at INFO), written to a file instead of the terminal; :func:`served` does
+  the same for a configuration :func:`setup` made (an application driven in process);
 * :func:`loaded_plugins` names the plugins loaded, for the benchmark's printout.
 """
 
@@ -72,6 +73,35 @@ def deployed_app(settings: Mapping[str, Any], log: Path | None = None) -> Any:
     print(f"plugins loaded: {', '.join(loaded_plugins(app.registry)) or 'none'}; "
           f"access log: {log}", file=sys.stderr)
     return app
+
+
+def served(config: Configurator, log: Path | None = None) -> Any:
+    """The WSGI application of a configuration made by :func:`setup`, with the process's
+    logging set up as :func:`seqcore.config.main` sets it (for benchmarks that drive the
+    application in process and share its registry with a worker or factories)."""
+    from seqcore.observability.logconfig import apply
+
+    if log is None:
+        log = Path(tempfile.mkstemp(prefix="seqcore-bench-", suffix=".log")[1])
+    log_to_file(log)
+    apply(config.get_settings())
+    print(f"plugins loaded: {', '.join(loaded_plugins(config.registry)) or 'none'}; "
+          f"access log: {log}", file=sys.stderr)
+    return config.make_wsgi_app()
+
+
+def announce_server_plugins(ini: Path) -> list[str]:
+    """Print (on standard error) and return the plugins a server started from ``ini`` (a
+    live server of the test kit: ``seqcore serve`` or gunicorn on that file) loads: the
+    same settings and entry points, built once more in this process."""
+    import configparser
+
+    parser = configparser.RawConfigParser()
+    parser.read(ini)
+    names = loaded_plugins(setup(dict(parser["app:main"])).registry)
+    print(f"plugins loaded: {', '.join(names) or 'none'}; access log: the server's",
+          file=sys.stderr)
+    return names
 
 
 def loaded_plugins(registry: Any) -> list[str]:
