@@ -44,6 +44,8 @@ def setup(settings: Mapping[str, Any]) -> Configurator:
 
     config = configure(dict(settings), origin="the benchmark's settings")
     config.commit()
+    print(f"plugins loaded: {', '.join(loaded_plugins(config.registry)) or 'none'}",
+          file=sys.stderr)
     return config
 
 

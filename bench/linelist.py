@@ -103,16 +103,6 @@ def peak_kib(pid: int) -> int:
     return 0
 
 
-def wait_for(port: int) -> None:
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("the server did not start")
-
-
 def fetch(port: int, path: str, token: str) -> tuple[int, int]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
@@ -130,7 +120,7 @@ def measure(url: str, token: str) -> dict:
         port = free_port()
         server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url])
         try:
-            wait_for(port)
+            wait_for(port, server)
             fetch(port, "/api/projects/1", token)  # warm: imports, first statements
             idle = peak_kib(server.pid)
             began = time.perf_counter()
@@ -147,6 +137,7 @@ def measure(url: str, token: str) -> dict:
 
 
 def main() -> None:
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--fields", type=int, default=20)
