@@ -115,6 +115,8 @@ def fetch(port: int, path: str, token: str) -> tuple[int, int]:
 
 
 def measure(url: str, token: str) -> dict:
+    from bench.deployed import wait_for
+
     found = {}
     for name, path in PATHS.items():
         port = free_port()
