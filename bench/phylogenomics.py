@@ -71,11 +71,8 @@ def valid_calls(table: str) -> dict[tuple[str, int], tuple[str, ...]]:
 def run_seqcore(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[float, str]:
     import webtest
 
-    import seqcore_assemblies.plugin
-    import seqcore_phylogenomics.plugin
-    import seqcore_sequencefiles.plugin
+    from bench.deployed import served, setup
     from seqcore.analysis.worker import AnalysisWorker
-    from seqcore.config import configure
     from seqcore.db.migrations import upgrade
     from seqcore.testing.factories import Factories
     from seqcore.testing.uploads import multipart
@@ -85,10 +82,7 @@ def run_seqcore(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[
                 "seqcore.analysis.work_path": str(tmp / "work"),
                 "seqcore.analysis.threads": threads, "seqcore.analysis.max_running": 1,
                 "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
-    config = configure(settings, plugins=[seqcore_sequencefiles.plugin,
-                                          seqcore_assemblies.plugin,
-                                          seqcore_phylogenomics.plugin])
-    config.commit()
+    config = setup(settings)
     upgrade(config.get_settings(), config.registry.pm)
     factories = Factories(registry_service(config.registry, ISessionFactory), config.get_settings())
     owner = factories.user()
@@ -100,7 +94,7 @@ def run_seqcore(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[
         factories.sequencing_object(sample, "pairs", files=[(r1.name, r1.read_bytes()),
                                                             (r2.name, r2.read_bytes())])
         samples.append(sample.id)
-    app = webtest.TestApp(config.make_wsgi_app())
+    app = webtest.TestApp(served(config))
     body, content_type = multipart([("file", "reference.fasta", reference.read_bytes(), None)])
     ref = app.post(f"/api/projects/{project.id}/referenceFiles", body,
                    headers={**headers, "Content-Type": content_type}).json["resource"]
