@@ -1,0 +1,222 @@
+"""The workbench's pages through WebTest: each page shows what the domain lets the account
+read and nothing else (field restrictions included), refuses bad input with 400 and changes
+nothing, and speaks English or French."""
+
+import io
+
+import pytest
+from openpyxl import load_workbook
+
+from seqcore.models.fielddecl import MetadataField
+from seqcore.models.group import Group
+from seqcore.models.project import ProjectRole
+
+
+def sign_in(testapp, user):
+    testapp.reset()  # a fresh browser: no earlier session
+    page = testapp.get("/users/sign_in")
+    page.form["username"] = user.username
+    page.form["password"] = "Password1!"
+    page.form.submit(status=303)
+
+
+@pytest.fixture
+def lab(factories, db):
+    """An owner's project of 30 samples with a LEVEL_3 field ``patient`` and an open field
+    ``serovar``; a member at LEVEL_1; an outsider."""
+    owner = factories.user(username="owner")
+    member = factories.user(username="member")
+    outsider = factories.user(username="outsider")
+    project = factories.project(owner=owner, name="Salmonella 2026",
+                                members=[(member, ProjectRole.USER, "LEVEL_1")])
+    db.add(MetadataField(project_id=project.id, name="patient", restriction="LEVEL_3"))
+    db.commit()
+    samples = [factories.sample(project, name=f"S{n:02d}", metadata={
+        "serovar": "Enteritidis" if n % 3 == 0 else "Typhimurium", "patient": f"P{n}"})
+        for n in range(30)]
+    return {"owner": owner, "member": member, "outsider": outsider, "project": project,
+            "samples": samples}
+
+
+def test_dashboard_lists_only_what_the_account_reads(testapp, factories, lab):
+    factories.project(owner=lab["outsider"], name="Hidden project")
+    sign_in(testapp, lab["member"])
+    page = testapp.get("/")
+    assert "Salmonella 2026" in page.text
+    assert "Hidden project" not in page.text
+    assert page.html.find("nav", {"aria-label": "Main"}).find("a", string="Projects")
+    # Administrator links only for administrators.
+    assert not page.html.find("a", string="Accounts")
+
+
+def test_project_page_is_404_for_an_outsider_and_sign_in_for_nobody(testapp, lab):
+    project = lab["project"]
+    response = testapp.get(f"/-/projects/{project.id}", status=302)
+    assert "/users/sign_in?next=" in response.location
+    sign_in(testapp, lab["outsider"])
+    testapp.get(f"/-/projects/{project.id}", status=404)
+    testapp.get(f"/-/samples/{lab['samples'][0].id}", status=404)
+    testapp.get("/-/projects/999999", status=404)
+    assert "Salmonella 2026" not in testapp.get("/-/projects").text
+
+
+def test_sample_table_pages_sorts_and_filters_by_metadata(testapp, lab):
+    sign_in(testapp, lab["owner"])
+    project = lab["project"]
+    page = testapp.get(f"/-/projects/{project.id}?per_page=25")
+    rows = page.html.select("#samples tbody tr")
+    assert len(rows) == 25
+    assert "Rows 1-25 of 30" in page.text
+    second = testapp.get(f"/-/projects/{project.id}?per_page=25&page=2")
+    assert [r.find("a").text for r in second.html.select("#samples tbody tr")] == [
+        "S25", "S26", "S27", "S28", "S29"]
+    by_serovar = testapp.get(f"/-/projects/{project.id}?field=serovar&value=enteri")
+    names = [r.find("a").text for r in by_serovar.html.select("#samples tbody tr")]
+    assert names == [f"S{n:02d}" for n in range(0, 30, 3)]
+    descending = testapp.get(f"/-/projects/{project.id}?sort=name&direction=desc")
+    assert descending.html.select("#samples tbody tr")[0].find("a").text == "S29"
+    by_field = testapp.get(f"/-/projects/{project.id}?sort=m:serovar&per_page=50")
+    assert by_field.html.select("#samples tbody tr")[0].find_all("td")[-1].text in (
+        "Enteritidis", "P0")
+
+
+def test_sample_table_refuses_bad_query_values(testapp, lab):
+    sign_in(testapp, lab["owner"])
+    project = lab["project"]
+    for query in ("page=0", "page=x", "per_page=7", "sort=password", "direction=up",
+                  "created_from=yesterday", "field=nonesuch"):
+        testapp.get(f"/-/projects/{project.id}?{query}", status=400)
+
+
+def test_restricted_field_is_nowhere_for_a_lower_level(testapp, lab):
+    project, sample = lab["project"], lab["samples"][1]
+    sign_in(testapp, lab["member"])
+    page = testapp.get(f"/-/projects/{project.id}")
+    assert "patient" not in page.text and "P1" not in page.text
+    assert "serovar" in page.text
+    # Neither a filter nor a sort nor a column can probe it.
+    testapp.get(f"/-/projects/{project.id}?field=patient&value=P1", status=400)
+    testapp.get(f"/-/projects/{project.id}?sort=m:patient", status=400)
+    testapp.get(f"/-/projects/{project.id}?column=patient", status=400)
+    sample_page = testapp.get(f"/-/samples/{sample.id}")
+    assert "Typhimurium" in sample_page.text
+    assert "patient" not in sample_page.text and "P1" not in sample_page.text
+    # The export the member makes leaves it out too.
+    form = page.forms["samples-bulk"]
+    response = testapp.post(f"/-/projects/{project.id}/linelist?format=csv",
+                            {"csrf_token": form["csrf_token"].value,
+                             "selected": [str(sample.id)]})
+    assert response.text.splitlines() == ["sample_puid,sample_name,serovar",
+                                          f"{sample.puid},S01,Typhimurium"]
+    # The owner sees it.
+    sign_in(testapp, lab["owner"])
+    assert "P1" in testapp.get(f"/-/samples/{sample.id}").text
+
+
+def test_export_selected_samples_as_xlsx(testapp, lab):
+    sign_in(testapp, lab["owner"])
+    project, samples = lab["project"], lab["samples"]
+    page = testapp.get(f"/-/projects/{project.id}")
+    form = page.forms["samples-bulk"]
+    response = testapp.post(f"/-/projects/{project.id}/linelist?format=xlsx",
+                            {"csrf_token": form["csrf_token"].value,
+                             "selected": [str(samples[3].id), str(samples[4].id)]})
+    assert response.content_type.endswith("spreadsheetml.sheet")
+    sheet = load_workbook(io.BytesIO(response.body)).active
+    values = [list(row) for row in sheet.iter_rows(values_only=True)]
+    assert values[0] == ["sample_puid", "sample_name", "patient", "serovar"]
+    assert [row[1:] for row in values[1:]] == [["S03", "P3", "Enteritidis"],
+                                               ["S04", "P4", "Typhimurium"]]
+    # Every matching row, by the filter the form carried.
+    response = testapp.post(f"/-/projects/{project.id}/linelist?format=csv",
+                            {"csrf_token": form["csrf_token"].value, "all_matching": "1",
+                             "filter.field": "serovar", "filter.value": "Enteritidis"})
+    assert len(response.text.splitlines()) == 1 + 10
+    # Nothing selected, or no CSRF token: refused.
+    testapp.post(f"/-/projects/{project.id}/linelist?format=csv",
+                 {"csrf_token": form["csrf_token"].value}, status=400)
+    testapp.post(f"/-/projects/{project.id}/linelist?format=csv",
+                 {"selected": [str(samples[3].id)]}, status=400)
+    # Samples of another project are not exported through this one.
+    other = testapp.post(f"/-/projects/{project.id}/linelist?format=csv",
+                         {"csrf_token": form["csrf_token"].value, "selected": ["999999"]},
+                         status=200)
+    assert len(other.text.splitlines()) == 1
+
+
+def test_page_statements_do_not_grow_with_page_size(testapp, lab, sql_counter):
+    sign_in(testapp, lab["owner"])
+    project = lab["project"]
+    counts = []
+    for size in (25, 50):
+        with sql_counter:
+            testapp.get(f"/-/projects/{project.id}?per_page={size}")
+        counts.append(sql_counter.count)
+    assert counts[0] == counts[1]
+
+
+def test_create_group_and_project_through_forms(testapp, factories, db):
+    user = factories.user(username="maker")
+    sign_in(testapp, user)
+    page = testapp.get("/-/groups")
+    form = page.forms[1]
+    form["name"] = "   "  # blank: refused with the domain's words, nothing written
+    response = form.submit(status=400)
+    assert "Name can't be blank." in response.html.find(role="alert").text
+    assert db.query(Group).count() == 0
+    form = response.forms[1]
+    form["name"] = "Bacteriology"
+    group_page = form.submit(status=303).follow()
+    assert "Group Bacteriology created." in group_page.text
+    group_id = db.query(Group).one().id
+    projects = testapp.get(f"/-/projects?group={group_id}")
+    form = projects.forms[2]
+    form["name"] = "abc"  # REST's rule: at least 5 characters
+    refused = form.submit(status=400)
+    assert "at least 5 characters" in refused.text
+    form = refused.forms[2]
+    form["name"] = "Listeria survey"
+    project_page = form.submit(status=303).follow()
+    assert "Listeria survey" in project_page.text
+    assert "Bacteriology" in testapp.get(f"/-/groups/{group_id}").text
+
+
+def test_group_pages_follow_group_access(testapp, factories):
+    owner = factories.user(username="gowner")
+    outsider = factories.user(username="goutsider")
+    group = factories.group(owner, name="Virology")
+    sign_in(testapp, outsider)
+    testapp.get(f"/-/groups/{group.id}", status=404)
+    assert "Virology" not in testapp.get("/-/groups").text
+    sign_in(testapp, owner)
+    assert "Virology" in testapp.get("/-/groups").text
+    assert "gowner" in testapp.get(f"/-/groups/{group.id}").text
+
+
+def test_analysis_pages_follow_submission_access(testapp, factories, lab):
+    obj = factories.sequencing_object(lab["samples"][0])
+    submission = factories.submission(lab["owner"], [obj])
+    sign_in(testapp, lab["outsider"])
+    testapp.get(f"/-/analyses/{submission.id}", status=404)
+    assert submission.name not in testapp.get("/-/analyses").text
+    sign_in(testapp, lab["owner"])
+    assert submission.name in testapp.get("/-/analyses").text
+    assert submission.name in testapp.get(f"/-/analyses/{submission.id}").text
+
+
+def test_pages_speak_french_by_browser_then_account(testapp, factories, db):
+    page = testapp.get("/", headers={"Accept-Language": "fr-CA,fr;q=0.9,en;q=0.5"})
+    assert page.html.find("html")["lang"] == "fr"
+    assert "Se connecter" in page.text
+    user = factories.user(username="anglo")
+    sign_in(testapp, user)
+    # The account's choice (English) wins over the browser's.
+    page = testapp.get("/", headers={"Accept-Language": "fr"})
+    assert page.html.find("html")["lang"] == "en"
+    from seqcore.models.user import User
+
+    db.get(User, user.id).locale = "fr"
+    db.commit()
+    page = testapp.get("/")
+    assert page.html.find("html")["lang"] == "fr"
+    assert "Tableau de bord" in page.text
