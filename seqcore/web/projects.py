@@ -52,6 +52,8 @@ FORM_FIELDS = {"name": "name", "projectDescription": "description", "organism": 
                "genomeSize": "genome_size", "minimumCoverage": "minimum_coverage",
                "maximumCoverage": "maximum_coverage"}
 
+NUMBERS = {"genomeSize", "minimumCoverage", "maximumCoverage"}
+
 PROJECTS_TABLE = Table(
     "projects",
     (Column("name", _("Name"), sortable=True), Column("namespace", _("Namespace")),
@@ -99,7 +101,10 @@ def create(request: Request) -> Response:
     else:
         require(request, context_at(request, "projects"), Permission.PROJECT_CREATE)
     form = {key: request.POST.get(key, "").strip() for key in FORM_FIELDS}
-    data, problems = load_form(ProjectSchema(), form)
+    # A form sends numbers as text; the schema (JSON's) wants them as numbers.
+    values = {key: int(value) if key in NUMBERS and value.isascii() and value.isdigit()
+              else value for key, value in form.items()}
+    data, problems = load_form(ProjectSchema(), values)
     if not problems:
         try:
             project = new_project(request.db, identity.user_id, identity.username,
