@@ -25,5 +25,8 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.dashboard")
     config.include("seqcore.web.groups")
     config.include("seqcore.web.projects")
+    config.include("seqcore.web.bulk")
     config.include("seqcore.web.samples")
+    # /-/analyses/new before /-/analyses/{id}, which would take it otherwise.
+    config.include("seqcore.web.launch")
     config.include("seqcore.web.analyses")

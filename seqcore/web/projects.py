@@ -34,6 +34,7 @@ from seqcore.security.permissions import Permission
 from seqcore.web.forms import load_form
 from seqcore.web.guard import PageError, add_page, context_at, may, require, signed_in
 from seqcore.web.i18n import _
+from seqcore.web.navigation import has_route
 from seqcore.web.render import page
 from seqcore.web.table import (
     BulkAction,
@@ -166,6 +167,19 @@ def samples_table(request: Request, project: Project, fields: list[str], columns
                BulkAction("export_xlsx", _("Export line list (XLSX)"),
                           request.route_path("web.project.export", id=project.id,
                                              _query={"format": "xlsx"}))]
+
+    def action(name: str, label: Any, danger: bool = False) -> BulkAction:
+        return BulkAction(name, label, request.route_path(
+            "web.project.bulk", id=project.id, action=name), danger=danger)
+
+    actions += [action("copy", _("Copy")), action("metadata", _("Set metadata"))]
+    if can_write:
+        actions += [action("move", _("Move")), action("remove", _("Remove"), danger=True)]
+    if has_route(request, "web.analyses.new"):
+        actions.append(BulkAction("launch", _("Launch an analysis"),
+                                  request.route_path("web.analyses.new",
+                                                     _query={"project": project.id}),
+                                  method="post"))
     return Table(
         "samples",
         (Column("name", _("Sample"), sortable=True), Column("puid", _("PUID"), sortable=True),

@@ -220,3 +220,98 @@ def test_pages_speak_french_by_browser_then_account(testapp, factories, db):
     page = testapp.get("/")
     assert page.html.find("html")["lang"] == "fr"
     assert "Tableau de bord" in page.text
+
+
+def bulk_form(testapp, project, action, ids):
+    page = testapp.get(f"/-/projects/{project.id}")
+    token = page.forms["samples-bulk"]["csrf_token"].value
+    return testapp.post(f"/-/projects/{project.id}/samples/{action}",
+                        {"csrf_token": token, "selected": [str(i) for i in ids]})
+
+
+def test_bulk_copy_move_metadata_remove(testapp, factories, db, lab):
+    from seqcore.models.sample import MetadataEntry, ProjectSample
+
+    owner, project, samples = lab["owner"], lab["project"], lab["samples"]
+    target = factories.project(owner=owner, name="Archive 2026")
+    sign_in(testapp, owner)
+    # The confirmation page names the samples; confirming copies them.
+    confirm = bulk_form(testapp, project, "copy", [samples[0].id, samples[1].id])
+    assert "S00, S01" in confirm.text
+    form = confirm.forms[1]
+    form["target"] = str(target.id)
+    form.submit(status=303)
+    assert {j.sample_id for j in db.query(ProjectSample).filter_by(project_id=target.id)} == {
+        samples[0].id, samples[1].id}
+    # Copying the same samples again: refused with the domain's words, nothing written.
+    again = bulk_form(testapp, project, "copy", [samples[0].id]).forms[1]
+    again["target"] = str(target.id)
+    assert "already in project" in again.submit(status=400).text
+    # Metadata on many samples at once.
+    form = bulk_form(testapp, project, "metadata", [samples[2].id, samples[3].id]).forms[1]
+    form["field"] = "lab"
+    form["value"] = "NML"
+    form.submit(status=303)
+    assert {e.sample_id for e in db.query(MetadataEntry).filter_by(field="lab")} == {
+        samples[2].id, samples[3].id}
+    # Removal from the project.
+    bulk_form(testapp, project, "remove", [samples[4].id]).forms[1].submit(status=303)
+    assert not db.query(ProjectSample).filter_by(project_id=project.id,
+                                                 sample_id=samples[4].id).count()
+
+
+def test_bulk_actions_follow_permissions(testapp, lab, db):
+    from seqcore.models.sample import MetadataEntry, ProjectSample
+
+    member, project, samples = lab["member"], lab["project"], lab["samples"]
+    sign_in(testapp, member)
+    page = testapp.get(f"/-/projects/{project.id}")
+    buttons = {b.get("value") for b in page.html.select("#samples-bulk button[name=action]")}
+    assert "remove" not in buttons and "move" not in buttons
+    token = page.forms["samples-bulk"]["csrf_token"].value
+    # A member may not remove (403) nor write the owner's samples (403); nothing changes.
+    testapp.post(f"/-/projects/{project.id}/samples/remove",
+                 {"csrf_token": token, "selected": [str(samples[5].id)], "confirm": "1"},
+                 status=403)
+    testapp.post(f"/-/projects/{project.id}/samples/metadata",
+                 {"csrf_token": token, "selected": [str(samples[5].id)], "confirm": "1",
+                  "field": "serovar", "value": "X"}, status=403)
+    assert db.query(ProjectSample).filter_by(sample_id=samples[5].id).count() == 1
+    assert db.query(MetadataEntry).filter_by(sample_id=samples[5].id,
+                                             field="serovar").one().value == "Typhimurium"
+
+
+def test_launch_form_from_the_parameter_schema(testapp, factories, lab, upload_reads,
+                                               run_analysis):
+    owner, project, samples = lab["owner"], lab["project"], lab["samples"]
+    headers = factories.headers(owner)
+    upload_reads(samples[0], headers)
+    upload_reads(samples[1], headers)
+    sign_in(testapp, owner)
+    choose = bulk_form_launch(testapp, project, [samples[0].id, samples[1].id])
+    form = choose.forms[1]
+    form["analysis_type"] = "readcount"
+    parameters = form.submit()
+    assert parameters.html.find("input", {"name": "parameter.min_length"})["min"] == "0"
+    form = parameters.forms[1]
+    form["parameter.min_length"] = "-5"  # below the declared minimum: the API's words
+    refused = form.submit(status=400)
+    assert "must be at least 0" in refused.text
+    form = refused.forms[1]
+    form["parameter.min_length"] = "10"
+    form["name"] = "counting from the web"
+    detail = form.submit(status=303).follow()
+    assert "counting from the web" in detail.text
+    submission_id = int(detail.request.path.rsplit("/", 1)[1])
+    run = run_analysis.drive(submission_id, headers)
+    assert run.state == "COMPLETED"
+    detail = testapp.get(f"/-/analyses/{submission_id}")
+    assert "Completed" in detail.text
+    assert detail.html.find(id="analysis-outputs").find("li")
+
+
+def bulk_form_launch(testapp, project, ids):
+    page = testapp.get(f"/-/projects/{project.id}")
+    token = page.forms["samples-bulk"]["csrf_token"].value
+    return testapp.post(f"/-/analyses/new?project={project.id}",
+                        {"csrf_token": token, "selected": [str(i) for i in ids]})

@@ -27,9 +27,9 @@
 <li>${fmt.state(state)} <span class="muted">${millis}</span></li>
 % endfor
 </ol>
-<h2>${_("Outputs")}</h2>
+<h2 id="analysis-outputs-heading">${_("Outputs")}</h2>
 % if submission.outputs:
-<ul>
+<ul id="analysis-outputs">
 % for output in submission.outputs:
 <li><code>${output.key}</code>: ${output.file.file_name}</li>
 % endfor
