@@ -26,6 +26,7 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.groups")
     config.include("seqcore.web.projects")
     config.include("seqcore.web.bulk")
+    config.include("seqcore.web.manage")
     config.include("seqcore.web.samples")
     # /-/analyses/new before /-/analyses/{id}, which would take it otherwise.
     config.include("seqcore.web.launch")

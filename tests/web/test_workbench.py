@@ -315,3 +315,48 @@ def bulk_form_launch(testapp, project, ids):
     token = page.forms["samples-bulk"]["csrf_token"].value
     return testapp.post(f"/-/analyses/new?project={project.id}",
                         {"csrf_token": token, "selected": [str(i) for i in ids]})
+
+
+def test_manage_members_fields_templates(testapp, factories, db, lab):
+    from seqcore.models.project import ProjectMember
+
+    owner, member, project = lab["owner"], lab["member"], lab["project"]
+    newcomer = factories.user(username="newcomer")
+    sign_in(testapp, owner)
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    assert "patient" in manage.text  # the owner reads the restricted field
+    form = next(f for f in manage.forms.values() if "username" in f.fields)
+    form["username"] = "newcomer"
+    form["metadata_role"] = "LEVEL_2"
+    assert "newcomer added." in form.submit(status=303).follow().text
+    assert db.query(ProjectMember).filter_by(project_id=project.id,
+                                             user_id=newcomer.id).one().metadata_role == "LEVEL_2"
+    # Twice: the domain's conflict, shown as 409, nothing changes.
+    form["username"] = "newcomer"
+    form.submit(status=409)
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    fields_form = next(f for f in manage.forms.values() if "restriction" in f.fields)
+    fields_form["name"] = "outcome"
+    fields_form["restriction"] = "LEVEL_4"
+    fields_form.submit(status=303)
+    fields_form["name"] = " bad "  # the domain's rule on names
+    fields_form.submit(status=400)
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    template_form = next(f for f in manage.forms.values() if "fields" in f.fields)
+    template_form["name"] = "Outbreak"
+    template_form.get("fields", index=0).checked = True
+    template_form.submit(status=303)
+    # The last owner cannot be removed.
+    token = manage.forms[1]["csrf_token"].value
+    testapp.post(f"/-/projects/{project.id}/manage/members/{owner.id}/remove",
+                 {"csrf_token": token}, status=400)
+    # A member reads the page without restricted fields and without the forms, and may
+    # change nothing.
+    sign_in(testapp, member)
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    assert "outcome" not in manage.text and "patient" not in manage.text
+    assert not manage.html.find("form", action=f"/-/projects/{project.id}/manage/members")
+    token = manage.forms[0]["csrf_token"].value
+    testapp.post(f"/-/projects/{project.id}/manage/members",
+                 {"csrf_token": token, "username": "outsider"}, status=403)
+    assert db.query(ProjectMember).filter_by(project_id=project.id).count() == 3

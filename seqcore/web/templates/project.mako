@@ -20,6 +20,7 @@
 <dt>${_("Description")}</dt><dd>${project.description}</dd>
 % endif
 </dl>
+<p><a href="${request.route_path('web.project.manage', id=project.id)}">${_("Members, metadata fields, templates and activity")}</a></p>
 <h2>${_("Samples")}</h2>
 <details>
 <summary>${_("Columns")}</summary>
