@@ -131,8 +131,8 @@ COLLECTIONS = {"api.users", "api.projects", "api.project.users", "api.project.sa
                "api.sample.sequencefiles", "api.project.ncbi_submissions",
                "api.project.exports", "api.exports"}
 
-# Answers outside the envelope: a user's projects sit under ``projectResources``, where
-# IRIDA's clients read them (docs/rest_api.md).
+# Answers with a second top-level key: a user's projects sit under ``resource`` and under
+# ``projectResources``, where IRIDA's clients read them (docs/rest_api.md).
 OWN_SHAPES = {"api.user.projects": "UserProjects"}
 
 # Statuses any operation may answer with the ``{"message": ...}`` body (docs/rest_api.md).
@@ -218,8 +218,9 @@ SHAPES: dict[str, dict[str, Any]] = {
         "additionalProperties": True,
     },
     "UserProjects": {
-        "type": "object", "required": ["projectResources"],
-        "properties": {"projectResources": _ref("Collection")},
+        "type": "object", "required": ["resource", "projectResources"],
+        "properties": {"resource": _ref("Collection"),
+                       "projectResources": _ref("Collection")},
         "additionalProperties": True,
     },
     "Message": {
