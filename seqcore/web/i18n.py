@@ -12,6 +12,7 @@ English. An account may also choose "the browser's language" (:data:`BROWSER`).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pyramid.config import Configurator
@@ -65,6 +66,12 @@ def translate(request: Request, message: str | TranslationString, **mapping: Any
     return request.localizer.translate(message)
 
 
+#: The compiled English and French catalogues.
+LOCALE = Path(__file__).resolve().parent / "locale"
+
+
 def includeme(config: Configurator) -> None:
-    config.add_translation_dirs("seqcore.web:locale")
+    # A directory, not an asset spec: pkg_resources cannot list a package imported through an
+    # import hook it does not know (pytest's assertion rewriting of the test kit's package).
+    config.add_translation_dirs(str(LOCALE))
     config.set_locale_negotiator(negotiate_locale)
