@@ -553,3 +553,21 @@ def test_a_finished_job_waiting_for_collection_is_not_taken_for_interrupted(
     db.refresh(sub)
     assert (sub.state, sub.attempts) == ("COMPLETED", 0)
     assert [state for state, _ in sub.history].count("FINISHED_RUNNING") == 1
+
+
+def test_outputs_are_fetched_by_key_as_well_as_by_number(testapp, app_config, factories,
+                                                         world):
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id]).json
+    url = links(body["resource"])["self"].replace("http://localhost", "")
+    run(app_config)
+    analysis = testapp.get(url + "/analysis", headers=world["headers"]).json["resource"]
+    text = {**world["headers"], "Accept": "text/plain"}
+    by_number = testapp.get(links(analysis)["outputFile/counts"], headers=text)
+    by_key = testapp.get(url + "/analysis/file/counts", headers=text)
+    assert by_key.body == by_number.body and by_key.text.startswith("sample\tfile\treads")
+    record = testapp.get(url + "/analysis/file/summary", headers=world["headers"]).json
+    assert record["resource"]["executionManagerFileId"] == "summary"
+    testapp.get(url + "/analysis/file/nothing", headers=world["headers"], status=404)
+    testapp.get(url + "/analysis/file/%C2%B2", headers=world["headers"], status=404)
+    stranger = factories.headers(factories.user(username="stranger"))
+    testapp.get(url + "/analysis/file/counts", headers=stranger, status=404)
