@@ -16,6 +16,7 @@ ${self.head()}
 <a href="${request.route_path('web.profile')}">Profile</a>
 <a href="${request.route_path('web.tokens')}">Access Tokens</a>
 <a href="${request.route_path('web.graphiql')}">GraphiQL</a>
+<a href="${request.route_path('web.redoc')}">REST API</a>
 <form method="post" action="${request.route_path('web.sign_out')}" class="inline">
 <input type="hidden" name="csrf_token" value="${csrf_token}">
 <button type="submit">Sign out</button>
