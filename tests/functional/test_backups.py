@@ -129,7 +129,7 @@ def test_cli_backup_check_and_restore(deployment, app_config, tmp_path, seqcore_
     settings = app_config.get_settings()
     storage = Path(settings["seqcore.storage.path"])
     ini = tmp_path / "live.ini"
-    ini.write_text(f"[app:main]\nuse = egg:seqcore\nsqlalchemy.url = {settings['sqlalchemy.url']}"
+    ini.write_text(f"[app:main]\nuse = egg:seqcore-server\nsqlalchemy.url = {settings['sqlalchemy.url']}"
                    f"\nseqcore.storage.path = {storage}\n")
     ok = cli(ini, "check")
     assert ok.exit_code == 0, ok.output
@@ -153,7 +153,7 @@ def test_cli_backup_check_and_restore(deployment, app_config, tmp_path, seqcore_
 
     url, new_storage = new_deployment(tmp_path, seqcore_settings, "fromcli")
     restored_ini = tmp_path / "restored.ini"
-    restored_ini.write_text(f"[app:main]\nuse = egg:seqcore\nsqlalchemy.url = {url}\n"
+    restored_ini.write_text(f"[app:main]\nuse = egg:seqcore-server\nsqlalchemy.url = {url}\n"
                             f"seqcore.storage.path = {new_storage}\n")
     assert cli(restored_ini, "restore", str(tmp_path / "backup")).exit_code == 0
     assert cli(restored_ini, "check").exit_code == 0
@@ -184,7 +184,7 @@ def test_pg_tools_match_the_server(app_config):
 
 def test_check_and_backup_of_a_database_without_tables_say_so(tmp_path):
     ini = tmp_path / "empty.ini"
-    ini.write_text(f"[app:main]\nuse = egg:seqcore\nsqlalchemy.url = sqlite:///{tmp_path}/e.db\n"
+    ini.write_text(f"[app:main]\nuse = egg:seqcore-server\nsqlalchemy.url = sqlite:///{tmp_path}/e.db\n"
                    f"seqcore.storage.path = {tmp_path / 'storage'}\n")
     checked = cli(ini, "check")
     assert checked.exit_code == 1 and "no database at" in checked.output
