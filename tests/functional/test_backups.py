@@ -129,7 +129,8 @@ def test_cli_backup_check_and_restore(deployment, app_config, tmp_path, seqcore_
     settings = app_config.get_settings()
     storage = Path(settings["seqcore.storage.path"])
     ini = tmp_path / "live.ini"
-    ini.write_text(f"[app:main]\nuse = egg:seqcore-server\nsqlalchemy.url = {settings['sqlalchemy.url']}"
+    ini.write_text(f"[app:main]\nuse = egg:seqcore-server\n"
+                   f"sqlalchemy.url = {settings['sqlalchemy.url']}"
                    f"\nseqcore.storage.path = {storage}\n")
     ok = cli(ini, "check")
     assert ok.exit_code == 0, ok.output
