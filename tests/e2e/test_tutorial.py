@@ -74,6 +74,7 @@ def test_every_command_of_the_tutorial_runs(tmp_path):
         assert after[0] == "1" and "outputFile/contigs-with-repeats" in after, after[:20]
         assert (work / "contigs.fasta").read_text().startswith(">")
         assert "isolate-1" in (work / "linelist.csv").read_text()
+        assert '"totalSequences": 6000' in printed  # the QC record of the upload
         assert '"name": "Tutorial outbreak"' in printed  # the GraphQL answer
         assert '"state": "completed"' in printed
     finally:
