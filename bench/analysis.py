@@ -36,10 +36,7 @@ sys.path.insert(0, str(ROOT))
 def build(tmp: Path, executor: str, running: int, queue: str) -> tuple:
     import transaction
 
-    import seqcore_celery.plugin
-    import seqcore_sequencefiles.plugin
-    from bench import noop_pipeline
-    from seqcore.config import configure
+    from bench.deployed import setup
     from seqcore.db.migrations import upgrade
     from seqcore.testing.factories import Factories
 
@@ -50,10 +47,10 @@ def build(tmp: Path, executor: str, running: int, queue: str) -> tuple:
                 "seqcore.analysis.max_running": running,
                 "seqcore.celery.broker_url": "redis://127.0.0.1:6379/0",
                 "seqcore.celery.queue": queue,
+                # The benchmark's own analysis type, as a site plugin beside the installed ones.
+                "seqcore.plugins.modules": "bench.noop_pipeline",
                 "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
-    config = configure(settings, plugins=[seqcore_sequencefiles.plugin, seqcore_celery.plugin,
-                                          noop_pipeline])
-    config.commit()
+    config = setup(settings)
     upgrade(config.get_settings(), config.registry.pm)
     factories = Factories(registry_service(config.registry, ISessionFactory), config.get_settings())
     owner = factories.user()

@@ -31,14 +31,20 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service
-
-SECRET = "bench-session-secret"
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory would come first on sys.path, and bench/graphql.py would
 # hide the graphql package: look modules up from the project root instead.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
+
+from bench.deployed import (  # noqa: E402
+    bench_settings,
+    deployed_app,
+    loaded_plugins,
+    setup,
+    wait_for,
+)
+from seqcore.services import IDatabaseEngine, ISessionFactory, registry_service  # noqa: E402
 
 
 def free_port() -> int:
@@ -65,15 +71,13 @@ def mix_app() -> object:
 
 
 def build_app(url: str) -> object:
-    """seqcore, and a bare Pyramid view at ``/bare``, in one WSGI application."""
+    """seqcore as deployed (bench.deployed: entry-point plugins, access log), and a bare
+    Pyramid view at ``/bare``, in one WSGI application."""
     from pyramid.config import Configurator
     from sqlalchemy import event
 
-    from seqcore.config import configure
-
-    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
-    app = config.make_wsgi_app()
-    engine = registry_service(config.registry, IDatabaseEngine)
+    app = deployed_app(bench_settings(url))
+    engine = registry_service(app.registry, IDatabaseEngine)
     counter = threading.local()
 
     def count(*args: object) -> None:
@@ -146,15 +150,13 @@ def prepare(url: str, projects: int) -> str:
     import transaction
     from sqlalchemy import insert
 
-    from seqcore.config import configure
     from seqcore.db import session_for
     from seqcore.db.migrations import upgrade
     from seqcore.models import OAuthClient, Project, ProjectMember, User
     from seqcore.models.oauth import digest
     from seqcore.oauth.tokens import issue_token
 
-    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
-    config.commit()
+    config = setup(bench_settings(url))
     upgrade(config.get_settings(), config.registry.pm)
     factory = registry_service(config.registry, ISessionFactory)
     with transaction.manager:
@@ -180,6 +182,11 @@ def prepare(url: str, projects: int) -> str:
             conn.exec_driver_sql("ANALYZE")
             conn.commit()
     return token
+
+
+def plugins(url: str) -> list[str]:
+    """The plugins the served application loads (the same settings, the same entry points)."""
+    return loaded_plugins(setup(bench_settings(url)).registry)
 
 
 def process_cpu(pid: int) -> float | None:
@@ -265,10 +272,7 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> di
     """gunicorn with deploy/gunicorn.conf.py; ``clients`` keep-alive clients mixing reads of
     projects, samples and metadata with small uploads, then the bare view under the same
     load."""
-    sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-    from test_concurrency import mixed_steps
-
-    from seqcore.testing.load import run_load
+    from seqcore.testing.load import mixed_steps, run_load
 
     port = free_port()
     server = subprocess.Popen(
@@ -297,7 +301,7 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> di
         steps = [step for step in steps if step[1] != 2]  # drop the /api/projects listing
         seqcore = run_load(port, steps, clients, seconds)
         bare = run_load(port, [(("GET", "/bare", {}, None), 1)], clients, seconds)
-        return {"mix_clients": clients,
+        return {"plugins": plugins(url), "mix_clients": clients,
                 "workers": os.environ.get("SEQCORE_WORKERS", "cpu count + 1"),
                 "seqcore_mix": seqcore.summary(), "bare_pyramid": bare.summary(),
                 "mix_throughput_vs_bare": round(seqcore.requests / seqcore.seconds /
@@ -305,23 +309,6 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> di
     finally:
         server.terminate()
         server.wait()
-
-
-def wait_for(port: int, process: subprocess.Popen | None = None, seconds: float = 180) -> None:
-    """Until the server on ``port`` accepts connections (building the application takes a
-    while on a busy machine); an error if ``process`` ends first or time runs out."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            if process is not None and process.poll() is not None:
-                raise RuntimeError(
-                    f"the server ended with status {process.returncode}") from None
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"nothing listens on port {port}") from None
-            time.sleep(0.1)
 
 
 def main() -> None:
@@ -388,6 +375,7 @@ def measure(port: int, server_pid: int, token: str, args: argparse.Namespace) ->
     ratios = sorted(p / b for p, b in zip(one.rps_per_window, bare.rps_per_window,
                                           strict=True))
     return {
+        "plugins": plugins(args.url),
         "database": args.url.split(":", 1)[0],
         "projects": args.projects,
         "rounds": args.rounds,

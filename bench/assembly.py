@@ -47,10 +47,7 @@ MEMORY_GB = 8
 
 
 def build(tmp: Path) -> tuple:
-    import seqcore_assemblies.plugin
-    import seqcore_assembly.plugin
-    import seqcore_sequencefiles.plugin
-    from seqcore.config import configure
+    from bench.deployed import setup
     from seqcore.db.migrations import upgrade
 
     settings = {"sqlalchemy.url": f"sqlite:///{tmp / 'bench.sqlite'}",
@@ -59,10 +56,7 @@ def build(tmp: Path) -> tuple:
                 "seqcore.analysis.threads": THREADS,
                 "seqcore.assembly.memory_gb": MEMORY_GB,
                 "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
-    config = configure(settings, plugins=[seqcore_assembly.plugin,
-                                          seqcore_sequencefiles.plugin,
-                                          seqcore_assemblies.plugin])
-    config.commit()
+    config = setup(settings)
     upgrade(config.get_settings(), config.registry.pm)
     return config
 

@@ -39,8 +39,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=4, help="MiB per file")
     args = parser.parse_args()
 
-    import seqcore_sequencefiles.plugin
-    from seqcore.config import configure
+    from bench.deployed import setup
     from seqcore.db.migrations import upgrade
     from seqcore.exports.backups import backup, check
     from seqcore.services import ISessionFactory, registry_service
@@ -52,8 +51,7 @@ def main() -> None:
         settings = {"sqlalchemy.url": url, "seqcore.storage.path": str(tmp / "storage"),
                     "seqcore.analysis.work_path": str(tmp / "work"),
                     "seqcore.session.secret": "bench-secret-bench-secret-bench-secret"}
-        config = configure(settings, plugins=[seqcore_sequencefiles.plugin])
-        config.commit()
+        config = setup(settings)
         upgrade(config.get_settings(), config.registry.pm)
         kinds = config.registry.get("seqcore.file_kinds", {}).values()
         factories = Factories(registry_service(config.registry, ISessionFactory),

@@ -166,6 +166,7 @@ def main() -> None:
     if not shutil.which("zip"):
         sys.exit("zip is not installed (apt-get install zip): it is the anchor")
 
+    from bench.deployed import announce_server_plugins
     from seqcore.testing.server import live_server
 
     base = ROOT / "var" / "bench"
@@ -185,6 +186,7 @@ def main() -> None:
         settings = dict(line.split(" = ", 1) for line in
                         server.ini.read_text().split("\n[server:main]")[0].splitlines()[1:])
         server.start("gunicorn")
+        announce_server_plugins(server.ini)
         try:
             token = server.token("bench", secret, "admin", "Admin-pass1!")
             _, body, _ = server.request("POST", "/api/projects", token, {"name": "Export"})

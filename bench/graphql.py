@@ -40,7 +40,6 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
 QUERY = "query { samples(first: 100) { nodes { name metadata project { fullPath } } } }"
-SECRET = "bench-session-secret"
 
 
 def free_port() -> int:
@@ -52,7 +51,7 @@ def free_port() -> int:
 def build(path: Path, samples: int, fields: int) -> str:
     from sqlalchemy import insert
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, setup
     from seqcore.db.migrations import upgrade
     from seqcore.models import (
         MetadataEntry,
@@ -72,9 +71,8 @@ def build(path: Path, samples: int, fields: int) -> str:
             return url
         path.unlink()
     path.parent.mkdir(parents=True, exist_ok=True)
-    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
+    config = setup(bench_settings(url))
     upgrade(config.get_settings(), config.registry.pm)
-    config.commit()
     engine = registry_service(config.registry, IDatabaseEngine)
     with engine.begin() as conn:
         conn.execute(insert(User), [{"id": 1, "username": "bench", "email": "b@example.org",
@@ -103,13 +101,13 @@ def credentials(url: str) -> tuple[dict[str, str], dict[str, str]]:
     """Fresh REST (bearer) and GraphQL (Basic personal access token) headers."""
     import transaction
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, setup
     from seqcore.db import session_for
     from seqcore.models import OAuthClient, User
     from seqcore.oauth.tokens import issue_token
     from seqcore.web.tokens import create_token
 
-    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
+    config = setup(bench_settings(url))
     manager = transaction.TransactionManager(explicit=True)
     with manager:
         db = session_for(registry_service(config.registry, ISessionFactory), manager)
@@ -126,9 +124,9 @@ def credentials(url: str) -> tuple[dict[str, str], dict[str, str]]:
 def serve(url: str, port: int) -> None:
     from waitress import serve as waitress_serve
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, deployed_app
 
-    app = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET}).make_wsgi_app()
+    app = deployed_app(bench_settings(url))
     waitress_serve(app, host="127.0.0.1", port=port, threads=4, _quiet=True)
 
 
@@ -177,6 +175,8 @@ def timed(fn, conn, headers, repeat: int) -> tuple[float, float, int]:
 
 
 def main() -> None:
+    from bench.deployed import wait_for
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--fields", type=int, default=20)
@@ -188,15 +188,7 @@ def main() -> None:
     env = {**os.environ, "MALLOC_ARENA_MAX": "2"}
     server = subprocess.Popen([sys.executable, __file__, "--serve", url, str(port)], env=env)
     try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.time() > deadline or server.poll() is not None:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.1)
+        wait_for(port, server)
         conn = http.client.HTTPConnection("127.0.0.1", port)
         results = {
             "GraphQL samples(first: 100) {name metadata project {fullPath}}":

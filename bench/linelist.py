@@ -28,7 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-SECRET = "bench-session-secret"
 PATHS = {"linelist csv": "/api/projects/1/linelist?format=csv",
          "linelist xlsx": "/api/projects/1/linelist?format=xlsx",
          "samples/metadata json": "/api/projects/1/samples/metadata"}
@@ -43,10 +42,9 @@ def free_port() -> int:
 def serve(port: int, url: str) -> None:
     import waitress
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, deployed_app
 
-    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
-    waitress.serve(config.make_wsgi_app(), host="127.0.0.1", port=port, threads=1,
+    waitress.serve(deployed_app(bench_settings(url)), host="127.0.0.1", port=port, threads=1,
                    _quiet=True)
 
 
@@ -54,7 +52,7 @@ def prepare(url: str, samples: int, fields: int) -> str:
     import transaction
     from sqlalchemy import insert
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, setup
     from seqcore.db import session_for
     from seqcore.db.migrations import upgrade
     from seqcore.models import (
@@ -70,8 +68,7 @@ def prepare(url: str, samples: int, fields: int) -> str:
     from seqcore.oauth.tokens import issue_token
     from seqcore.services import ISessionFactory, registry_service
 
-    config = configure({"sqlalchemy.url": url, "seqcore.session.secret": SECRET})
-    config.commit()
+    config = setup(bench_settings(url))
     upgrade(config.get_settings(), config.registry.pm)
     factory = registry_service(config.registry, ISessionFactory)
     with transaction.manager:
@@ -106,16 +103,6 @@ def peak_kib(pid: int) -> int:
     return 0
 
 
-def wait_for(port: int) -> None:
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("the server did not start")
-
-
 def fetch(port: int, path: str, token: str) -> tuple[int, int]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
@@ -128,12 +115,14 @@ def fetch(port: int, path: str, token: str) -> tuple[int, int]:
 
 
 def measure(url: str, token: str) -> dict:
+    from bench.deployed import wait_for
+
     found = {}
     for name, path in PATHS.items():
         port = free_port()
         server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url])
         try:
-            wait_for(port)
+            wait_for(port, server)
             fetch(port, "/api/projects/1", token)  # warm: imports, first statements
             idle = peak_kib(server.pid)
             began = time.perf_counter()
@@ -150,6 +139,7 @@ def measure(url: str, token: str) -> dict:
 
 
 def main() -> None:
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--fields", type=int, default=20)

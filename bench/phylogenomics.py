@@ -15,13 +15,17 @@ simulator. In the same run:
 It prints both wall times, their ratio (goal: at most 0.6), whether the valid SNV sets and
 their bases are identical, and how both compare to the known SNVs.
 
-    .venv/bin/python bench/phylogenomics.py [--length 5000000] [--isolates 24]
+    .venv/bin/python bench/phylogenomics.py [--size 24x1mb] [--size 6x5mb]
         [--coverage 30] [--threads 2]
+    .venv/bin/python bench/phylogenomics.py --isolates 8 --length 2000000
 
-The defaults are the size labs run (24 isolates of a 5 Mb genome): about 15 GB of reads
-in the temporary directory and an hour or more on 2 cores; ``--length 1000000`` is a fifth.
-Both sides share seqcore's consolidation (SNVPhyl's rules: density filter, statuses), so
-"identical valid SNVs" compares the mappers and callers.
+``--size`` picks sizes that finish within two hours each on an idle 2-core machine, both
+chains included (``24x1mb``, the default: 24 isolates of a 1 Mb genome, about 3 GB of
+reads; ``6x5mb``: 6 isolates of 5 Mb, about 4 GB), or ``tiny`` (4 x 200 kb, a few minutes:
+checks the bench itself). Several ``--size`` run one after the other; ``--isolates`` and
+``--length`` give any other size (24 x 5 Mb, what labs run, needs 15 GB and most of a
+day here). Both sides share seqcore's consolidation (SNVPhyl's rules: density filter,
+statuses), so "identical valid SNVs" compares the mappers and callers.
 """
 
 from __future__ import annotations
@@ -67,11 +71,8 @@ def valid_calls(table: str) -> dict[tuple[str, int], tuple[str, ...]]:
 def run_seqcore(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[float, str]:
     import webtest
 
-    import seqcore_assemblies.plugin
-    import seqcore_phylogenomics.plugin
-    import seqcore_sequencefiles.plugin
+    from bench.deployed import served, setup
     from seqcore.analysis.worker import AnalysisWorker
-    from seqcore.config import configure
     from seqcore.db.migrations import upgrade
     from seqcore.testing.factories import Factories
     from seqcore.testing.uploads import multipart
@@ -81,10 +82,7 @@ def run_seqcore(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[
                 "seqcore.analysis.work_path": str(tmp / "work"),
                 "seqcore.analysis.threads": threads, "seqcore.analysis.max_running": 1,
                 "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
-    config = configure(settings, plugins=[seqcore_sequencefiles.plugin,
-                                          seqcore_assemblies.plugin,
-                                          seqcore_phylogenomics.plugin])
-    config.commit()
+    config = setup(settings)
     upgrade(config.get_settings(), config.registry.pm)
     factories = Factories(registry_service(config.registry, ISessionFactory), config.get_settings())
     owner = factories.user()
@@ -96,7 +94,7 @@ def run_seqcore(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[
         factories.sequencing_object(sample, "pairs", files=[(r1.name, r1.read_bytes()),
                                                             (r2.name, r2.read_bytes())])
         samples.append(sample.id)
-    app = webtest.TestApp(config.make_wsgi_app())
+    app = webtest.TestApp(served(config))
     body, content_type = multipart([("file", "reference.fasta", reference.read_bytes(), None)])
     ref = app.post(f"/api/projects/{project.id}/referenceFiles", body,
                    headers={**headers, "Content-Type": content_type}).json["resource"]
@@ -144,8 +142,8 @@ def run_snvphyl(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[
     with ThreadPoolExecutor(max_workers=threads) as pool:
         evidence = list(pool.map(isolate, reads.items()))
     repeats = snv.finish_repeat_search(repeats_job, work / "self", ref, 150, 90.0)
-    result = snv.consolidate(ref, evidence, repeats, (500, 2))
     names = list(reads)
+    result = snv.consolidate(ref, evidence, repeats, (500, 2), names)
     snv.write_table(result, ref, names, work / "snvTable.tsv")
     snv.write_matrix(result, ref, names, work / "snvMatrix.tsv")
     labels, rows = snv.alignment(result, ref)
@@ -154,24 +152,42 @@ def run_snvphyl(tmp: Path, reference: Path, reads: dict, threads: int) -> tuple[
     return time.perf_counter() - started, (work / "snvTable.tsv").read_text()
 
 
+# Named sizes: (isolates, reference length). The first two finish within two hours each on
+# an idle 2-core machine (docs/analyses/phylogenomics.md has the figures).
+SIZES = {"24x1mb": (24, 1_000_000), "6x5mb": (6, 5_000_000), "tiny": (4, 200_000)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--length", type=int, default=5_000_000)
-    parser.add_argument("--isolates", type=int, default=24)
+    parser.add_argument("--size", choices=sorted(SIZES), action="append",
+                        help="a named size (repeatable; default 24x1mb)")
+    parser.add_argument("--length", type=int, help="reference length (with --isolates)")
+    parser.add_argument("--isolates", type=int, help="number of isolates (with --length)")
     parser.add_argument("--coverage", type=float, default=30)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
+    if (args.length is None) != (args.isolates is None):
+        parser.error("--length and --isolates go together")
+    sizes = [SIZES[name] for name in args.size or []]
+    if args.length is not None:
+        sizes.append((args.isolates, args.length))
+    for isolates, length in sizes or [SIZES["24x1mb"]]:
+        run_size(isolates, length, args.coverage, args.threads, args.keep)
+
+
+def run_size(isolates: int, length: int, coverage: float, threads: int, keep: bool) -> None:
+    """Both chains on one generated data set, and how their valid SNVs compare."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-phylo-"))
     try:
         t0 = time.perf_counter()
-        truth, reference, reads = generate(tmp, args.length, args.isolates, args.coverage)
-        print(f"data: {args.isolates} isolates, {args.length:,} bp reference, "
-              f"{args.coverage:g}x 2x150 bp, {len(truth.snvs)} SNVs "
+        truth, reference, reads = generate(tmp, length, isolates, coverage)
+        print(f"data: {isolates} isolates, {length:,} bp reference, "
+              f"{coverage:g}x 2x150 bp, {len(truth.snvs)} SNVs "
               f"({len(truth.expected_valid())} outside repeats and the deletion); "
-              f"generated in {time.perf_counter() - t0:.1f} s")
-        ours, our_table = run_seqcore(tmp, reference, reads, args.threads)
-        theirs, their_table = run_snvphyl(tmp, reference, reads, args.threads)
+              f"generated in {time.perf_counter() - t0:.1f} s", flush=True)
+        ours, our_table = run_seqcore(tmp, reference, reads, threads)
+        theirs, their_table = run_snvphyl(tmp, reference, reads, threads)
         our_valid, their_valid = valid_calls(our_table), valid_calls(their_table)
         expected = {("chromosome", pos): cells for pos, cells in
                     ((p, tuple(["ACGT"[truth.reference[p - 1]], *c.values()]))
@@ -185,8 +201,9 @@ def main() -> None:
             hits = sum(1 for k, v in calls.items() if expected.get(k) == v)
             print(f"  {label} vs truth: precision {hits / max(1, len(calls)):.3f}, "
                   f"recall {hits / max(1, len(expected)):.3f}")
+        print(f"whole run with the data: {time.perf_counter() - t0:.1f} s", flush=True)
     finally:
-        if args.keep:
+        if keep:
             print(f"kept {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)

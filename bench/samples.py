@@ -41,7 +41,7 @@ def build(path: Path, sizes: list[int], fields: int) -> tuple[str, dict[int, int
     """The database (reused when it exists) and the project id for each size."""
     from sqlalchemy import insert
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, setup
     from seqcore.db.migrations import upgrade
     from seqcore.models import (
         MetadataEntry,
@@ -62,9 +62,8 @@ def build(path: Path, sizes: list[int], fields: int) -> tuple[str, dict[int, int
             return url, {int(k): v for k, v in meta["projects"].items()}
         path.unlink()
     path.parent.mkdir(parents=True, exist_ok=True)
-    config = configure({"sqlalchemy.url": url})
+    config = setup(bench_settings(url))
     upgrade(config.get_settings(), config.registry.pm)
-    config.commit()
     engine = registry_service(config.registry, IDatabaseEngine)
     projects = {}
     next_id = 1
@@ -101,12 +100,12 @@ def build(path: Path, sizes: list[int], fields: int) -> tuple[str, dict[int, int
 def token(url: str) -> str:
     import transaction
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, setup
     from seqcore.db import session_for
     from seqcore.models import OAuthClient, User
     from seqcore.oauth.tokens import issue_token
 
-    config = configure({"sqlalchemy.url": url})
+    config = setup(bench_settings(url))
     with transaction.manager:
         db = session_for(registry_service(config.registry, ISessionFactory), transaction.manager)
         return issue_token(db, db.get(OAuthClient, 1), db.get(User, 1))
@@ -166,15 +165,17 @@ def serve(port: int, url: str) -> None:
 
     import waitress
 
-    from seqcore.config import configure
+    from bench.deployed import bench_settings, deployed_app
 
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    app = configure({"sqlalchemy.url": url}).make_wsgi_app()
+    app = deployed_app(bench_settings(url))
     waitress.serve(app, host="127.0.0.1", port=port, threads=4, _quiet=True,
                    outbuf_high_watermark=4 << 20, outbuf_overflow=1 << 20)
 
 
 def main() -> None:
+    from bench.deployed import wait_for
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--fields", type=int, default=20)
@@ -196,12 +197,7 @@ def main() -> None:
                                    "MALLOC_ARENA_MAX": "2"})
     results = []
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for(port, server)
         fetch(port, f"/api/projects/{projects[args.sizes[0]]}/samples?limit=10", headers)
         base_rss = peak_rss_mb(server.pid)
         for size in args.sizes:

@@ -62,11 +62,7 @@ def timed_write_back() -> None:
 
 
 def build(tmp: Path) -> Any:
-    import seqcore_assemblies.plugin
-    import seqcore_assembly.plugin
-    import seqcore_sequencefiles.plugin
-    import seqcore_serotyper.plugin
-    from seqcore.config import configure
+    from bench.deployed import setup
     from seqcore.db.migrations import upgrade
 
     settings = {"sqlalchemy.url": f"sqlite:///{tmp / 'bench.sqlite'}",
@@ -75,10 +71,7 @@ def build(tmp: Path) -> Any:
                 "seqcore.analysis.threads": THREADS,
                 "seqcore.assembly.memory_gb": MEMORY_GB,
                 "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
-    config = configure(settings, plugins=[seqcore_serotyper.plugin, seqcore_assembly.plugin,
-                                          seqcore_sequencefiles.plugin,
-                                          seqcore_assemblies.plugin])
-    config.commit()
+    config = setup(settings)
     upgrade(config.get_settings(), config.registry.pm)
     return config
 
@@ -111,6 +104,7 @@ def main() -> None:
     from simulate import simulate_reads
     from webtest import TestApp
 
+    from bench.deployed import served
     from seqcore.analysis.worker import AnalysisWorker
     from seqcore.qc.processing import Worker
     from seqcore.testing.factories import Factories
@@ -134,7 +128,7 @@ def main() -> None:
               flush=True)
 
         config = build(tmp)
-        app = TestApp(config.make_wsgi_app())
+        app = TestApp(served(config))
         factories = Factories(registry_service(config.registry, ISessionFactory),
                               config.get_settings())
         owner = factories.user()

@@ -155,6 +155,7 @@ def time_cp(files: list[Path], dest: Path) -> float:
 
 def run_server(root: Path, args: argparse.Namespace, big: list[Path], small: list[Path],
                total: int, verify: str) -> dict:
+    from bench.deployed import announce_server_plugins
     from seqcore.testing.server import live_server
 
     settings = {"seqcore.upload.max_bytes": str(10 ** 11)}
@@ -164,6 +165,7 @@ def run_server(root: Path, args: argparse.Namespace, big: list[Path], small: lis
     server.create_user("admin", "Admin-pass1!", "ROLE_ADMIN")
     secret = server.create_client("bench")
     server.start(args.server)
+    announce_server_plugins(server.ini)
     try:
         token = server.token("bench", secret, "admin", "Admin-pass1!")
         _, body, _ = server.request("POST", "/api/projects", token, {"name": "Upload bench"})

@@ -70,9 +70,7 @@ def direct(url: str, workflow: Path, sheet: Path) -> float:
 
 
 def build(tmp: Path, url: str, pipelines: Path):
-    import seqcore_sequencefiles.plugin
-    import seqcore_wes.plugin
-    from seqcore.config import configure
+    from bench.deployed import setup
     from seqcore.db.migrations import upgrade
     from seqcore.services import ISessionFactory, registry_service
     from seqcore.testing.factories import Factories
@@ -82,8 +80,7 @@ def build(tmp: Path, url: str, pipelines: Path):
                 "seqcore.analysis.work_path": str(tmp / "work"),
                 "seqcore.wes.url": url, "seqcore.pipelines.dir": str(pipelines),
                 "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
-    config = configure(settings, plugins=[seqcore_wes.plugin, seqcore_sequencefiles.plugin])
-    config.commit()
+    config = setup(settings)
     upgrade(config.get_settings(), config.registry.pm)
     kinds = {k.name: k for k in config.registry.get("seqcore.file_kinds", {}).values()}
     factories = Factories(registry_service(config.registry, ISessionFactory),

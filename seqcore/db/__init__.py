@@ -5,6 +5,7 @@ zope.sqlalchemy, so pyramid_tm commits it when the view succeeds and rolls it ba
 error: a failed request leaves no half-written rows.
 """
 
+from seqcore.db import identity  # noqa: F401  (ids never reused: SQLite AUTOINCREMENT)
 from seqcore.db.base import Base, utcnow
 from seqcore.db.session import get_engine, get_session_factory, includeme, session_for
 

@@ -16,6 +16,10 @@ directory copies only the files it does not already hold with the same size and
 modification time, and drops those the database no longer refers to, after the new
 manifest is in place.
 
+Export bundles are not backed up: they are made again from the data. A restore therefore
+marks every ``READY`` export ``EXPIRED`` (its download would be gone), and ``check`` reports a
+``READY`` export whose bundle is not in storage.
+
 Every stored file is a ``sequence_file`` row (:mod:`seqcore.governance.purge`): its ``path`` and,
 once the worker has decompressed an upload, the upload kept at ``original_path``; the upload's
 SHA-256 is recorded in ``upload_sha256``.
@@ -35,11 +39,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, inspect, text, update
 from sqlalchemy.engine import URL, make_url
 
 from seqcore import __version__
+from seqcore.db import utcnow
 from seqcore.exports.jobs import BUNDLE_DIRECTORY
+from seqcore.models.export import DataExport, ExportState
 
 MANIFEST = "manifest.json"
 FILES = "files"
@@ -49,6 +55,7 @@ POSTGRES_DUMP = "database.pgdump"
 # in flight, not stored files.
 TEMPORARY_DIRECTORY = "tmp"
 STORED_FILES = "SELECT path, original_path, size, upload_sha256 FROM sequence_file"
+READY_EXPORTS = "SELECT id, path FROM data_export WHERE state = :ready ORDER BY id"
 BLOCK = 1 << 20
 
 
@@ -83,12 +90,15 @@ class CheckReport:
     missing: list[str] = field(default_factory=list)
     mismatched: list[str] = field(default_factory=list)
     unreferenced: list[str] = field(default_factory=list)
+    #: ``READY`` exports whose bundle is not in storage, as ``export <id> (<path>)``.
+    bundleless: list[str] = field(default_factory=list)
 
     @property
     def problems(self) -> list[str]:
         return ([f"missing: {p}" for p in self.missing]
                 + [f"checksum or size differs: {p}" for p in self.mismatched]
-                + [f"unreferenced: {p}" for p in self.unreferenced])
+                + [f"unreferenced: {p}" for p in self.unreferenced]
+                + [f"ready export without its bundle: {p}" for p in self.bundleless])
 
 
 T = TypeVar("T")
@@ -401,7 +411,24 @@ def restore(database_url: str, storage_root: str | Path, directory: str | Path,
         if sha != entry["sha256"]:
             raise BackupError(f"{relative} in the backup does not match its checksum")
     os.sync()
+    _expire_bundleless_exports(url)
     return len(files)
+
+
+def _expire_bundleless_exports(url: URL) -> int:
+    """Mark the restored ``READY`` exports ``EXPIRED``: a backup holds no bundles (they are
+    made again from the data by asking for a new export), so a ready export would promise a
+    download that is gone. Returns how many changed."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            if "data_export" not in inspect(conn).get_table_names():
+                return 0
+            return conn.execute(update(DataExport).where(
+                DataExport.state == ExportState.READY.value).values(
+                state=ExportState.EXPIRED.value, path=None, modified=utcnow())).rowcount
+    finally:
+        engine.dispose()
 
 
 # -- check ---------------------------------------------------------------------------------
@@ -427,6 +454,9 @@ def check(database_url: str, storage_root: str | Path,
             if "sequence_file" not in inspect(conn).get_table_names():
                 raise BackupError("the database has no tables: run seqcore db upgrade")
             files = stored_files(conn.execute(text(STORED_FILES)).all())
+            ready = (conn.execute(text(READY_EXPORTS), {"ready": ExportState.READY.value}
+                                  ).all()
+                     if "data_export" in inspect(conn).get_table_names() else [])
     finally:
         engine.dispose()
     storage = Path(storage_root)
@@ -442,5 +472,7 @@ def check(database_url: str, storage_root: str | Path,
             report.mismatched.append(relative)
     if storage.exists():
         report.unreferenced = sorted(set(_files_on_disk(storage)) - set(files))
+    report.bundleless = [f"export {export_id} ({path})" for export_id, path in ready
+                         if not path or not _inside(storage, path).is_file()]
     return report
 

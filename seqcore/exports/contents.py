@@ -158,21 +158,16 @@ def export_metadata_rows(db: Session, requester: Caller | None, project: Project
 def write_export_linelist(out: IO[bytes], header: Sequence[str],
                           rows: Iterable[Sequence[str]]) -> None:
     """The line list as CSV, written by :func:`seqcore.samples.linelist.write_rows` (RFC 4180,
-    ``\\r\\n`` line ends, UTF-8). A bundle goes to partners who open it in a spreadsheet, so
-    a value that one would run as a formula (``=``, ``+``, ``-``, ``@`` first) is written
-    with a leading ``'``."""
-    write_rows(_inert_rows(header, rows), "csv", out)
+    ``\\r\\n`` line ends, UTF-8). A bundle goes to partners who open it in a spreadsheet;
+    that writer neutralises a value one would run as a formula, as in every line list."""
+    write_rows(_with_header(header, rows), "csv", out)
 
 
-def _inert_rows(header: Sequence[str], rows: Iterable[Sequence[str]]
-                ) -> Iterator[list[str]]:
+def _with_header(header: Sequence[str], rows: Iterable[Sequence[str]]
+                 ) -> Iterator[list[str]]:
     yield list(header)
     for row in rows:
-        yield [_inert(value) for value in row]
-
-
-def _inert(value: str) -> str:
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+        yield list(row)
 
 
 # -- the stored files ---------------------------------------------------------------------

@@ -17,6 +17,8 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
+from seqcore.db.locks import lock_row
+from seqcore.errors.domain import NotFound
 from seqcore.governance.activity import note, operation
 from seqcore.models.export import DataExport, ExportState
 
@@ -128,10 +130,19 @@ def expire(db: Session, storage: Any, manager: Any, now: datetime) -> int:
 @operation("export.delete")
 def delete_export(db: Session, storage: Any, manager: Any, export: DataExport) -> None:
     """Delete an export, in any state: the row now, the bytes once this commits. One being
-    built is cancelled: its worker finds it gone when done and removes what it wrote."""
-    path = export.path
+    built is cancelled: its worker finds it gone when done and removes what it wrote.
+
+    The row is held and read again first: of concurrent deletes of one export, the first
+    deletes it and leaves the one activity record; the others wait for it and then find it
+    gone (:class:`~seqcore.errors.NotFound`, nothing written)."""
+    lock_row(db, DataExport, export.id)
+    row = db.execute(select(DataExport.path, DataExport.name, DataExport.state)
+                     .where(DataExport.id == export.id)).first()
+    if row is None:
+        raise NotFound(f"The data export {export.id} was not found.")
+    path = row.path
     note(db, projects=[export.project_id], on="export", id=export.id, action="deleted",
-         values={"name": export.name, "state": export.state})
+         values={"name": row.name, "state": row.state})
     db.execute(delete(DataExport).where(DataExport.id == export.id)
                .execution_options(synchronize_session=False))
     if path:

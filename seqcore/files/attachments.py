@@ -28,10 +28,11 @@ from datetime import timedelta
 from typing import Any
 
 import transaction
-from sqlalchemy import ColumnElement, delete, select
+from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.orm import Session
 
 from seqcore.db import session_for, utcnow
+from seqcore.db.locks import lock_row
 from seqcore.errors.domain import Invalid
 from seqcore.files.uploads import ReceivedFile, add_object, lock_sample, store_file
 from seqcore.framework.contrib import FileKind
@@ -39,6 +40,7 @@ from seqcore.governance.activity import operation
 from seqcore.governance.purge import purge_files
 from seqcore.models.attachment import OWNER_COLUMNS, Attachment, DirectUpload, file_metadata
 from seqcore.models.sequencing import SequenceFile, SequencingObject
+from seqcore.models.user import User
 from seqcore.services import ISessionFactory, IStorage, registry_service
 from seqcore.storage.service import name_too_long, safe_basename
 
@@ -137,9 +139,22 @@ def md5_base64(checksum: object) -> bytes | None:
     return raw if len(raw) == 16 else None
 
 
+def pending_blobs(db: Session, user_id: int) -> int:
+    """How many blobs the account announced that no attachment holds yet (never ``PUT``,
+    or uploaded and not attached)."""
+    attached = select(Attachment.id).where(Attachment.file_id == DirectUpload.file_id)
+    return db.scalar(select(func.count()).select_from(DirectUpload).where(
+        DirectUpload.user_id == user_id, ~attached.exists())) or 0
+
+
 def announce(db: Session, user_id: int, *, filename: str, content_type: str, checksum: str,
-             byte_size: int, limit: int) -> DirectUpload:
-    """A new blob awaiting its ``PUT``; :class:`Invalid` names every bad field at once."""
+             byte_size: int, limit: int, max_pending: int) -> DirectUpload:
+    """A new blob awaiting its ``PUT``; :class:`Invalid` names every bad field at once.
+
+    Each blob is a row (and, once ``PUT``, stored bytes) until it is attached or swept, so
+    an account holds at most ``max_pending`` unattached ones: announcements beyond it are
+    refused. The account's row is held while counting, so concurrent announcements cannot
+    pass the bound together."""
     problems: dict[str, list[str]] = {}
     base = safe_basename(filename) if isinstance(filename, str) else None
     if base is None or base != filename.strip():
@@ -156,6 +171,11 @@ def announce(db: Session, user_id: int, *, filename: str, content_type: str, che
         problems["contentType"] = ["contentType must be a media type."]
     if problems:
         raise Invalid(problems)
+    lock_row(db, User, user_id)
+    if pending_blobs(db, user_id) >= max_pending:
+        raise Invalid(message=f"You have {max_pending} direct uploads not yet attached; "
+                              "attach them, or wait until unattached ones expire, before "
+                              "announcing more.")
     blob = DirectUpload(key=secrets.token_urlsafe(24), user_id=user_id, filename=filename,
                         content_type=content_type, checksum=checksum, byte_size=byte_size)
     db.add(blob)

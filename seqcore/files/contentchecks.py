@@ -181,23 +181,41 @@ class _Decompressing:
 
 
 class FastqCheck(_Decompressing):
-    """The first record must be a FASTQ record: ``@id``, bases, ``+``, qualities of equal
-    length (plain or gzip-compressed)."""
+    """Every complete record among the first (decompressed) 64 KiB must be a FASTQ record:
+    ``@id``, at least one base, ``+``, qualities of equal length, and no NUL byte (plain or
+    gzip-compressed). The worker's QC reads every record later and marks the object
+    ``ERROR`` for the same faults further on (:mod:`seqcore.qc.processing`)."""
 
     def finish(self) -> None:
         super().finish()
         text = bytes(self.head).replace(b"\r\n", b"\n")
         if not text.startswith(b"@"):
             raise BadContent("this is not FASTQ: it does not start with '@'.")
-        lines = text.split(b"\n", 4)
-        if len(lines) < 4 or (len(lines) == 4 and len(text) >= SNIFF):
+        lines = text.split(b"\n")
+        whole = len(lines) - 1 if len(text) >= SNIFF else len(lines)
+        if whole < 4 or (whole == 4 and len(text) >= SNIFF):
             raise BadContent("this is not FASTQ: the first record is incomplete.")
-        if not lines[2].startswith(b"+"):
-            raise BadContent("this is not FASTQ: the third line of the first record does not "
-                             "start with '+'.")
-        if len(lines[1]) != len(lines[3]):
-            raise BadContent("this is not FASTQ: the first record's sequence and quality "
-                             "lengths differ.")
+        for start in range(0, whole - 3, 4):
+            _check_record(lines[start:start + 4], start // 4 + 1)
+        if b"\x00" in text:
+            raise BadContent("this is not FASTQ: it holds a NUL byte.")
+
+
+def _check_record(lines: list[bytes], number: int) -> None:
+    """One FASTQ record (four lines); :class:`BadContent` naming the record's number."""
+    header, bases, plus, quality = lines
+    if not header.startswith(b"@"):
+        raise BadContent(f"this is not FASTQ: record {number} does not start with '@'.")
+    if not plus.startswith(b"+"):
+        raise BadContent(f"this is not FASTQ: the third line of record {number} does not "
+                         "start with '+'.")
+    if not bases:
+        raise BadContent(f"record {number} is empty: it has no bases.")
+    if b"\x00" in bases or b"\x00" in quality or b"\x00" in header:
+        raise BadContent(f"record {number} holds a NUL byte.")
+    if len(bases) != len(quality):
+        what = "the first record's" if number == 1 else f"record {number}'s"
+        raise BadContent(f"this is not FASTQ: {what} sequence and quality lengths differ.")
 
 
 class FastaCheck(_Decompressing):
@@ -213,9 +231,18 @@ class FastaCheck(_Decompressing):
             raise BadContent("this is not FASTA: the first record has no sequence.")
 
 
+#: The sizes HDF5 allows for file offsets and lengths, in bytes.
+HDF5_FIELD_SIZES = (2, 4, 8, 16, 32)
+
+
 class Fast5Check:
-    """FAST5 is HDF5 (``SINGLE``), or a gzip/tar.gz bundle (``ZIPPED``); anything else is
-    kept as ``UNKNOWN``, as IRIDA does. Only empty files are refused."""
+    """FAST5 is HDF5 (``SINGLE``) or a gzip/tar.gz bundle (``ZIPPED``). Anything else is
+    refused (IRIDA kept it as ``UNKNOWN``: a FASTQ named ``.fast5`` was stored as FAST5),
+    as is an HDF5 signature not followed by a superblock HDF5 can read (its version, the
+    sizes of offsets and lengths, and the end-of-file address within the file), the
+    check ``h5dump`` makes first."""
+
+    HEAD = 64
 
     def __init__(self) -> None:
         self.head = bytearray()
@@ -223,12 +250,18 @@ class Fast5Check:
 
     def feed(self, data: bytes | memoryview) -> None:
         self.total += len(data)
-        if len(self.head) < 8:
-            self.head += data[: 8 - len(self.head)]
+        if len(self.head) < self.HEAD:
+            self.head += data[: self.HEAD - len(self.head)]
 
     def finish(self) -> None:
         if self.total == 0:
             raise BadContent("the file is empty.")
+        if self.fast5_type == "UNKNOWN":
+            raise BadContent("this is not FAST5: it is neither HDF5 nor a gzip archive.")
+        if self.fast5_type == "SINGLE":
+            problem = hdf5_superblock_problem(bytes(self.head), self.total)
+            if problem:
+                raise BadContent(f"this is not FAST5: {problem}.")
 
     @property
     def fast5_type(self) -> str:
@@ -238,3 +271,32 @@ class Fast5Check:
         if head.startswith(GZIP_MAGIC):
             return "ZIPPED"
         return "UNKNOWN"
+
+
+def hdf5_superblock_problem(head: bytes, size: int) -> str | None:
+    """What is wrong with the HDF5 superblock at the start of ``head`` (a file of ``size``
+    bytes), or ``None``. Follows the superblock layout of the HDF5 file format
+    specification (versions 0 and 1: sizes at bytes 13 and 14, then the group and
+    consistency fields and four addresses, the third the end of file; versions 2 and 3:
+    sizes at bytes 9 and 10, flags, then base, extension and end-of-file addresses)."""
+    if len(head) < 12:
+        return "the HDF5 superblock is truncated"
+    version = head[8]
+    if version > 3:
+        return f"the HDF5 superblock has an unknown version ({version})"
+    if version in (0, 1):
+        offsets, lengths = head[13:15] if len(head) >= 15 else (0, 0)
+        eof_at = 24 + (4 if version == 1 else 0) + 2 * offsets
+    else:
+        offsets, lengths = head[9], head[10]
+        eof_at = 12 + 2 * offsets
+    if offsets not in HDF5_FIELD_SIZES or lengths not in HDF5_FIELD_SIZES:
+        return "the HDF5 superblock is damaged (impossible sizes of offsets and lengths)"
+    if len(head) < eof_at + offsets:
+        return None  # addresses wider than the head: the sizes were all that could be read
+    end = int.from_bytes(head[eof_at:eof_at + offsets], "little")
+    undefined = (1 << (8 * offsets)) - 1
+    if end != undefined and end > size:
+        return (f"the HDF5 superblock says the file holds {end} bytes, but it holds "
+                f"{size}")
+    return None

@@ -71,9 +71,10 @@ def run_for_upload(db: Session, run_ids: Sequence[int | None],
     """The sequencing run the files of one upload name (``None``: no run), which must be
     open for uploads.
 
-    Runs are read by administrators and changed by the account that created them; to anyone
-    else (``may_see`` false) a closed run is no different from a missing one, so its state
-    stays hidden.
+    Runs are read by administrators and changed by the account that created them, and only
+    they add files to a run: to anyone else (``may_see`` false) a run, open or closed, is no
+    different from a missing one, so neither its existence nor its state is revealed, and
+    nobody can slip data into someone else's run.
     """
     distinct = set(run_ids)
     if len(distinct) > 1:
@@ -83,11 +84,9 @@ def run_for_upload(db: Session, run_ids: Sequence[int | None],
         return None
     run = db.get(SequencingRun, run_id)
     missing = Invalid(message=f"The sequencing run {run_id} does not exist.")
-    if run is None:
+    if run is None or not may_see(run):
         raise missing
     if run.upload_status != UploadStatus.UPLOADING:
-        if not may_see(run):
-            raise missing
         raise Invalid(message="The sequencing run must be in the UPLOADING state to upload "
                               "data.")
     return run

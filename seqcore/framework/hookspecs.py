@@ -15,7 +15,7 @@ checks that every hook here appears there.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -380,6 +380,29 @@ def describe_sequencing_object(request: Request, context: Any, kind: FileKind,
         sample's context).
     :param kind: the object's registered :class:`~seqcore.framework.contrib.FileKind`.
     :param fields: the answer's fields so far (read only).
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def describe_sequencing_objects(request: Request, contexts: Sequence[Any], kind: FileKind,
+                                fields: Sequence[Mapping[str, Any]]
+                                ) -> Sequence[Mapping[str, Any] | None] | None:
+    """The batch form of :func:`describe_sequencing_object`: add fields to the REST answers
+    of several objects of one kind at once (a sample's pairs, a submission's inputs, or one
+    object alone), so a plugin can read what it needs for all of them in one statement
+    instead of one per object. Return one entry per context, in order (the fields to add, or
+    ``None`` for none), or ``None`` to add nothing to any.
+
+    Called before :func:`describe_sequencing_object`, for the same answers; a plugin
+    implements one of the two (the per-object form keeps working for plugins written
+    against it).
+
+    :param request: the current request.
+    :param contexts: the objects' traversal contexts (``context.obj``, ``context.sample_ctx``).
+    :param kind: their registered :class:`~seqcore.framework.contrib.FileKind`.
+    :param fields: each answer's fields so far (read only), in the order of ``contexts``.
 
     .. versionadded:: 26.11
     """

@@ -99,6 +99,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "checked on arrival: inflating every byte runs at a tenth of disk speed. "
             "The processing worker reads every byte of them and marks a corrupt file "
             "ERROR. 0: no limit.", int),
+    Setting("seqcore.upload.max_pending_direct_uploads", 1000,
+            "How many GraphQL direct uploads one account may hold announced and not yet "
+            "attached; createDirectUpload beyond it is refused until some are attached or "
+            "swept (seqcore.upload.unattached_hours).", int),
     Setting("seqcore.upload.unattached_hours", 24.0,
             "GraphQL direct uploads not attached this many hours after they were announced "
             "are deleted with their bytes by the worker (IRIDA Next's unattached blob "
@@ -155,9 +159,16 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "introspect (/api/oauth/introspect) tokens issued to any client; every other "
             "client only its own."),
     Setting("seqcore.sign_in.max_failures", 5,
-            "Failed password checks per account (its username and e-mail address count "
-            "as one), and 4x that per client address, within the window before every "
-            "password door (sign-in page, OAuth password grant, consent form) refuses.", int),
+            "Failed password checks for one account (its username and e-mail address count "
+            "as one) from one client address within the window, after which every password "
+            "door (sign-in page, OAuth password grant, consent form) refuses that account "
+            "there. From addresses the account has not signed in from "
+            "(seqcore.sign_in.trust_days), this many failures from anywhere, or 4x this "
+            "from the address over all accounts, also refuse.", int),
+    Setting("seqcore.sign_in.trust_days", 90,
+            "For how many days an address from which an account signed in with its "
+            "password stays trusted for it: failures from other addresses, and from that "
+            "address for other accounts, never refuse it there.", int),
     Setting("seqcore.sign_in.window_seconds", 900,
             "The failed sign-in window, in seconds.", int),
     Setting("seqcore.trusted_proxies", "",

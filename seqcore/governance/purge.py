@@ -20,7 +20,10 @@ from sqlalchemy import delete, inspect, or_, select
 from sqlalchemy.orm import Session
 
 from seqcore.db import Base
+from seqcore.db.locks import lock_row
+from seqcore.errors.domain import NotFound
 from seqcore.governance.activity import note, operation
+from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
 
 # Tables whose rows describe a stored file rather than hold it (a file's QC report): they go
@@ -106,9 +109,18 @@ def delete_objects(db: Session, storage: Any, manager: Any, condition: Any) -> N
 def delete_sequencing_object(db: Session, storage: Any, manager: Any, obj: SequencingObject
                              ) -> None:
     """Delete one sequencing object with its files (409, nothing deleted, while an analysis
-    used it)."""
+    used it).
+
+    Its sample is held (as uploads and run deletes hold it) and the object read again
+    first: of concurrent deletes of one object, the first deletes it and leaves the one
+    activity record; the others wait, then find it gone (:class:`~seqcore.errors.NotFound`,
+    nothing written)."""
     from seqcore.analysis.dependents import refuse_if_used
     from seqcore.governance.trash import trash_object, trashing
+
+    lock_row(db, Sample, obj.sample_id)
+    if db.scalar(select(SequencingObject.id).where(SequencingObject.id == obj.id)) is None:
+        raise NotFound(f"The sequencing object {obj.id} was not found.")
 
     refuse_if_used(db, f"The sequencing object {obj.id}", object_ids=[obj.id])
     with trashing(db) as kept:

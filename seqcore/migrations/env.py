@@ -38,16 +38,30 @@ def run_migrations_online() -> None:
     if engine is None:
         engine = get_engine(config.get_main_option("sqlalchemy.url"), poolclass=pool.NullPool)
     with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # SQLite changes a table by rebuilding it (batch mode, seqcore.db.identity):
+            # dropping the old table with foreign keys on would run its ON DELETE actions
+            # on every row that refers to it. Off for the migration (outside any
+            # transaction, where SQLite takes the pragma), checked and on again after.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
         context.configure(
             connection=connection,
             target_metadata=target_metadata,
             # SQLite cannot ALTER most things; batch mode rebuilds tables instead.
-            render_as_batch=connection.dialect.name == "sqlite",
+            render_as_batch=sqlite,
             transaction_per_migration=True,
         )
         with context.begin_transaction():
             context.run_migrations()
         connection.commit()
+        if sqlite:
+            broken = list(connection.exec_driver_sql("PRAGMA foreign_key_check"))
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
+            if broken:
+                raise RuntimeError(f"foreign keys broken by the migration: {broken[:10]}")
 
 
 if context.is_offline_mode():

@@ -1,6 +1,11 @@
 """The core's mapped classes. Importing this package registers them with the mapper."""
 
-from seqcore.models.access_token import PersonalAccessToken, SignInFailure, WebSession
+from seqcore.models.access_token import (
+    PersonalAccessToken,
+    SignInFailure,
+    SignInSuccess,
+    WebSession,
+)
 from seqcore.models.activity import Activity, ActivitySubject
 from seqcore.models.analysis import (
     AnalysisOutput,
@@ -85,6 +90,7 @@ __all__ = [
     "SequencingObjectFile",
     "SequencingRun",
     "SignInFailure",
+    "SignInSuccess",
     "SubmissionInput",
     "SubmissionProject",
     "SystemRole",

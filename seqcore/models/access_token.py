@@ -1,5 +1,5 @@
-"""Personal access tokens (GraphQL over HTTP Basic), web sessions and failed sign-ins (rate
-limiting).
+"""Personal access tokens (GraphQL over HTTP Basic), web sessions, and failed and
+successful sign-ins (rate limiting).
 
 A token is shown once, when it is created; only its SHA-256 digest is stored (as for OAuth2
 tokens, :func:`seqcore.models.oauth.digest`), so a stolen database yields nothing that
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
@@ -73,3 +73,18 @@ class SignInFailure(Base):
     username: Mapped[str] = mapped_column(String(255))
     address: Mapped[str] = mapped_column(String(64))
     created: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+class SignInSuccess(Base):
+    """An address from which an account signed in with its password (the last time), so
+    that failures elsewhere do not lock it out there
+    (:mod:`seqcore.security.signin`); rows older than ``seqcore.sign_in.trust_days`` are no
+    longer trusted and pruned as new ones arrive."""
+
+    __tablename__ = "sign_in_success"
+    __table_args__ = (UniqueConstraint("user_id", "address"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    address: Mapped[str] = mapped_column(String(64))
+    last: Mapped[datetime] = mapped_column(default=utcnow, index=True)

@@ -10,7 +10,13 @@ Invariants, kept whatever the order of concurrent requests:
 * ``full_path`` is unique (a database constraint) and no top-level group takes the
   personal namespace of an account;
 * a top-level group keeps at least one owner among its direct members (changes that can
-  lower the count take the group's row lock before counting).
+  lower the count take the group's row lock before counting);
+* nobody grants more than they hold: a member is added, raised or shared at a level no
+  higher than the actor's own level **by membership** (of the group or a group above it),
+  and a member above that level is neither changed nor removed (so owners are changed only
+  by owners and administrators). Access that comes only through a group share changes no
+  membership and makes no share: whatever it created would outlive the share
+  (:class:`BeyondYourLevel`). ``actor_id`` ``None`` is an administrator. Anyone may leave.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
 from seqcore.db.locks import lock_row
-from seqcore.errors.domain import Conflict, Invalid, NotFound
+from seqcore.errors.domain import Conflict, Forbidden, Invalid, NotFound
 from seqcore.governance.activity import operation
 from seqcore.models.group import (
     AccessLevel,
@@ -180,9 +186,49 @@ def group_membership(db: Session, group_id: int, user_id: int) -> GroupMember | 
                      .execution_options(populate_existing=True))
 
 
+class BeyondYourLevel(Forbidden):
+    def __init__(self, what: str) -> None:
+        super().__init__(f"You cannot {what}: it is above the access level your own "
+                         "membership gives you (access through a group share changes no "
+                         "membership).")
+
+
+def membership_level(db: Session, group_id: int, user_id: int) -> int:
+    """The account's level on the group from membership of it or of a group above it
+    (shares not counted); 0 for none."""
+    return db.scalar(select(func.max(GroupMember.access_level))
+                     .join(GroupHierarchy, GroupHierarchy.ancestor_id == GroupMember.group_id)
+                     .where(GroupHierarchy.descendant_id == group_id,
+                            GroupMember.user_id == user_id)) or 0
+
+
+def project_membership_level(db: Session, project: Project, user_id: int) -> int:
+    """The account's level on the project from its direct membership (``PROJECT_OWNER`` is
+    owner, ``PROJECT_USER`` analyst) or membership of the project's group tree; 0 for
+    none."""
+    from seqcore.models.project import ProjectMember, ProjectRole
+
+    role = db.scalar(select(ProjectMember.role).where(ProjectMember.project_id == project.id,
+                                                      ProjectMember.user_id == user_id))
+    direct = {ProjectRole.OWNER.value: AccessLevel.OWNER.value,
+              ProjectRole.USER.value: AccessLevel.ANALYST.value}.get(role or "", 0)
+    inherited = membership_level(db, project.group_id, user_id) if project.group_id else 0
+    return max(direct, inherited)
+
+
+def _may_grant(held: int | None, level: int, what: str) -> None:
+    """:class:`BeyondYourLevel` unless ``level`` is within ``held`` (``None``: an
+    administrator)."""
+    if held is not None and level > held:
+        raise BeyondYourLevel(what)
+
+
 @operation("groupMember.add")
-def add_group_member(db: Session, group: Group, user: User, level: AccessLevel) -> GroupMember:
+def add_group_member(db: Session, group: Group, user: User, level: AccessLevel,
+                     actor_id: int | None = None) -> GroupMember:
     lock_row(db, Group, group.id)
+    held = None if actor_id is None else membership_level(db, group.id, actor_id)
+    _may_grant(held, level.value, f"add a member as {level.label}")
     if group_membership(db, group.id, user.id) is not None:
         raise AlreadyGroupMember(user.username)
     member = GroupMember(group_id=group.id, user_id=user.id, access_level=level.value,
@@ -205,12 +251,16 @@ def _keeps_an_owner(db: Session, group: Group, member: GroupMember) -> None:
 
 
 @operation("groupMember.update")
-def change_group_member(db: Session, group: Group, user: User, level: AccessLevel
-                        ) -> GroupMember:
+def change_group_member(db: Session, group: Group, user: User, level: AccessLevel,
+                        actor_id: int | None = None) -> GroupMember:
     lock_row(db, Group, group.id)
     member = group_membership(db, group.id, user.id)
     if member is None:
         raise NotGroupMember(user.username)
+    held = None if actor_id is None else membership_level(db, group.id, actor_id)
+    _may_grant(held, member.access_level,
+               f"change a member who is {AccessLevel(member.access_level).label}")
+    _may_grant(held, level.value, f"make a member {level.label}")
     if level != AccessLevel.OWNER:
         _keeps_an_owner(db, group, member)
     member.access_level = level.value
@@ -220,11 +270,15 @@ def change_group_member(db: Session, group: Group, user: User, level: AccessLeve
 
 
 @operation("groupMember.remove")
-def remove_group_member(db: Session, group: Group, user: User) -> None:
+def remove_group_member(db: Session, group: Group, user: User,
+                        actor_id: int | None = None) -> None:
     lock_row(db, Group, group.id)
     member = group_membership(db, group.id, user.id)
     if member is None:
         raise NotGroupMember(user.username)
+    if actor_id is not None and actor_id != user.id:
+        _may_grant(membership_level(db, group.id, actor_id), member.access_level,
+                   f"remove a member who is {AccessLevel(member.access_level).label}")
     _keeps_an_owner(db, group, member)
     db.delete(member)
     db.flush()
@@ -240,8 +294,14 @@ class AlreadyShared(Conflict):
 
 @operation("groupShare.create")
 def share_with_group(db: Session, grantee: Group, level: AccessLevel, *,
-                     group: Group | None = None, project: Project | None = None) -> GroupShare:
-    """Share ``group`` or ``project`` with ``grantee`` up to ``level``."""
+                     group: Group | None = None, project: Project | None = None,
+                     actor_id: int | None = None) -> GroupShare:
+    """Share ``group`` or ``project`` with ``grantee`` up to ``level`` (no higher than the
+    actor's own level by membership)."""
+    if actor_id is not None:
+        held = (membership_level(db, group.id, actor_id) if group is not None
+                else project_membership_level(db, project, actor_id))  # type: ignore[arg-type]
+        _may_grant(held, level.value, f"share at {level.label}")
     if group is not None and group.id == grantee.id:
         raise Invalid.field("groupId", "A group cannot be shared with itself.")
     existing = select(GroupShare.id).where(GroupShare.group_id == grantee.id)

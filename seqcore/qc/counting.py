@@ -107,6 +107,11 @@ def count_chunk(data: np.ndarray, tally: Tally) -> Counter[bytes]:
         # Only the last chunk of a file can lack the final line end.
         data = np.concatenate([data, np.array([_NEWLINE], dtype=np.uint8)])
     newlines = np.flatnonzero(data == _NEWLINE)
+    nul = np.flatnonzero(data == 0)
+    if nul.size:
+        # A NUL is no base, quality or name character: a damaged or binary file.
+        raise ChunkError(int(np.searchsorted(newlines, nul[0]) // 4),
+                         "record {record} holds a NUL byte")
     if newlines.size % 4:
         raise IrregularChunk("line count is not a multiple of four")
     starts = np.empty_like(newlines)

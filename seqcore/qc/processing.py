@@ -231,8 +231,9 @@ class Worker(LeasedWorker):
                  kind: Any) -> str:
         try:
             with self._heartbeat(object_id):
-                for file_id, path, sha, name in files:
-                    self._process_file(file_id, path, sha, name, kind)
+                reports = [(name, self._process_file(file_id, path, sha, name, kind))
+                           for file_id, path, sha, name in files]
+            _check_reports(reports)
         except QCError as err:
             self._finish(object_id, ProcessingState.ERROR, f"QC failed: {err.reason}")
             return "error"
@@ -244,7 +245,8 @@ class Worker(LeasedWorker):
         return "finished"
 
     def _process_file(self, file_id: int, path: str, sha: str | None, name: str,
-                      kind: Any) -> None:
+                      kind: Any) -> Any:
+        """Hash, decompress and QC one file; its QC report (``None``: the kind has no QC)."""
         full = self.storage.path(path)
         if sha is None:
             digest = _sha256(full)
@@ -264,6 +266,8 @@ class Worker(LeasedWorker):
                     db.flush()
                 db.add(QCRecord(file_id=file_id, report=report.to_dict(),
                                 engine=getattr(engine, "label", type(engine).__name__)))
+            return report
+        return None
 
     def _decompress(self, file_id: int, full: Path, name: str) -> Path:
         """Write the decompressed file as a new revision; the compressed original stays."""
@@ -302,6 +306,22 @@ class Worker(LeasedWorker):
                 except Exception:
                     log.exception("a sequencing_object_processed hook failed for object %s",
                                   object_id)
+
+
+def _check_reports(reports: list[tuple[str, Any]]) -> None:
+    """What QC reads but does not refuse, and a sequencing object must not hold:
+    :class:`QCError` (the object becomes ``ERROR`` with the reason) for a record without
+    bases, and for the files of one object (a pair) holding different numbers of reads,
+    which no paired-end tool can use."""
+    measured = [(name, report) for name, report in reports if report is not None]
+    for name, report in measured:
+        if getattr(report, "min_length", 1) == 0:
+            raise QCError(f"{name} holds an empty record (a read without bases)")
+    counts = {name: report.total_sequences for name, report in measured}
+    if len(set(counts.values())) > 1:
+        raise QCError("the files of this pair hold different numbers of reads ("
+                      + ", ".join(f"{name}: {count}" for name, count in counts.items())
+                      + ")")
 
 
 def _is_gzip(path: Path) -> bool:

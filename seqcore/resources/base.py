@@ -14,9 +14,13 @@ class Context:
 
     ``read_permission`` is what a caller needs to know the node exists: when a write is
     denied to someone who cannot even read, the answer is 404 rather than 403.
+    ``known_with`` lists further permissions that also reveal the node: one who may update
+    a thing without reading it (a run's creator) knows it exists, so a verb it may not do
+    there is 403, as IRIDA answers, not 404.
     """
 
     read_permission: str | None = None
+    known_with: tuple[str, ...] = ()
     has_self_link = True
 
     def __init__(self, request: Request, name: str, parent: Context | None) -> None:
@@ -63,6 +67,7 @@ def readable(request: Request, context: Any) -> bool:
     while node is not None:
         permission = getattr(node, "read_permission", None)
         if permission is not None:
-            return bool(request.has_permission(permission, node))
+            return any(request.has_permission(each, node)
+                       for each in (permission, *getattr(node, "known_with", ())))
         node = getattr(node, "__parent__", None)
     return True

@@ -28,6 +28,7 @@ class RunsCollection(Context):
 
 class RunResource(Context):
     read_permission = RUN.read
+    known_with = (Permission.RUN_UPDATE,)
 
     def __init__(self, request: Any, name: str, parent: Context, run: SequencingRun) -> None:
         super().__init__(request, name, parent)

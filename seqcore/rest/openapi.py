@@ -15,6 +15,7 @@ and served at ``/api/openapi.json``; like every ``/api`` path it needs a token.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -38,6 +39,7 @@ from seqcore.parsing.schemas import (
 OPENAPI_VERSION = "3.1.0"
 JSON = "application/json"
 CACHE_KEY = "seqcore.openapi.document"
+BYTES_CACHE_KEY = "seqcore.openapi.document.json"
 
 # JSON bodies the core's views read, by (endpoint name, method): the schema, and whether
 # every field is optional (PATCH changes only the fields sent).
@@ -131,8 +133,8 @@ COLLECTIONS = {"api.users", "api.projects", "api.project.users", "api.project.sa
                "api.sample.sequencefiles", "api.project.ncbi_submissions",
                "api.project.exports", "api.exports"}
 
-# Answers outside the envelope: a user's projects sit under ``projectResources``, where
-# IRIDA's clients read them (docs/rest_api.md).
+# Answers with a second top-level key: a user's projects sit under ``resource`` and under
+# ``projectResources``, where IRIDA's clients read them (docs/rest_api.md).
 OWN_SHAPES = {"api.user.projects": "UserProjects"}
 
 # Statuses any operation may answer with the ``{"message": ...}`` body (docs/rest_api.md).
@@ -218,8 +220,9 @@ SHAPES: dict[str, dict[str, Any]] = {
         "additionalProperties": True,
     },
     "UserProjects": {
-        "type": "object", "required": ["projectResources"],
-        "properties": {"projectResources": _ref("Collection")},
+        "type": "object", "required": ["resource", "projectResources"],
+        "properties": {"resource": _ref("Collection"),
+                       "projectResources": _ref("Collection")},
         "additionalProperties": True,
     },
     "Message": {
@@ -501,6 +504,16 @@ def document_for(registry: Registry) -> dict[str, Any]:
         endpoints = registry.get("seqcore.endpoints", {}).values()
         cached = build_document(endpoints, upload_endpoints(registry))
         registry[CACHE_KEY] = cached
+    return cached
+
+
+def document_bytes(registry: Registry) -> bytes:
+    """The application's document as the JSON ``/api/openapi.json`` answers, serialised on
+    first use and kept."""
+    cached = registry.get(BYTES_CACHE_KEY)
+    if cached is None:
+        cached = json.dumps(document_for(registry), separators=(",", ":")).encode()
+        registry[BYTES_CACHE_KEY] = cached
     return cached
 
 

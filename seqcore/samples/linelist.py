@@ -10,6 +10,12 @@ it as bytes for a streamed response. Memory stays flat whatever the number of sa
 delimited text is written in batches, XLSX through openpyxl's write-only workbook (rows go to
 a temporary file as they are appended).
 
+A line list is opened in a spreadsheet, which runs a cell beginning with ``=``, ``+``, ``-``
+or ``@`` (and, after a TAB or CR, what follows) as a formula: metadata is anyone's text, so
+such a value is neutralised (OWASP's CSV injection advice). Delimited text gets a leading
+``'`` (shown by spreadsheets, never run); an XLSX cell is written as a string cell, which no
+spreadsheet evaluates, so the value there stays exactly what was stored.
+
 A GraphQL client gets a download link instead (:func:`sign_download`): a short-lived token
 naming the account, project, template and format, signed with the application's secret, so
 the link works without the client's credentials and for no one else's rows.
@@ -42,6 +48,8 @@ FORMATS = {"csv": "text/csv", "tsv": "text/tab-separated-values",
 #: The columns before the fields.
 FIXED = ("sample_puid", "sample_name")
 BATCH = 500
+#: First characters a spreadsheet would read as the start of a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CHUNK = 64 * 1024
 LINK_SECONDS = 600
 
@@ -111,11 +119,16 @@ def linelist_rows(bind: Any, linelist: LineList) -> Iterator[list[str]]:
         yield current
 
 
+def inert(value: str) -> str:
+    """``value`` as delimited text a spreadsheet shows and never runs."""
+    return "'" + value if value[:1] in FORMULA_STARTS else value
+
+
 def _delimited(rows: Iterable[list[str]], delimiter: str) -> Iterator[bytes]:
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\r\n")
     for count, row in enumerate(rows, 1):
-        writer.writerow(row)
+        writer.writerow([inert(value) for value in row])
         if count % BATCH == 0:
             yield buffer.getvalue().encode()
             buffer.seek(0)
@@ -126,12 +139,22 @@ def _delimited(rows: Iterable[list[str]], delimiter: str) -> Iterator[bytes]:
 
 def _xlsx(rows: Iterable[list[str]], out: IO[bytes]) -> None:
     from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
 
     workbook = Workbook(write_only=True)
     sheet = workbook.create_sheet("linelist")
     for row in rows:
-        sheet.append(row)
+        sheet.append([_text_cell(sheet, WriteOnlyCell, value) for value in row])
     workbook.save(out)
+
+
+def _text_cell(sheet: Any, cell_type: Any, value: str) -> Any:
+    """A cell holding ``value`` as text: openpyxl makes a formula of a string beginning with
+    ``=``, so such a cell is marked a string cell again after the value is set."""
+    cell = cell_type(sheet, value=value)
+    if value[:1] in FORMULA_STARTS:
+        cell.data_type = "s"
+    return cell
 
 
 def _with_header(linelist: LineList, rows: Iterable[list[str]]) -> Iterator[list[str]]:

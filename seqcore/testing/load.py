@@ -1,6 +1,7 @@
 """Many keep-alive clients at once against a server on loopback, for the concurrency test and
 ``bench/api.py --mix``: each client thread holds one HTTP/1.1 connection and sends a mix of
-requests until the time is up; latencies, statuses and errors are collected."""
+requests until the time is up; latencies, statuses and errors are collected. The workload
+both send is :func:`mixed_steps`."""
 
 from __future__ import annotations
 
@@ -101,3 +102,35 @@ def run_load(port: int, steps: Sequence[tuple[Step, int]], clients: int, seconds
         thread.join()
     result.seconds = time.perf_counter() - began
     return result
+
+
+def mixed_steps(token: str, projects: list[int], samples: list[int]
+                ) -> list[tuple[Step, int]]:
+    """The mixed workload of the concurrency test and ``bench/api.py --mix``: reads of
+    projects, the project collection, samples and metadata, and small uploads (weights in
+    parts), as ``token``'s bearer."""
+    from seqcore.testing.uploads import fastq, gz, multipart
+
+    auth = {"Authorization": f"Bearer {token}"}
+    reads = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+
+    def read(path_of: Callable[[random.Random], str]) -> Step:
+        return lambda rng: ("GET", path_of(rng), reads, None)
+
+    def upload(rng: random.Random) -> Request:
+        sid = rng.choice(samples)
+        body, content_type = multipart([
+            ("file", f"r{rng.randrange(10**9)}.fastq.gz", gz(fastq(20, seed=rng.randrange(99))),
+             None),
+            ("parameters", None, b"{}", "application/json")])
+        return ("POST", f"/api/samples/{sid}/unpaired",
+                {**auth, "Content-Type": content_type}, body)
+
+    return [
+        (read(lambda rng: f"/api/projects/{rng.choice(projects)}"), 4),
+        (read(lambda rng: "/api/projects"), 2),
+        (read(lambda rng: f"/api/projects/{rng.choice(projects)}/samples"), 3),
+        (read(lambda rng: f"/api/samples/{rng.choice(samples)}"), 3),
+        (read(lambda rng: f"/api/samples/{rng.choice(samples)}/metadata"), 3),
+        (upload, 1),
+    ]

@@ -29,6 +29,17 @@ def fasta(contigs: int = 3, length: int = 200, seed: int = 1) -> bytes:
                    for i in range(contigs)).encode()
 
 
+def hdf5(payload: bytes = bytes(range(256)) * 8) -> bytes:
+    """A file that starts as HDF5 does: the signature and a version 0 superblock (8-byte
+    offsets and lengths, no free-space or driver block, its end of file the file's size),
+    then ``payload``: what a FAST5 upload's check accepts as ``SINGLE``."""
+    size = 8 + 16 + 4 * 8 + len(payload)
+    undefined = b"\xff" * 8
+    return (b"\x89HDF\r\n\x1a\n" + bytes([0, 0, 0, 0, 0, 8, 8, 0, 4, 0, 16, 0, 0, 0, 0, 0])
+            + (0).to_bytes(8, "little") + undefined + size.to_bytes(8, "little")
+            + undefined + payload)
+
+
 def gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 

@@ -1,6 +1,8 @@
-"""Server-rendered web pages: sign-in and sign-out, the profile page with its personal access
-tokens, and GraphiQL. Plain HTML forms (they work without JavaScript, except GraphiQL),
-signed-cookie sessions and CSRF tokens on every form."""
+"""Server-rendered web pages: the workbench (dashboard, groups, projects and their samples,
+analyses, management), sign-in and sign-out, the profile page with its personal access
+tokens, GraphiQL and Redoc. Plain HTML forms that work without JavaScript (Turbo and Stimulus
+make them better), signed-cookie sessions and CSRF tokens on every form, every message in
+English or French (``seqcore.web.i18n``). ``docs/web.md`` describes the pages."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pyramid.config import Configurator
 
 def includeme(config: Configurator) -> None:
     config.include("seqcore.web.sessions")
+    config.include("seqcore.web.i18n")
     from seqcore.web.render import STATIC
 
     # A directory path rather than an asset spec: served straight from the file system, the
@@ -18,3 +21,13 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.graphiql")
     config.include("seqcore.web.redoc")
     config.include("seqcore.web.downloads")
+    config.include("seqcore.web.frontend")
+    config.include("seqcore.web.dashboard")
+    config.include("seqcore.web.groups")
+    config.include("seqcore.web.projects")
+    config.include("seqcore.web.bulk")
+    config.include("seqcore.web.manage")
+    config.include("seqcore.web.samples")
+    # /-/analyses/new before /-/analyses/{id}, which would take it otherwise.
+    config.include("seqcore.web.launch")
+    config.include("seqcore.web.analyses")

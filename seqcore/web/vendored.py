@@ -31,6 +31,11 @@ ASSETS: dict[str, Asset] = {
                                          "application/javascript"),
     # Redoc (/redoc), the OpenAPI description's reader.
     "redoc.standalone.js": Asset("redoc/bundles/redoc.standalone.js", "application/javascript"),
+    # Hotwire: Turbo (links and frames without full reloads, streams for live state) and
+    # Stimulus (the small controllers of the pages), loaded as ES modules by every page.
+    "turbo.es2017-esm.js": Asset("@hotwired/turbo/dist/turbo.es2017-esm.js",
+                                 "application/javascript"),
+    "stimulus.js": Asset("@hotwired/stimulus/dist/stimulus.js", "application/javascript"),
 }
 
 LICENCES: dict[str, str] = {
@@ -39,6 +44,8 @@ LICENCES: dict[str, str] = {
     "react.LICENSE": "react/LICENSE",
     "react-dom.LICENSE": "react-dom/LICENSE",
     "redoc.LICENSE": "redoc/LICENSE",
+    "stimulus.LICENSE": "@hotwired/stimulus/LICENSE.md",
+    # Turbo's npm package ships no licence file: its MIT notice heads turbo.es2017-esm.js.
 }
 
 PACKAGED = Path(__file__).resolve().parent / "vendor"

@@ -41,12 +41,6 @@ def sign_in_redirect(request: Request) -> HTTPFound:
     return HTTPFound(location=f"{request.route_path('web.sign_in')}?{query}")
 
 
-def home(request: Request) -> Response:
-    if session_identity(request) is None:
-        return HTTPFound(location=request.route_path("web.sign_in"))
-    return HTTPFound(location=request.route_path("web.profile"))
-
-
 def sign_in_form(request: Request) -> Response:
     next_url = safe_next(request.GET.get("next"), request.route_path("web.profile"))
     if session_identity(request) is not None:
@@ -192,7 +186,6 @@ def includeme(config: Configurator) -> None:
     config.add_route("web.password", "/-/profile/password")
     config.add_route("web.tokens", "/-/profile/personal_access_tokens")
     config.add_route("web.token_revoke", "/-/profile/personal_access_tokens/{id}/revoke")
-    config.add_view(home, route_name="web.home", request_method="GET")
     config.add_view(sign_in_form, route_name="web.sign_in", request_method="GET")
     config.add_view(sign_in, route_name="web.sign_in", request_method="POST", require_csrf=True)
     config.add_view(sign_out, route_name="web.sign_out", request_method="POST",

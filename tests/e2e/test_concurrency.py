@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from seqcore.testing.load import run_load
+from seqcore.testing.load import mixed_steps, run_load
 from seqcore.testing.server import live_server
-from seqcore.testing.uploads import fastq, gz, multipart
 
 # xdist_group("serial"): under pytest-xdist (--dist loadgroup) these run on one worker, one
 # after the other, never beside another test of the group: 64 client threads and two
@@ -69,33 +68,6 @@ def _world(server, projects: int = 4, samples: int = 5) -> tuple[list[int], list
             server.request("POST", f"/api/samples/{sid}/metadata", server.admin,
                            {"serovar": {"value": "Typhi", "type": "text"}})
     return project_ids, sample_ids
-
-
-def mixed_steps(token: str, projects: list[int], samples: list[int]) -> list:
-    """Reads of projects, samples and metadata, and small uploads (weights in parts)."""
-    auth = {"Authorization": f"Bearer {token}"}
-    reads = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
-
-    def read(path_of):
-        return lambda rng: ("GET", path_of(rng), reads, None)
-
-    def upload(rng):
-        sid = rng.choice(samples)
-        body, content_type = multipart([
-            ("file", f"r{rng.randrange(10**9)}.fastq.gz", gz(fastq(20, seed=rng.randrange(99))),
-             None),
-            ("parameters", None, b"{}", "application/json")])
-        return ("POST", f"/api/samples/{sid}/unpaired",
-                {**auth, "Content-Type": content_type}, body)
-
-    return [
-        (read(lambda rng: f"/api/projects/{rng.choice(projects)}"), 4),
-        (read(lambda rng: "/api/projects"), 2),
-        (read(lambda rng: f"/api/projects/{rng.choice(projects)}/samples"), 3),
-        (read(lambda rng: f"/api/samples/{rng.choice(samples)}"), 3),
-        (read(lambda rng: f"/api/samples/{rng.choice(samples)}/metadata"), 3),
-        (upload, 1),
-    ]
 
 
 def test_64_keep_alive_clients_mixing_reads_and_uploads(server):

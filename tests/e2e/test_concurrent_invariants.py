@@ -3,6 +3,8 @@
 ``SEQCORE_TEST_DATABASE_URL``), with real client threads released together by a barrier.
 
 * A project always keeps an owner: owners removing each other, or all leaving at once.
+* Concurrent deletes of one file or export: one succeeds, the others are 404, one activity
+  record is written.
 * Creates of one unique key (username or e-mail in any letter case, membership, sample name,
   a GraphQL project path) answer exactly one success and conflicts, never a 500.
 """
@@ -19,7 +21,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from seqcore.db import get_engine, get_session_factory
+from seqcore.db import get_engine, get_session_factory, utcnow
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import ProjectSample
 from seqcore.models.user import User
@@ -298,3 +300,50 @@ def test_graphql_sample_name_is_taken_once(server):
         with server.engine.connect() as conn:
             assert conn.scalar(select(func.count()).select_from(ProjectSample).where(
                 ProjectSample.project_id == project.id)) == 1
+
+
+def activity_count(server, kind: str, subject: str, subject_id: int) -> int:
+    """How many activity records of ``kind`` name ``subject`` ``subject_id`` as changed."""
+    from seqcore.models.activity import Activity
+
+    with server.engine.connect() as conn:
+        changes = conn.scalars(select(Activity.changes).where(Activity.kind == kind)).all()
+    return sum(1 for each in changes for change in (each or [])
+               if change.get("on") == subject
+               and subject_id in (change.get("ids") or [change.get("id")]))
+
+
+def test_concurrent_deletes_of_one_file_succeed_once(server):
+    """Deleting one sequencing object from several clients at once: one 200, the others
+    404, and one activity record, never one per request."""
+    f = server.factories
+    owner = f.user()
+    token = bearer(server, owner)
+    sample = f.sample(f.project(owner=owner))
+    for _ in range(3):
+        obj = f.sequencing_object(sample, kind="unpaired")
+        url = f"/api/samples/{sample.id}/unpaired/{obj.id}"
+        results = at_once([lambda u=url: server.request("DELETE", u, token)
+                           for _ in range(TRIES)])
+        assert statuses(results) == Counter({200: 1, 404: TRIES - 1}), results
+        assert activity_count(server, "file.delete", "sequencingObject", obj.id) == 1
+
+
+def test_concurrent_deletes_of_one_export_succeed_once(server):
+    from seqcore.models.export import DataExport
+
+    f = server.factories
+    owner = f.user()
+    token = bearer(server, owner)
+    project = f.project(owner=owner)
+    f.sample(project)
+    for _ in range(3):
+        with server.engine.begin() as conn:
+            export_id = conn.execute(DataExport.__table__.insert().values(
+                project_id=project.id, requester_id=owner.id, name="bundle", state="QUEUED",
+                selection={}, attempts=0, created=utcnow()).returning(DataExport.id)).scalar_one()
+        results = at_once([lambda e=export_id: server.request("DELETE", f"/api/exports/{e}",
+                                                              token)
+                           for _ in range(TRIES)])
+        assert statuses(results) == Counter({200: 1, 404: TRIES - 1}), results
+        assert activity_count(server, "export.delete", "export", export_id) == 1

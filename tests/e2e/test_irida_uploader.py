@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from seqcore.testing.server import live_server
+from seqcore.testing.uploads import hdf5
 from tests.e2e.client_venvs import client_program, run_iridauploader
 
 PASSWORD = "Uploader-pass1!"
@@ -210,7 +211,7 @@ def test_miseq_layout(binary, server, project, tmp_path):
 
 
 def test_fast5(binary, server, project, tmp_path):
-    content = b"\x89HDF\r\n\x1a\n" + os.urandom(4096)
+    content = hdf5(os.urandom(4096))
     run = directory_run(tmp_path, project, [("zeta-06", "zeta.fast5", "")],
                         {"zeta.fast5": content})
     check_ok(run_uploader(binary, server, run, "-u", "fast5"))

@@ -240,3 +240,43 @@ def test_long_commands_show_progress_on_a_terminal_only(deployment, app_config, 
     piped = subprocess.run([*command, "backup", str(tmp_path / "backup2")],
                            capture_output=True, text=True, env=env, check=False, timeout=300)
     assert piped.returncode == 0 and "backing up" not in piped.stderr, piped.stderr
+
+
+def test_restored_exports_show_expired_and_check_finds_a_lost_bundle(
+        deployment, testapp, app_config, db, seqcore_settings, seqcore_plugins, tmp_path):
+    """Bundles are not backed up: a READY export comes back EXPIRED (never a READY one whose
+    download is gone), and check reports a READY export whose bundle is missing."""
+    from seqcore.db import utcnow
+    from seqcore.exports.jobs import bundle_path
+    from seqcore.models.export import DataExport
+    from seqcore.models.project import Project
+
+    settings = app_config.get_settings()
+    url, storage = settings["sqlalchemy.url"], Path(settings["seqcore.storage.path"])
+    headers = deployment["headers"]
+    project = db.query(Project).order_by(Project.id).first()
+    export = DataExport(project_id=project.id, requester_id=None, name="bundle",
+                        state="READY", selection={}, size=4, ready_at=utcnow(),
+                        expires_at=utcnow().replace(year=2100))
+    db.add(export)
+    db.flush()
+    export.path = bundle_path(export.id)
+    db.commit()
+    (storage / export.path).parent.mkdir(parents=True)
+    (storage / export.path).write_bytes(b"PK\x05\x06")
+    url_of = f"/api/exports/{export.id}"
+    assert testapp.get(url_of, headers=headers).json["resource"]["state"] == "READY"
+    assert not check(url, storage).problems
+
+    backup(url, storage, tmp_path / "backup")
+    restored_url, restored_storage = new_deployment(tmp_path, seqcore_settings, "exports")
+    restore(restored_url, restored_storage, tmp_path / "backup")
+    restored = app_over(restored_url, restored_storage, seqcore_settings, seqcore_plugins)
+    assert restored.get(url_of, headers=headers).json["resource"]["state"] == "EXPIRED"
+    res = restored.get(f"{url_of}/download", headers=headers, status=404)
+    assert "EXPIRED" in res.json["message"]
+    assert not check(restored_url, restored_storage).problems
+
+    (storage / export.path).unlink()  # lost from the running deployment
+    assert check(url, storage).problems == [
+        f"ready export without its bundle: export {export.id} ({export.path})"]

@@ -163,3 +163,64 @@ def test_levels_are_irida_nexts_numbers():
     assert [(level.name, level.value) for level in AccessLevel] == [
         ("NO_ACCESS", 0), ("GUEST", 10), ("UPLOADER", 20), ("ANALYST", 30),
         ("MAINTAINER", 40), ("OWNER", 50)]
+
+
+def test_nobody_grants_or_changes_above_their_own_level(testapp, factories, tree):
+    """A maintainer adds, raises, changes and removes members up to maintainer only: it
+    cannot make itself or anyone an owner, nor change or remove an owner."""
+    lab = f"/api/groups/{tree['lab']['identifier']}"
+    maint = factories.headers(tree["users"]["maint"])
+    factories.user(username="newbie")
+    for body in ({"userId": "newbie", "accessLevel": "OWNER"},):
+        res = testapp.post_json(f"{lab}/members", body, headers=maint, status=403)
+        assert "above the access level your own membership gives you" in res.json["message"]
+    testapp.patch_json(f"{lab}/members/maint", {"accessLevel": 50}, headers=maint,
+                       status=403)
+    testapp.patch_json(f"{lab}/members/alice", {"accessLevel": 40}, headers=maint,
+                       status=403)
+    testapp.delete(f"{lab}/members/alice", headers=maint, status=403)
+    # Within its level it manages members as before, and may leave.
+    testapp.post_json(f"{lab}/members", {"userId": "newbie", "accessLevel": 40},
+                      headers=maint, status=201)
+    testapp.patch_json(f"{lab}/members/guest", {"accessLevel": 30}, headers=maint,
+                       status=200)
+    testapp.delete(f"{lab}/members/newbie", headers=maint, status=200)
+    members = {m["userId"] if "userId" in m else m.get("username"): m["accessLevelValue"]
+               for m in testapp.get(f"{lab}/members?directOnly=true",
+                                    headers=tree["headers"]).json["resource"]["resources"]}
+    assert 50 in members.values() and list(members.values()).count(50) == 1
+    # An owner may make an owner; an administrator too.
+    testapp.patch_json(f"{lab}/members/maint", {"accessLevel": 50}, headers=tree["headers"],
+                       status=200)
+
+
+def test_access_through_a_share_changes_no_membership(testapp, factories, tree, db):
+    """Members of a group that the lab is shared with at owner level write the lab, but
+    make no member (not themselves an owner) and no further share: nothing of theirs
+    outlives the share."""
+    eve = factories.user(username="eve")
+    eve_headers = factories.headers(eve)
+    partners = testapp.post_json("/api/groups", {"name": "Partners"}, headers=eve_headers,
+                                 status=201).json["resource"]
+    testapp.post_json(f"/api/groups/{partners['identifier']}/members",
+                      {"userId": "alice", "accessLevel": "GUEST"}, headers=eve_headers,
+                      status=201)
+    lab = f"/api/groups/{tree['lab']['identifier']}"
+    share = testapp.post_json(f"{lab}/shares", {"groupId": int(partners["identifier"]),
+                                                "accessLevel": 50},
+                              headers=tree["headers"], status=201).json["resource"]
+    testapp.get(lab, headers=eve_headers, status=200)
+    testapp.post_json(f"{lab}/members", {"userId": "eve", "accessLevel": 50},
+                      headers=eve_headers, status=403)
+    testapp.post_json(f"{lab}/members", {"userId": "eve", "accessLevel": 10},
+                      headers=eve_headers, status=403)
+    testapp.delete(f"{lab}/members/alice", headers=eve_headers, status=403)
+    other = testapp.post_json("/api/groups", {"name": "Elsewhere"}, headers=eve_headers,
+                              status=201).json["resource"]
+    testapp.post_json(f"{lab}/shares", {"groupId": int(other["identifier"]),
+                                        "accessLevel": 10}, headers=eve_headers, status=403)
+    testapp.delete(f"{lab}/shares/{share['identifier']}", headers=tree["headers"],
+                   status=200)
+    testapp.get(lab, headers=eve_headers, status=404)
+    assert db.query(GroupMember).filter_by(user_id=eve.id,
+                                           group_id=int(tree["lab"]["identifier"])).count() == 0

@@ -112,3 +112,35 @@ def test_the_writer_is_reusable(world, db, tmp_path):
     rows = list(csv.reader(target.open()))
     assert rows[0] == ["sample_puid", "sample_name", "age", "note", "serovar"]
     assert rows[1][1] == "S-1"
+
+
+FORMULAS = {"f_eq": "=HYPERLINK(\"http://x\",\"y\")", "f_plus": "+1+2", "f_minus": "-3+4",
+            "f_at": "@SUM(A1)", "f_tab": "\t=1+1", "f_cr": "\r=1+1", "plain": "a=b"}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "xlsx"])
+def test_values_a_spreadsheet_would_run_are_neutralised(testapp, factories, db, fmt):
+    """OWASP's CSV injection: a value (or field name) beginning with = + - @ TAB or CR is
+    never a formula. Delimited text gets a leading quote; XLSX keeps the exact text in a
+    string cell, which a spreadsheet never evaluates."""
+    owner = factories.user()
+    project = factories.project(owner=owner)
+    factories.sample(project, name="S-1", metadata={**FORMULAS, "=cmd|' /C calc'!A0": "x"})
+    res = testapp.get(url(project, format=fmt), headers=factories.headers(owner))
+    if fmt == "xlsx":
+        sheet = load_workbook(io.BytesIO(res.body)).active
+        header, row = list(sheet.iter_rows(min_row=1, max_row=2))
+        cells = dict(zip([c.value for c in header], row, strict=True))
+        assert "=cmd|' /C calc'!A0" in cells
+        for cell in (*header, *row):
+            assert cell.data_type in ("s", "n"), (cell.value, cell.data_type)
+        for field, value in FORMULAS.items():
+            # XML reads a CR as a line feed (XML 1.0 section 2.11), in any XLSX reader.
+            assert cells[field].value == value.replace("\r", "\n")
+            assert cells[field].data_type == "s"
+        return
+    header, row = rows_of(res, fmt)
+    values = dict(zip(header, row, strict=True))
+    assert "'=cmd|' /C calc'!A0" in values
+    for field, value in FORMULAS.items():
+        assert values[field] == (value if field == "plain" else "'" + value)

@@ -176,8 +176,14 @@ def test_only_administrators_delete_runs(testapp, factories, db, people):
     admin, sequencer, owner = people
     run = factories.run(sequencer)
     url = f"/api/sequencingrun/{run.id}"
-    # Neither its creator nor other accounts may read a run: not found, as for a GET.
-    for caller in (sequencer, owner, factories.user(role=SystemRole.MANAGER)):
+    # Its creator may PATCH it, so knows it exists: forbidden, as IRIDA answers. Accounts
+    # that may neither read nor update it: not found, as for a GET.
+    res = testapp.delete(url, headers=factories.headers(sequencer), status=403)
+    assert res.json == {"message": "You are not allowed to do this."}
+    testapp.patch_json(url, {"uploadStatus": "COMPLETE"}, headers=factories.headers(sequencer),
+                       status=200)
+    for caller in (owner, factories.user(role=SystemRole.MANAGER),
+                   factories.user(role=SystemRole.SEQUENCER)):
         res = testapp.delete(url, headers=factories.headers(caller), status=404)
         assert res.json == {"message": "The resource was not found."}
     db.expire_all()

@@ -1,6 +1,7 @@
-"""Sequencing runs are read by administrators and changed by the account that created them.
-To anyone else, an upload naming a run that is not open for uploads must answer exactly as
-for a run that does not exist: the error tells neither that the run exists nor its state."""
+"""Sequencing runs are read by administrators and changed (files added included) by the
+account that created them. To anyone else, an upload naming a run, open or not, must answer
+exactly as for a run that does not exist: the error tells neither that the run exists nor
+its state, and no file joins it."""
 
 import pytest
 
@@ -56,10 +57,24 @@ def test_who_may_read_or_change_the_run_learns_its_state(testapp, factories, wor
                                    "upload data."}
 
 
-def test_an_open_run_still_takes_anyones_files(testapp, factories, world, db):
-    """Uploads from other accounts into the uploader's open run keep working."""
+@pytest.mark.parametrize("who", ["owner", "other_sequencer"])
+def test_an_open_run_of_someone_else_takes_no_files(testapp, factories, world, db, app_config,
+                                                   who):
+    """A project owner (or another sequencer account) cannot slip files into a run it did
+    not create, an administrator's included: the run answers as a missing one."""
+    for creator in (world["creator"], world["admin"]):
+        run = factories.run(user=creator)
+        res = upload(testapp, world["sample"], factories.headers(world[who]), run.id, 400)
+        assert res.json == missing(run.id)
+    assert db.query(SequencingObject).count() == 0
+    assert stored_files(app_config.get_settings()["seqcore.storage.path"]) == []
+
+
+@pytest.mark.parametrize("who", ["creator", "admin"])
+def test_the_runs_creator_and_administrators_upload_into_it(testapp, factories, world, db,
+                                                            who):
     run = factories.run(user=world["creator"])
-    res = upload(testapp, world["sample"], factories.headers(world["owner"]), run.id, 201)
+    res = upload(testapp, world["sample"], factories.headers(world[who]), run.id, 201)
     obj = db.get(SequencingObject, int(res.json["resource"]["links"][-1]["href"]
                                        .rstrip("/").rsplit("/", 1)[1]))
     assert obj.run_id == run.id

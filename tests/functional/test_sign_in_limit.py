@@ -143,3 +143,68 @@ def test_unknown_accounts_cost_a_password_hash(build_app, factories, engine, cli
     known = statistics.median(timed("frank") for _ in range(5))
     unknown = statistics.median(timed("nobody") for _ in range(5))
     assert unknown > 0.6 * known, (known, unknown)
+
+
+HOME, ELSEWHERE, NAT = "192.0.2.10", "198.51.100.7", "203.0.113.50"
+
+
+def test_guessing_from_anywhere_does_not_lock_the_holder_out(testapp, factories, clients):
+    """Five wrong guesses from another address, and a guess at every door: the holder, at
+    an address it signed in from before, still gets a token and a session."""
+    factories.user(username="alice")
+    grant(testapp, "alice", DEFAULT_PASSWORD, 200, REMOTE_ADDR=HOME)
+    for _ in range(5):
+        grant(testapp, "alice", "Wrong-pass1", 400, REMOTE_ADDR=ELSEWHERE)
+    # Guesses spread over new addresses are refused from now on.
+    for n in range(3):
+        sign_in(testapp, "alice", "Wrong-pass1", 429, REMOTE_ADDR=f"198.51.100.{n + 20}")
+    assert grant(testapp, "alice", DEFAULT_PASSWORD, 200,
+                 REMOTE_ADDR=HOME).json["access_token"]
+    sign_in(testapp, "alice", DEFAULT_PASSWORD, 303, REMOTE_ADDR=HOME)
+    # The guesser is stopped where it guesses, the right password included.
+    grant(testapp, "alice", DEFAULT_PASSWORD, 429, REMOTE_ADDR=ELSEWHERE)
+    # An address the account never signed in from is refused while guesses pile up.
+    grant(testapp, "alice", DEFAULT_PASSWORD, 429, REMOTE_ADDR="198.51.100.99")
+
+
+def test_failures_from_one_nat_address_do_not_block_the_site(testapp, factories, clients):
+    """20 failures over many accounts from a site's one address: its people who signed in
+    from there before keep signing in; the address is refused for others."""
+    for name in ("frank", "grace"):
+        factories.user(username=name)
+        grant(testapp, name, DEFAULT_PASSWORD, 200, REMOTE_ADDR=NAT)
+    for n in range(20):
+        grant(testapp, f"nobody{n}", "Wrong-pass1", 400, REMOTE_ADDR=NAT)
+    grant(testapp, "frank", DEFAULT_PASSWORD, 200, REMOTE_ADDR=NAT)
+    sign_in(testapp, "grace", DEFAULT_PASSWORD, 303, REMOTE_ADDR=NAT)
+    factories.user(username="heidi")
+    grant(testapp, "heidi", DEFAULT_PASSWORD, 429, REMOTE_ADDR=NAT)
+
+
+def test_a_trusted_address_is_still_limited_for_its_own_guesses(testapp, factories, clients,
+                                                                 app_config):
+    """Trust only lifts limits others' failures cause: five failures at the trusted address
+    itself refuse the account there; trust lapses after seqcore.sign_in.trust_days."""
+    from datetime import timedelta
+
+    from sqlalchemy import update as sql_update
+
+    from seqcore.db import utcnow
+    from seqcore.models.access_token import SignInSuccess
+
+    factories.user(username="ivan")
+    grant(testapp, "ivan", DEFAULT_PASSWORD, 200, REMOTE_ADDR=HOME)
+    for _ in range(5):
+        grant(testapp, "ivan", "Wrong-pass1", 400, REMOTE_ADDR=HOME)
+    grant(testapp, "ivan", DEFAULT_PASSWORD, 429, REMOTE_ADDR=HOME)
+
+    factories.user(username="judy")
+    grant(testapp, "judy", DEFAULT_PASSWORD, 200, REMOTE_ADDR=HOME)
+    for _ in range(5):
+        grant(testapp, "judy", "Wrong-pass1", 400, REMOTE_ADDR=ELSEWHERE)
+    days = app_config.registry.settings["seqcore.sign_in.trust_days"]
+    with factories.session_factory() as session:
+        session.execute(sql_update(SignInSuccess).values(
+            last=utcnow() - timedelta(days=days + 1)))
+        session.commit()
+    grant(testapp, "judy", DEFAULT_PASSWORD, 429, REMOTE_ADDR=HOME)

@@ -1,5 +1,6 @@
 """``DELETE /api/users/{id}`` (administrators; refused while the account owns data) and
-``GET /api/users/{username}/projects`` in IRIDA's ``projectResources`` envelope."""
+``GET /api/users/{username}/projects`` in the contract's ``resource`` envelope and IRIDA's
+``projectResources``."""
 
 from __future__ import annotations
 
@@ -121,8 +122,10 @@ def test_user_projects_in_irida_envelope(testapp, factories, admin):
     mine = factories.project(owner=alice, name="Alice project")
     factories.project(owner=admin, name="Admin project")
     res = testapp.get("/api/users/alice/projects", headers=factories.headers(alice))
-    assert list(res.json) == ["projectResources"]
+    # Both the contract's envelope and IRIDA's key, with the same content.
+    assert sorted(res.json) == ["projectResources", "resource"]
     body = res.json["projectResources"]
+    assert res.json["resource"] == body
     assert list(body) == ["resources", "links"]
     assert [p["identifier"] for p in body["resources"]] == [str(mine.id)]
     # Every link is kept: the list's own, and each project's as everywhere else.

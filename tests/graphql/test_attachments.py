@@ -289,3 +289,28 @@ def test_one_of_sample_id_or_puid(graphql, testapp, outbreak):
         {"path": ["sample"], "message": "not found by provided ID or PUID"}]
     malformed = graphql(ATTACH_TO_SAMPLE, {"files": [blob], "sampleId": "gid://irida/Sample/1"})
     assert malformed["errors"][0]["message"] == "gid://irida/Sample/1 is not a valid seqcore ID."
+
+
+def test_unattached_announcements_per_account_are_bounded(graphql, testapp, outbreak, db,
+                                                          app_config, monkeypatch, factories):
+    """An account holds at most ``seqcore.upload.max_pending_direct_uploads`` blobs that no
+    attachment holds; attaching one makes room, and other accounts have their own bound."""
+    owner, _, samples = outbreak
+    monkeypatch.setitem(app_config.registry.settings,
+                        "seqcore.upload.max_pending_direct_uploads", 3)
+    graphql.as_user(owner)
+    sent = direct_upload(testapp, graphql, "sent.txt", b"sent\n")
+    for name in ("a.txt", "b.txt"):
+        assert "errors" not in announce(graphql, name, b"x")
+    body = announce(graphql, "c.txt", b"x")
+    assert body["errors"][0]["message"].startswith("You have 3 direct uploads not yet attached")
+    assert body["errors"][0]["extensions"]["code"] == "invalid"
+    assert db.scalar(select(func.count()).select_from(DirectUpload)) == 3
+    other = factories.user()
+    assert "errors" not in announce(graphql.as_user(other), "d.txt", b"x")
+    graphql.as_user(owner)
+    attached = graphql(ATTACH_TO_SAMPLE, {"files": [sent],
+                                          "sampleId": gid("Sample", samples[0].id)})
+    assert attached["data"]["attachFilesToSample"]["errors"] == []
+    assert "errors" not in announce(graphql, "c.txt", b"x")
+    assert "errors" in announce(graphql, "e.txt", b"x")

@@ -281,6 +281,53 @@ def test_spades_on_a_small_genome(testapp, app_config, factories, reads_dir):
         "resource"]["resources"] == []
 
 
+COPY_FAMILIES = ((1500, 5), (5000, 3), (21000, 1))
+
+
+@pytest.mark.parametrize("assembler", ["spades", "megahit"])
+def test_copy_numbers_from_reads_mapped_back(testapp, app_config, factories, reads_dir,
+                                             assembler):
+    """A 300 kb genome with a 5-copy 1.5 kb, a 3-copy 5 kb and a single-copy 21 kb family,
+    30x: with the read depth of the reads mapped back (contig_coverage=reads), the median
+    and rounding to the nearest integer, both assemblers' repeat contigs get their true
+    copy numbers, and no contig of single-copy sequence is flagged: the 21 kb family stays
+    among the contigs without repeats."""
+    import mappy
+
+    data = dataset(reads_dir, "g300", 300_000, seed=5, families=COPY_FAMILIES)
+    genome = data[0]
+    _, _, _, pair, headers = world(factories, data)
+    parameters = {"assembler": assembler, "coverage_mean": "median",
+                  "copy_numbers": "nearest", "contig_coverage": "reads"}
+    if assembler == "spades":
+        parameters.update(spades_kmers="21,33,55,77", spades_isolate=True)
+    created = testapp.post_json(LAUNCH.format("assembly"), {
+        "sequencingObjects": [pair.id], "parameters": parameters}, headers=headers,
+        status=201).json["resource"]
+    run(app_config, timeout=1800)
+    body = submission(testapp, headers, created["identifier"])
+    assert body["analysisState"] == "COMPLETED", body.get("analysisError")
+    files = outputs(testapp, headers, body)
+    assert re.search(r"Average coverage: [0-9.]+ \(median; read depth\)",
+                     files["filter-assembly-log"])
+    aligner = mappy.Aligner(seq=genome.sequence, preset="asm5")
+    flagged: dict = {}
+    for contig in parse_fasta(files["contigs-with-repeats"]):
+        reported = re.search(r"\((\d+) copies\)$", contig.header)
+        if reported:
+            truth = repeat_family_of(genome, contig.sequence, aligner)
+            flagged.setdefault(truth, []).append(int(reported.group(1)))
+    assert flagged == {3: [3], 5: [5]}, flagged
+    # Every contig that is one repeat family is flagged (none hides among the others).
+    for contig in parse_fasta(files["contigs-without-repeats"]):
+        family = repeat_family_of(genome, contig.sequence, aligner)
+        assert family in (None, 1), (contig.header, family)
+    start = next(starts[0] for length, starts in genome.repeats if length == 21000)
+    single = genome.sequence[start:start + 21000]
+    without = [c.sequence for c in parse_fasta(files["contigs-without-repeats"])]
+    assert genome_fraction(single, without) >= 0.95
+
+
 def test_collection_combines_samples_and_writes_each_back(testapp, app_config, factories,
                                                           reads_dir):
     families = ((1500, 3),)
@@ -411,6 +458,8 @@ def test_readiness_reports_the_tools(testapp, factories):
         assert defaults["min_contig_length"] == 1000 and defaults["repeat_ratio"] == 1.75
         assert defaults["coverage_ratio"] == 0.33 and defaults["length_for_average"] == 5000
         assert defaults["coverage_mean"] == "plain" and defaults["copy_numbers"] == "down"
+        assert defaults["contig_coverage"] == "header"
+        assert re.fullmatch(r"2\.\d+.*", tools["minimap2"]["version"])
         assert defaults["read_merge_min_overlap"] == 20
         assert defaults["read_merge_max_overlap"] == 300
 
@@ -476,6 +525,25 @@ def test_filter_rules_are_irida_s():
     assert [c.header for c in median.repeats] == [
         "NODE_3_length_5000_cov_60.0(3 copies)", "NODE_4_length_1500_cov_100.0(5 copies)",
         "NODE_7_length_4999_cov_40.0(2 copies)"]
+
+
+def test_read_depth_is_the_median_of_primary_alignments():
+    """minimap2's PAF: secondary hits (tp:A:S) and hits on unknown contigs are left out;
+    a contig's depth is the median over its bases, so thin ends and a pile-up on a short
+    stretch move it less than they would a mean."""
+    from seqcore_assembly.readdepth import median_depths
+
+    def hit(contig, start, end, kind="P"):
+        return "\t".join(["r", "150", "0", "150", "+", contig, "1000", str(start),
+                          str(end), "150", "150", "60", f"tp:A:{kind}", "cm:i:10"])
+
+    lines = [hit("a", 0, 1000)] * 3 + [hit("a", 0, 100)] * 50 + [hit("a", 0, 1000, "S")] * 9
+    lines += [hit("b", 500, 1000), hit("elsewhere", 0, 1000), "not a PAF line"]
+    depths = median_depths(lines, {"a": 1000, "b": 1000, "c": 1000})
+    assert depths == {"a": 3.0, "b": 0.5, "c": 0.0}
+    # The filter then takes the measured depth before the header's figure.
+    contig = Contig("NODE_1_length_1000_cov_99.0", "A" * 1000, depth=3.0)
+    assert contig.coverage == 3.0
 
 
 def test_filter_boundaries_and_fallback():

@@ -1,6 +1,7 @@
 """Phylogenomics: reference files, launching with a checked reference, and the real pipeline
 on generated isolates with a known tree and known SNVs."""
 
+import itertools
 import os
 import re
 import stat
@@ -349,12 +350,18 @@ def test_known_snvs_matrix_and_tree(testapp, app_config, factories, dataset):
         assert row[4 + truth.names.index(lacking)] == "-"
 
     matrix = [line.split("\t") for line in out["matrix"].splitlines()]
-    assert matrix[0] == ["strain", "reference", *truth.names, ""]
     labels = ["reference", *truth.names]
     want = truth.expected_matrix()
+    # SNVPhyl's snv_matrix.pl order: the name-ordered pairs (a <= b), stably sorted by
+    # descending distance, each placing its labels when first seen.
+    pairs = sorted(itertools.combinations_with_replacement(sorted(labels), 2),
+                   key=lambda pair: -want[pair])
+    order = list(dict.fromkeys(label for pair in pairs for label in pair))
+    assert matrix[0] == ["strain", *order, ""]
+    assert [row[0] for row in matrix[1:]] == order
     for row in matrix[1:]:
         assert row[-1] == ""
-        for other, value in zip(labels, row[1:-1], strict=True):
+        for other, value in zip(order, row[1:-1], strict=True):
             assert int(value) == want[row[0], other], (row[0], other)
 
     assert robinson_foulds(out["tree"], f"(reference,{truth.newick.rstrip(';')});") == 0

@@ -110,8 +110,10 @@ def test_matrix_and_mapping_quality_formats(tmp_path):
     two = evidence(ref.size, {600: G})
     result = snv.consolidate(ref, [one, two], np.zeros(ref.size, bool), None)
     snv.write_matrix(result, ref, ["a", "b"], tmp_path / "m.tsv")
+    # reference AA, a CG, b AG: a and reference are the pair furthest apart (2), so they
+    # come first, in name order; then b.
     assert (tmp_path / "m.tsv").read_text() == (
-        "strain\treference\ta\tb\t\nreference\t0\t2\t1\t\na\t2\t0\t1\t\n"
+        "strain\ta\treference\tb\t\na\t0\t2\t1\t\nreference\t2\t0\t1\t\n"
         "b\t1\t1\t0\t\n")
     low = snv.write_mapping_quality(ref, ["a", "b", "c"], [99.0, 12.5612, 50.0], 15, 80,
                                     tmp_path / "q.txt")
@@ -242,3 +244,199 @@ def test_filter_stats_with_every_site_as_the_workflow_runs_it(tmp_path):
                          "Coverage filtered: 2\n"
                          "mpileup filtered: 1\n"
                          "Invalid filtered: 13\n")
+
+
+def read_phylip(text):
+    """Names and rows of a PHYLIP file, sequential or interleaved (blocks of ten bases);
+    the quotes SNVPhyl's alignment writer puts around names are dropped, as its workflow
+    does before ``snv_matrix.pl``."""
+    lines = [line for line in text.splitlines()[1:] if line.strip()]
+    count = int(text.split()[0])
+    names, parts = [], [[] for _ in range(count)]
+    for index, line in enumerate(lines):
+        if index < count:
+            name, line = line.split(None, 1)
+            names.append(name.strip("'"))
+        parts[index % count].append(line.replace(" ", ""))
+    return names, np.vstack([np.frombuffer("".join(p).encode(), dtype=np.uint8)
+                             for p in parts])
+
+
+def test_matrix_reproduces_snv_matrix_pl_expected_files():
+    """snv_matrix.pl's own tests: 13 alignments (a column with N or Y is left out; the
+    order follows the distances: in case 7, a-c and b-c are 3 apart, so a, c, then b;
+    in case 5, e differs from every other, so a, e, b, c, d) and the expected matrices,
+    byte for byte."""
+    cases = sorted((SNVPHYL / "matrix").glob("snv_align-*.phy"))
+    assert len(cases) == 13
+    for case in cases:
+        names, rows = read_phylip(case.read_text())
+        expected = (case.parent / f"{case.name}.out").read_text()
+        assert snv.snv_matrix(names, rows) == expected, case.name
+
+
+def test_matrix_reproduces_snvphyl_s_published_runs():
+    """The E. coli (10 genomes, 350 sites) and Listeria (32 genomes, 131 sites) example
+    results SNVPhyl publishes (snvphyl-galaxy docs/examples/data): snvMatrix.tsv from
+    snvAlignment.phy, byte for byte."""
+    for run in ("escherichia-coli", "listeria-monocytogenes"):
+        names, rows = read_phylip((SNVPHYL / "runs" / f"{run}.phy").read_text())
+        assert snv.snv_matrix(names, rows) == (
+            SNVPHYL / "runs" / f"{run}-matrix.tsv").read_text(), run
+
+
+def test_matrix_order_comes_from_the_distances_not_the_input():
+    """Whatever order the isolates come in, the same rows and columns; names in Perl's
+    ``cmp`` order (bytes: upper case before lower case) break ties."""
+    names = ["zeta", "Alpha", "beta", "reference"]
+    rows = np.array([list(b"ACGT"), list(b"ACGA"), list(b"TCGA"), list(b"ACGT")],
+                    dtype=np.uint8)
+    text = snv.snv_matrix(names, rows)
+    shuffled = snv.snv_matrix([names[i] for i in (2, 0, 3, 1)], rows[[2, 0, 3, 1]])
+    assert text == shuffled
+    # beta-reference and beta-zeta are 2 apart: beta, reference, zeta; then Alpha.
+    assert text.splitlines()[0] == "strain\tbeta\treference\tzeta\tAlpha\t"
+    assert text.splitlines()[4] == "Alpha\t1\t1\t1\t0\t"
+
+
+# -- vcf2snv_alignment.pl's walk, restated, on generated evidence ---------------------------
+
+def invalid_positions(lines):
+    """SNVPhyl's InvalidPositions: ``chrom start end`` lines (``#`` starts a comment), both
+    ends included, in either order; each position counted once per contig."""
+    found = {}
+    for line in lines:
+        body = line.split("#", 1)[0].split()
+        if len(body) < 3:
+            continue
+        lo, hi = sorted((int(body[1]), int(body[2])))
+        found.setdefault(body[0], set()).update(range(lo, hi + 1))
+    return found
+
+
+def snvphyl_walk(ref, names, evidence, invalid):
+    """vcf2snv_alignment.pl position by position, on each isolate's record there: PASS with
+    its base (a variant when it differs), ``mpileup`` (SNVPhyl's callers disagree: always
+    a SNV call of mpileup's) or ``coverage``; isolates in name order. Returns the listed
+    rows (chrom, 1-based position, status) and each contig's core count."""
+    columns = sorted(range(len(names)), key=lambda i: names[i].encode())
+    rows, core = [], {}
+    for chrom in sorted(ref.names, key=str.encode):
+        c = ref.names.index(chrom)
+        core[chrom] = 0
+        for pos in range(1, ref.lengths[c] + 1):
+            at = int(ref.offsets[c]) + pos - 1
+            status = ["PASS" if evidence[i].base[at] < N else
+                      "mpileup" if evidence[i].base[at] == N else "coverage" for i in columns]
+            variant = [bool(evidence[i].variant[at]) for i in columns]
+            is_invalid = pos in invalid.get(chrom, ())
+            if any(variant) or "mpileup" in status:
+                if all(s == "PASS" for s in status):
+                    rows.append((chrom, pos, "filtered-invalid" if is_invalid else "valid"))
+                    core[chrom] += not is_invalid
+                elif any(v and s == "PASS" for v, s in zip(variant, status, strict=True)):
+                    first = next(s for s in status if s != "PASS")
+                    rows.append((chrom, pos, "filtered-invalid" if is_invalid
+                                 else f"filtered-{first}"))
+                    core[chrom] += not is_invalid and "coverage" not in status
+            elif all(s == "PASS" for s in status) and not is_invalid:
+                core[chrom] += 1
+    return rows, core
+
+
+def snvphyl_core_rows(ref, core, invalid):
+    """print_stats: per contig in name order, then ``all``."""
+    def pct(part, whole):
+        return "NaN" if whole == 0 else f"{100 * part / whole:.2f}"
+
+    lines, total_length, total_invalid, total_core = [], 0, 0, 0
+    for chrom in sorted(ref.names, key=str.encode):
+        length = ref.lengths[ref.names.index(chrom)]
+        bad = len(invalid[chrom]) if chrom in invalid else None
+        valid = length - (bad or 0)
+        lines.append("\t".join(map(str, [chrom, length, "N/A" if bad is None else bad, valid,
+                                          core[chrom], pct(core[chrom], valid),
+                                          pct(core[chrom], length)])))
+        total_length, total_invalid = total_length + length, total_invalid + (bad or 0)
+        total_core += core[chrom]
+    valid = total_length - total_invalid
+    lines.append("\t".join(map(str, ["all", total_length, total_invalid, valid, total_core,
+                                      pct(total_core, valid), pct(total_core, total_length)])))
+    return CORE_HEADER + "".join(line + "\n" for line in lines)
+
+
+def test_table_and_vcf2core_follow_snvphyl_s_walk_on_generated_evidence(tmp_path):
+    """Random evidence for five isolates on three contigs (variants, N and - cells, dense
+    stretches) with a self-alignment of the reference: seqcore's statuses, snvTable.tsv
+    order and vcf2core.tsv equal what vcf2snv_alignment.pl's walk gives, with the invalid
+    positions read as SNVPhyl reads its file (the repeats find-repeats.pl keeps, then
+    filter_snv_density's regions). An isolate's N beside another's - takes the status of
+    whichever comes first by name."""
+    rng = np.random.default_rng(41)
+    names = ["iso-b", "Iso-c", "iso-a", "reference_1", "b2"]
+    ref = snv.Reference(["ctgB", "ctgA", "ctg_c"], [900, 700, 400],
+                        rng.integers(0, 4, 2000).astype(np.uint8))
+    evidence = []
+    for _ in names:
+        base = ref.codes.copy()
+        variant = np.zeros(ref.size, dtype=bool)
+        sites = rng.choice(ref.size, 15, replace=False)
+        base[sites] = (base[sites] + rng.integers(1, 4, sites.size)) % 4
+        variant[sites] = True
+        base[rng.choice(ref.size, 150, replace=False)] = N
+        base[rng.choice(ref.size, 150, replace=False)] = GAP
+        variant &= base < N
+        evidence.append(snv.Evidence(np.full(ref.size, 30, np.int32), base, variant))
+    # ctgA:650: iso-a's variant, Iso-c (first by name) N, iso-b (first given) -.
+    at = 900 + 649
+    for isolate, cell in ((0, GAP), (1, N), (3, int(ref.codes[at])), (4, int(ref.codes[at]))):
+        evidence[isolate].base[at], evidence[isolate].variant[at] = cell, False
+    evidence[2].base[at], evidence[2].variant[at] = (ref.codes[at] + 1) % 4, True
+    coords = "\n".join([
+        "1\t900\t1\t900\t900\t900\t100.00\tctgB\tctgB",      # the contig onto itself
+        "101\t300\t1\t200\t200\t200\t95.00\tctgB\tctgA",     # a repeat on two contigs
+        "500\t650\t500\t700\t151\t201\t91.00\tctgB\tctgB",   # same start: SNVPhyl skips it
+        "10\t160\t390\t240\t151\t151\t92.00\tctg_c\tctg_c",  # reversed copy on one contig
+    ])
+    repeats = snv.parse_self_alignment(coords, ref)
+    result = snv.consolidate(ref, evidence, repeats, (50, 3), names)
+    snv.write_table(result, ref, names, tmp_path / "snvTable.tsv")
+    snv.write_core(result, ref, tmp_path / "vcf2core.tsv")
+
+    # find-repeats.pl's output, then filter_snv_density's regions per isolate (its queue:
+    # drop the head while last - first > window; dense at >= threshold SNVs).
+    kept = [line.split("\t") for line in coords.splitlines()]
+    lines = [f"{f[7]}\t{f[0]}\t{f[1]}\n{f[8]}\t{f[2]}\t{f[3]}" for f in kept
+             if not (f[7] == f[8] and (f[0] == f[2] or f[1] == f[3]))]
+    for e in evidence:
+        for chrom in ref.names:
+            c = ref.names.index(chrom)
+            start = int(ref.offsets[c])
+            snvs = [int(p) - start + 1 for p in np.flatnonzero(e.variant)
+                    if start <= p < start + ref.lengths[c]]
+            queue, region = [], None
+            for p in snvs:
+                queue.append(p)
+                while queue[-1] - queue[0] > 50:
+                    if region:
+                        lines.append(f"{chrom}\t{region[0]}\t{region[1]}")
+                        region = None
+                    queue.pop(0)
+                if len(queue) >= 3:
+                    region = (queue[0], queue[-1])
+                elif region:
+                    lines.append(f"{chrom}\t{region[0]}\t{region[1]}")
+                    region = None
+            if region:
+                lines.append(f"{chrom}\t{region[0]}\t{region[1]}")
+    lines.append("#Calculation and writing of high density regions has completed.")
+    invalid = invalid_positions("\n".join(lines).splitlines())
+    rows, core = snvphyl_walk(ref, names, evidence, invalid)
+
+    table = [line.split("\t") for line in (tmp_path / "snvTable.tsv").read_text().splitlines()]
+    ours = sorted((r[0], int(r[1]), r[2]) for r in table[1:])
+    assert ours == sorted(rows)
+    assert ("ctgA", 650, "filtered-mpileup") in rows
+    statuses = {r[2] for r in rows}
+    assert statuses == {"valid", "filtered-invalid", "filtered-coverage", "filtered-mpileup"}
+    assert (tmp_path / "vcf2core.tsv").read_text() == snvphyl_core_rows(ref, core, invalid)

@@ -84,7 +84,7 @@ def test_run_gates_processing(testapp, app_config, factories, world):
     seq_headers = factories.headers(sequencer)
     run = testapp.post_json("/api/sequencingrun/miseq", {"layoutType": "SINGLE_END"},
                             headers=seq_headers).json["resource"]["identifier"]
-    obj_url, _ = upload_single(testapp, sample, headers, fastq(), run=run)
+    obj_url, _ = upload_single(testapp, sample, seq_headers, fastq(), run=run)
     worker = Worker(app_config.registry)
     assert worker.run_until_idle() == 0
     assert testapp.get(obj_url, headers=headers).json["resource"]["processingState"] == (
@@ -98,8 +98,9 @@ def test_run_gates_processing(testapp, app_config, factories, world):
 
 def test_qc_failure_is_recorded_not_raised(testapp, app_config, world):
     sample, headers = world
-    # A valid first record, then garbage: it passes the upload check, fails QC.
-    content = fastq(reads=5) + b"this is not a fastq record at all\n" * 5
+    # Valid records beyond what the upload check reads (64 KiB), then garbage: it passes
+    # the upload check, fails QC.
+    content = fastq(reads=1000) + b"this is not a fastq record at all\n" * 5
     obj_url, file_url = upload_single(testapp, sample, headers, content)
     Worker(app_config.registry).run_until_idle()
     obj = testapp.get(obj_url, headers=headers).json["resource"]

@@ -214,12 +214,15 @@ def test_sequencer_uploads_into_any_sample(testapp, factories):
 
 
 def test_files_tied_to_a_run(testapp, factories, world, db):
-    sample, headers = world
-    run = factories.run()
+    sample, _ = world
+    # Files join a run only from the account that created it (or an administrator).
+    sequencer = factories.user(role="ROLE_SEQUENCER")
+    run = factories.run(user=sequencer)
     res = post(testapp, f"/api/samples/{sample.id}/pairs", [
         ("file1", "x_R1.fastq", fastq(seed=1), None), ("file2", "x_R2.fastq", fastq(seed=2), None),
         ("parameters1", None, json.dumps({"miseqRunId": str(run.id)}).encode(), None),
-        ("parameters2", None, json.dumps({"miseqRunId": run.id}).encode(), None)], headers)
+        ("parameters2", None, json.dumps({"miseqRunId": run.id}).encode(), None)],
+        factories.headers(sequencer))
     obj = db.get(SequencingObject, int(res.json["resource"]["identifier"]))
     assert obj.run_id == run.id
 

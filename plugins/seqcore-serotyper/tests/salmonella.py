@@ -71,26 +71,40 @@ def first_with(path: Path, suffix: str, contains: str = "") -> tuple[str, str]:
     raise LookupError(f"no allele ending |{suffix} in {path.name}")
 
 
+# Typhimurium's antigen genes: gene, the antigen its allele codes, a text its header holds.
+TYPHIMURIUM_ANTIGENS = (("wzx", "B", "|1,4,[5],12|"), ("wzy", "B", ""), ("fliC", "i", ""),
+                        ("fljB", "1,2", ""))
+# A monophasic Typhimurium of SISTR's reference set (I 1,4,[5],12:i:-, an allele at every
+# one of the 330 loci): no fljB, so no second phase H antigen.
+MONOPHASIC_GENOME = "SRR2156567"
+MONOPHASIC_ANTIGENS = TYPHIMURIUM_ANTIGENS[:3]
+MONOPHASIC = {"serovar": "I 1,4,[5],12:i:-", "serogroup": "B", "h1": "i", "h2": "-",
+              "o_antigen": "1,4,[5],12"}
+
+
 def salmonella_like(length: int = 400_000, seed: int = 21,
-                    families: tuple[tuple[int, int], ...] = ((1500, 3),)) -> SalmonellaLike:
-    """``length`` bp (at least the genes' own ~300 kb): the reference genome's 330 cgMLST
-    alleles and a B / i / 1,2 antigen set, each gene in a random orientation, between
-    stretches of a random genome (with its repeat families)."""
+                    families: tuple[tuple[int, int], ...] = ((1500, 3),),
+                    genome: str = REFERENCE_GENOME,
+                    antigen_genes: tuple[tuple[str, str, str], ...] = TYPHIMURIUM_ANTIGENS,
+                    expected: dict[str, str] | None = None) -> SalmonellaLike:
+    """``length`` bp (at least the genes' own ~300 kb): the cgMLST alleles of one of
+    SISTR's reference genomes and an antigen set (Typhimurium's B / i / 1,2 by default),
+    each gene in a random orientation, between stretches of a random genome (with its
+    repeat families)."""
     import pandas as pd
 
     data = sistr_data()
     profiles = pd.read_hdf(data / "cgmlst" / "cgmlst-profiles.hdf", key="cgmlst")
-    profile = profiles.loc[REFERENCE_GENOME].dropna().astype("int64")
+    profile = profiles.loc[genome].dropna().astype("int64")
     alleles = {marker: int(allele) for marker, allele in profile.items()}
     wanted = {f"{marker}|{allele}" for marker, allele in alleles.items()}
     sequences = read_fasta(data / "cgmlst" / "cgmlst-full.fasta", wanted)
     missing = wanted - set(sequences)
     if missing:
-        raise LookupError(f"{len(missing)} alleles of {REFERENCE_GENOME} are not in the DB")
+        raise LookupError(f"{len(missing)} alleles of {genome} are not in the DB")
     genes = [sequences[key] for key in sorted(wanted)]
     antigens = {}
-    for gene, suffix, contains in (("wzx", "B", "|1,4,[5],12|"), ("wzy", "B", ""),
-                                   ("fliC", "i", ""), ("fljB", "1,2", "")):
+    for gene, suffix, contains in antigen_genes:
         header, seq = first_with(data / "antigens" / f"{gene}.fasta", suffix, contains)
         antigens[gene] = header
         genes.append(seq)
@@ -110,7 +124,7 @@ def salmonella_like(length: int = 400_000, seed: int = 21,
         end = cuts[index + 1] if index + 1 < len(cuts) else spacer_total
         pieces.append(backbone[cuts[index]:end])
     return SalmonellaLike("".join(pieces), alleles, antigens,
-                          {**TYPHIMURIUM, "genome": REFERENCE_GENOME})
+                          {**(expected or TYPHIMURIUM), "genome": genome})
 
 
 def expected_serovars(serogroup: str, h1: str, h2: str) -> set[str]:

@@ -10,7 +10,13 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from salmonella import expected_serovars, salmonella_like
+from salmonella import (
+    MONOPHASIC,
+    MONOPHASIC_ANTIGENS,
+    MONOPHASIC_GENOME,
+    expected_serovars,
+    salmonella_like,
+)
 from simulate import random_genome, simulate_reads
 
 from seqcore.plugin import not_ready_message, readiness, tool_environment_python
@@ -59,6 +65,32 @@ def salmonella_reads(reads_dir):
         simulate_reads(genome.sequence, 30.0, r1, r2, seed=121)
         _cache["salmonella"] = (genome, r1.read_bytes(), r2.read_bytes())
     return _cache["salmonella"]
+
+
+def monophasic_reads(reads_dir):
+    """A monophasic Typhimurium (I 1,4,[5],12:i:-): the 330 cgMLST alleles of SISTR's
+    reference genome SRR2156567, a B / i antigen set and no fljB; 400 kb, 30x."""
+    if "monophasic" not in _cache:
+        genome = salmonella_like(400_000, seed=21, genome=MONOPHASIC_GENOME,
+                                 antigen_genes=MONOPHASIC_ANTIGENS, expected=MONOPHASIC)
+        r1, r2 = reads_dir / "mono_R1.fastq", reads_dir / "mono_R2.fastq"
+        simulate_reads(genome.sequence, 30.0, r1, r2, seed=121)
+        _cache["monophasic"] = (genome, r1.read_bytes(), r2.read_bytes())
+    return _cache["monophasic"]
+
+
+def sistr_by_hand(contigs: Path, name: str, work: Path, full: bool) -> dict:
+    """SISTR run directly (its environment's interpreter, the offline wrapper, the options
+    the pipeline gives it), outside seqcore: its one prediction."""
+    out = work / f"{contigs.stem}.json"
+    argv = [str(tool_environment_python(SISTR_ENVIRONMENT)), "-s", str(RUNNER), "--qc",
+            "-i", str(contigs), name, "-f", "json", "-o", str(out), "-T",
+            str(work / f"{contigs.stem}-tmp"), "-t", "1"]
+    if full:
+        argv.append("--use-full-cgmlst-db")
+    subprocess.run(argv, check=True, capture_output=True, cwd=work)
+    (prediction,) = json.loads(out.read_text())
+    return prediction
 
 
 def other_reads(reads_dir):
@@ -264,6 +296,35 @@ def test_types_a_salmonella_like_genome(testapp, app_config, factories, db, read
         assert [s["identifier"] for s in listed] == [body["identifier"]]
     timings = json.loads((Path(body["remoteInputDataId"]) / "timings.json").read_text())
     assert set(timings) == {"merge", "assembly", "filter", "sistr"}
+
+
+def test_monophasic_cgmlst_matches_a_direct_sistr_run(testapp, app_config, factories,
+                                                      reads_dir, tmp_path):
+    """A monophasic genome (I 1,4,[5],12:i:-, an allele at each of the 330 loci): seqcore's
+    cgMLST result is SISTR's own on the same contigs, run by hand: every locus found, and
+    the same count of alleles matching the closest reference profile, which is below 330
+    because of how SISTR names alleles (docs/analyses/serotyper.md), not because seqcore
+    loses any."""
+    _genome, *_ = data = monophasic_reads(reads_dir)
+    _, _, _, pair_id, headers = world(testapp, app_config, factories, data, "mono-1")
+    created = launch(testapp, headers, pair_id, QUICK, write_back=False)
+    run(app_config)
+    body = submission(testapp, headers, created["identifier"])
+    assert body["analysisState"] == "COMPLETED", body.get("analysisError")
+    files = outputs(testapp, headers, body)
+    (prediction,) = json.loads(files["serotyper-predictions"])
+    assert prediction["serovar"] == "I 1,4,[5],12:i:-"
+    assert (prediction["h1"], prediction["h2"]) == ("i", "-")
+    assert prediction["cgmlst_genome_match"] == MONOPHASIC_GENOME
+    assert prediction["cgmlst_found_loci"] == 330
+
+    typed = tmp_path / "typed.fasta"
+    typed.write_text(files["assembly"])
+    by_hand = sistr_by_hand(typed, "mono-1", tmp_path, full=False)
+    fields = ("cgmlst_found_loci", "cgmlst_matching_alleles", "cgmlst_ST",
+              "cgmlst_genome_match", "serovar", "h2")
+    assert {f: prediction[f] for f in fields} == {f: by_hand[f] for f in fields}
+    assert prediction["cgmlst_matching_alleles"] < 330
 
 
 def test_not_salmonella_completes_with_fail(testapp, app_config, factories, db, reads_dir):

@@ -94,7 +94,9 @@ class CreateDirectUpload(graphene.relay.ClientIDMutation):
             blob = announce(request.db, info.context.identity.user_id, filename=filename,
                             content_type=content_type, checksum=checksum,
                             byte_size=byte_size,
-                            limit=int(request.registry.settings["seqcore.upload.max_bytes"]))
+                            limit=int(request.registry.settings["seqcore.upload.max_bytes"]),
+                            max_pending=int(request.registry.settings[
+                                "seqcore.upload.max_pending_direct_uploads"]))
         except Invalid as err:  # IRIDA Next answers bad arguments with a top-level error
             messages = [m for ms in err.problems.values() for m in ms] or [err.message]
             raise GraphQLError(messages[0], extensions={"code": "invalid"}) from None

@@ -41,7 +41,7 @@ from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
-from seqcore.rest.views.files import download, negotiate, object_entry
+from seqcore.rest.views.files import download, negotiate, object_entries
 from seqcore.security.permissions import Permission
 
 
@@ -242,12 +242,9 @@ def list_inputs(request: Request) -> dict:
         .where(SubmissionInput.submission_id == context.submission.id,
                SequencingObject.kind == kind.name).order_by(SequencingObject.id))
     samples = request.root["api"]["samples"]
-    entries = []
-    for obj in objects:
-        sample_ctx = samples[str(obj.sample_id)]
-        owner = SequencingObjects(request, kind.path_segment, sample_ctx, kind)
-        entries.append(object_entry(request, owner.resource_for(obj)))
-    return collection(request, context, entries)
+    contexts = [SequencingObjects(request, kind.path_segment, samples[str(obj.sample_id)],
+                                  kind).resource_for(obj) for obj in objects]
+    return collection(request, context, object_entries(request, contexts))
 
 
 def project_analyses(request: Request) -> dict:

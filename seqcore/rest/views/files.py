@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pyramid.request import Request
@@ -64,24 +65,57 @@ def file_entry(request: Request, context: SequenceFileResource, full_links: bool
 
 
 def object_entry(request: Request, context: SequencingObjectResource) -> dict[str, Any]:
-    obj = context.obj
-    kind = context.kind
-    fields: dict[str, Any] = {
-        "createdDate": epoch_ms(obj.created),
-        "modifiedDate": epoch_ms(obj.modified or obj.created),
-        "processingState": obj.processing_state,
-        "fileProcessor": obj.file_processor,
-        "label": ", ".join(f.file_name for f in obj.files),
-    }
-    if obj.processing_error:
-        fields["processingError"] = obj.processing_error
-    if kind.describe is not None:
-        fields.update(kind.describe(request, context))
+    return object_entries(request, [context])[0]
+
+
+def object_entries(request: Request, contexts: Sequence[SequencingObjectResource]
+                   ) -> list[dict[str, Any]]:
+    """The answers of several objects of one kind: the fields other plugins add come from
+    one batch hook call for all of them (a plugin reads what it needs in one statement, not
+    one per object), then from the per-object hook of plugins written against it."""
+    if not contexts:
+        return []
+    kind = contexts[0].kind
+    all_fields = []
+    for context in contexts:
+        obj = context.obj
+        fields: dict[str, Any] = {
+            "createdDate": epoch_ms(obj.created),
+            "modifiedDate": epoch_ms(obj.modified or obj.created),
+            "processingState": obj.processing_state,
+            "fileProcessor": obj.file_processor,
+            "label": ", ".join(f.file_name for f in obj.files),
+        }
+        if obj.processing_error:
+            fields["processingError"] = obj.processing_error
+        if kind.describe is not None:
+            fields.update(kind.describe(request, context))
+        all_fields.append(fields)
+    hook = request.registry.pm.hook
     # Fields other plugins fill in (a pair's assembledGenome, from the assemblies plugin).
-    for extra in request.registry.pm.hook.describe_sequencing_object(
-            request=request, context=context, kind=kind, fields=dict(fields)):
-        fields.update(extra)
-    return entry(request, context, fields, identifier=obj.id)
+    for extras in hook.describe_sequencing_objects(
+            request=request, contexts=list(contexts), kind=kind,
+            fields=[dict(f) for f in all_fields]):
+        for fields, extra in zip(all_fields, extras, strict=True):
+            if extra:
+                fields.update(extra)
+    for context, fields in zip(contexts, all_fields, strict=True):
+        for extra in hook.describe_sequencing_object(
+                request=request, context=context, kind=kind, fields=dict(fields)):
+            fields.update(extra)
+    return [entry(request, context, fields, identifier=context.obj.id)
+            for context, fields in zip(contexts, all_fields, strict=True)]
+
+
+def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def files_of(request: Request, context: SequencingObjectResource) -> list[dict[str, Any]]:
@@ -98,8 +132,10 @@ def list_objects(request: Request) -> dict:
         select(SequencingObject).where(SequencingObject.sample_id == context.sample.id,
                                        SequencingObject.kind == context.kind.name)
         .order_by(SequencingObject.id))
-    return collection(request, context,
-                      (object_entry(request, context.resource_for(o)) for o in objects))
+    # In batches: the answer still streams, and plugins describe a batch in one statement.
+    return collection(request, context, (
+        answer for batch in _batched(objects, 100)
+        for answer in object_entries(request, [context.resource_for(o) for o in batch])))
 
 
 def list_sample_files(request: Request) -> dict:

@@ -207,12 +207,17 @@ def _user(request: Request, username: str) -> User:
     return user
 
 
+def _actor(request: Request) -> int | None:
+    """Whose own level bounds a change (``None``: an administrator's, unbounded)."""
+    return None if request.identity.is_admin else request.identity.user_id
+
+
 def add_member(request: Request) -> dict:
     data = load(request, GroupMemberSchema())
     level = parse_level(data["accessLevel"])
     user = _user(request, data["userId"])
     group_ctx = request.context.__parent__
-    member = add_group_member(request.db, group_ctx.group, user, level)
+    member = add_group_member(request.db, group_ctx.group, user, level, _actor(request))
     request.response.status = 201
     request.response.location = url_for(request, group_ctx, "members", user.username)
     return {"resource": _member_entry(request, group_ctx, member, user, group_ctx.group)}
@@ -230,7 +235,8 @@ def change_member(request: Request) -> dict:
     level = parse_level(data["accessLevel"])
     context = request.context
     group_ctx = context.__parent__.__parent__
-    member = change_group_member(request.db, group_ctx.group, context.user, level)
+    member = change_group_member(request.db, group_ctx.group, context.user, level,
+                                 _actor(request))
     return {"resource": _member_entry(request, group_ctx, member, context.user,
                                       group_ctx.group)}
 
@@ -238,7 +244,7 @@ def change_member(request: Request) -> dict:
 def remove_member(request: Request) -> dict:
     context = request.context
     group_ctx = context.__parent__.__parent__
-    remove_group_member(request.db, group_ctx.group, context.user)
+    remove_group_member(request.db, group_ctx.group, context.user, _actor(request))
     return links_only([("group/members", url_for(request, group_ctx, "members")),
                        ("group", url_for(request, group_ctx))])
 
@@ -289,9 +295,11 @@ def add_share(request: Request) -> dict:
     context = request.context
     owner = context.__parent__
     if hasattr(owner, "group"):
-        share = share_with_group(request.db, grantee, level, group=owner.group)
+        share = share_with_group(request.db, grantee, level, group=owner.group,
+                                 actor_id=_actor(request))
     else:
-        share = share_with_group(request.db, grantee, level, project=owner.project)
+        share = share_with_group(request.db, grantee, level, project=owner.project,
+                                 actor_id=_actor(request))
     request.response.status = 201
     request.response.location = url_for(request, context, str(share.id))
     return {"resource": _share_entry(request, context, share, grantee)}

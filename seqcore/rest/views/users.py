@@ -166,13 +166,16 @@ def user_projects(request: Request) -> dict:
     """The projects the account can read (the caller must be that account or an admin).
 
     IRIDA wraps this one list under ``projectResources`` instead of ``resource``, and its
-    clients read it there; the entries and links are those of every other collection."""
+    clients read it there; the contract's envelope is ``resource``. The answer carries both
+    keys with the same collection (as ``/api/version`` does); the entries and links are
+    those of every other collection."""
     user: User = request.context.__parent__.user
     projects_root = request.root["api"]["projects"]
     query = readable_projects(user.id, user.role)
     entries = (project_entry(request, projects_root.resource_for(p))
                for p in request.db.scalars(query))
-    return {"projectResources": collection(request, request.context, entries)["resource"]}
+    projects = collection(request, request.context, entries)["resource"]
+    return {"resource": projects, "projectResources": projects}
 
 
 ENDPOINTS = [

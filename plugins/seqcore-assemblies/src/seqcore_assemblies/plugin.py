@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyramid.request import Request
@@ -200,26 +200,42 @@ def submissions_deleting(submission_ids: list[int], request: Any) -> None:
                            synchronize_session=False))
 
 
-def made_from(request: Request, obj: Any) -> Assembly | None:
-    """The latest assembly of the object's sample made by a submission that used it (one
-    query: this runs for every pair a listing shows)."""
-    return request.db.scalar(
-        select(Assembly)
+def made_from(request: Request, objects: Sequence[Any]) -> dict[int, Assembly]:
+    """For each object, the latest assembly of its sample made by a submission that used
+    it: one statement for all of them (this runs for every pair a listing shows)."""
+    if not objects:
+        return {}
+    rows = request.db.execute(
+        select(SubmissionInput.object_id, Assembly)
         .join(SubmissionInput, SubmissionInput.submission_id == Assembly.submission_id)
-        .where(SubmissionInput.object_id == obj.id, Assembly.sample_id == obj.sample_id)
-        .order_by(Assembly.id.desc()).limit(1))
+        .where(SubmissionInput.object_id.in_([obj.id for obj in objects]))
+        .order_by(Assembly.id))
+    samples = {obj.id: obj.sample_id for obj in objects}
+    latest: dict[int, Assembly] = {}
+    for object_id, assembly in rows:
+        if assembly.sample_id == samples[object_id]:
+            latest[object_id] = assembly  # ordered by id: the last one is the latest
+    return latest
 
 
 @hookimpl
-def describe_sequencing_object(request: Request, context: Any, fields: Mapping[str, Any]
-                               ) -> dict[str, Any] | None:
+def describe_sequencing_objects(request: Request, contexts: Sequence[Any],
+                                fields: Sequence[Mapping[str, Any]]
+                                ) -> list[dict[str, Any] | None] | None:
     """Fill ``assembledGenome`` for the kinds that show it (pairs): the assembly made from
-    the object, as ``GET /api/samples/{sid}/assemblies/{aid}`` answers it, or ``None``."""
-    if "assembledGenome" not in fields:
+    each object, as ``GET /api/samples/{sid}/assemblies/{aid}`` answers it, or ``None``."""
+    wanted = [context for context, answer in zip(contexts, fields, strict=True)
+              if "assembledGenome" in answer]
+    assemblies = made_from(request, [context.obj for context in wanted])
+    if not assemblies:
         return None
-    assembly = made_from(request, context.obj)
-    if assembly is None:
-        return None
-    assemblies = SampleAssemblies(request, "assemblies", context.sample_ctx)
-    return {"assembledGenome": assembly_entry(
-        request, AssemblyResource(request, str(assembly.id), assemblies, assembly))}
+    extras: list[dict[str, Any] | None] = []
+    for context in contexts:
+        assembly = assemblies.get(context.obj.id)
+        if assembly is None:
+            extras.append(None)
+            continue
+        owner = SampleAssemblies(request, "assemblies", context.sample_ctx)
+        extras.append({"assembledGenome": assembly_entry(
+            request, AssemblyResource(request, str(assembly.id), owner, assembly))})
+    return extras

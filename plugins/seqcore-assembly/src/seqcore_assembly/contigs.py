@@ -18,6 +18,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import dnaio
+
 SPADES_COVERAGE = re.compile(r"_cov_([0-9]+(?:\.[0-9]+)?)")
 MEGAHIT_COVERAGE = re.compile(r"\bmulti=([0-9]+(?:\.[0-9]+)?)")
 
@@ -26,10 +28,15 @@ MEGAHIT_COVERAGE = re.compile(r"\bmulti=([0-9]+(?:\.[0-9]+)?)")
 class Contig:
     header: str  # the whole header line, without ">"
     sequence: str
+    # The read depth measured by mapping the reads back (readdepth.py), when asked for.
+    depth: float | None = None
 
     @property
     def coverage(self) -> float | None:
-        """The assembler's coverage: SPAdes' ``_cov_`` or MEGAHIT's ``multi=``."""
+        """The measured read depth when there is one, else the assembler's coverage:
+        SPAdes' ``_cov_`` or MEGAHIT's ``multi=``."""
+        if self.depth is not None:
+            return self.depth
         for pattern in (SPADES_COVERAGE, MEGAHIT_COVERAGE):
             found = pattern.search(self.header)
             if found:
@@ -41,34 +48,24 @@ class Contig:
 
 
 def read_fasta(path: Path) -> Iterator[Contig]:
-    header: str | None = None
-    chunks: list[str] = []
-    with path.open() as handle:
-        for line in handle:
-            line = line.rstrip("\r\n")
-            if line.startswith(">"):
-                if header is not None:
-                    yield Contig(header, "".join(chunks))
-                header, chunks = line[1:].strip(), []
-            elif line:
-                chunks.append(line.strip())
-    if header is not None:
-        yield Contig(header, "".join(chunks))
+    """The contigs of a FASTA file (dnaio; plain or compressed)."""
+    with dnaio.open(path, fileformat="fasta") as records:
+        for record in records:
+            yield Contig(record.name.strip(), record.sequence)
 
 
 def write_fasta(path: Path, contigs: Iterable[Contig], width: int = 60) -> int:
+    """Write contigs as FASTA, ``width`` bases a line; returns how many."""
     count = 0
-    with path.open("w") as out:
+    with dnaio.FastaWriter(path, line_length=width) as out:
         for contig in contigs:
-            out.write(f">{contig.header}\n")
-            seq = contig.sequence
-            for start in range(0, len(seq), width):
-                out.write(seq[start:start + width] + "\n")
+            out.write(dnaio.SequenceRecord(contig.header, contig.sequence))
             count += 1
     return count
 
 
 PLAIN, WEIGHTED, MEDIAN = "plain", "weighted", "median"
+HEADER, READS = "header", "reads"
 DOWN, NEAREST = "down", "nearest"
 
 
@@ -105,6 +102,8 @@ def mean_coverage(contigs: list[Contig], length_for_average: int,
                                                       f"{length_for_average} bp long")
     if not pool:
         return 0.0, "no contig carries a coverage"
+    if any(c.depth is not None for c in pool):
+        note = "; ".join(filter(None, ["read depth", note]))
     if mean == WEIGHTED:
         average = sum(len(c) * (c.coverage or 0.0) for c in pool) / sum(len(c) for c in pool)
         note = "; ".join(filter(None, ["length-weighted", note]))

@@ -18,6 +18,8 @@ from typing import Any
 from seqcore.plugin import InputObject, PipelineContext, PipelineError
 from seqcore_assembly.annotate import AnnotationOptions, annotate
 from seqcore_assembly.contigs import (
+    HEADER,
+    READS,
     Contig,
     filter_contigs,
     filter_report,
@@ -25,6 +27,7 @@ from seqcore_assembly.contigs import (
     stats_report,
     write_fasta,
 )
+from seqcore_assembly.readdepth import with_read_depth
 from seqcore_assembly.tools import ToolRunner
 
 # Output key → file name, as IRIDA's AssemblyAnnotation 0.3 named them.
@@ -176,6 +179,10 @@ def assemble_and_filter(inp: InputObject, work: Path, params: dict[str, Any],
     shutil.copyfile(assembly_log, paths["assembly-log"])
     contigs = list(read_fasta(contigs_path))
     write_fasta(paths["contigs-all"], contigs)
+    if params.get("contig_coverage", HEADER) == READS:
+        progress(0.75, "mapping the reads back to the contigs (minimap2)")
+        contigs = with_read_depth(contigs, paths["contigs-all"], (forward, reverse), work,
+                                  res.threads, runner)
 
     progress(0.8, "filtering repeats and short contigs")
     rules = {"min_length": params["min_contig_length"],
@@ -289,23 +296,19 @@ def run_collection(ctx: PipelineContext) -> dict[str, Path]:
     outputs: dict[str, Path] = {}
     for key, name in OUTPUTS.items():
         target = ctx.output_path(name)
-        with target.open("w") as out:
-            for inp, paths in per_sample:
-                if key in FASTA_KEYS:
-                    write_fasta_to(out, (Contig(f"{sample_label(inp)}|{c.header}", c.sequence)
-                                         for c in read_fasta(paths[key])))
-                elif key == "annotations-genbank":
-                    out.write(paths[key].read_text())
-                else:
-                    out.write(f"==> {inp.sample_name} <==\n{paths[key].read_text()}\n")
+        if key in FASTA_KEYS:
+            write_fasta(target, (Contig(f"{sample_label(inp)}|{c.header}", c.sequence)
+                                 for inp, paths in per_sample
+                                 for c in read_fasta(paths[key])))
+        else:
+            with target.open("w") as out:
+                for inp, paths in per_sample:
+                    if key == "annotations-genbank":
+                        out.write(paths[key].read_text())
+                    else:
+                        out.write(f"==> {inp.sample_name} <==\n{paths[key].read_text()}\n")
         outputs[key] = target
     for inp, paths in per_sample:
         outputs[f"sample-{inp.sample_id}-contigs-with-repeats"] = paths["contigs-with-repeats"]
     return outputs
 
-
-def write_fasta_to(out: Any, contigs: Any, width: int = 60) -> None:
-    for contig in contigs:
-        out.write(f">{contig.header}\n")
-        for start in range(0, len(contig.sequence), width):
-            out.write(contig.sequence[start:start + width] + "\n")

@@ -41,11 +41,18 @@ PARAMETERS = (
               "set the mean coverage.", minimum=0),
     Parameter("coverage_mean", "choice", "plain",
               "Filter: the coverage of those long contigs the ratios refer to: their plain "
-              "mean (IRIDA's), their mean weighted by length, or their median (right copy "
-              "numbers).", choices=("plain", "weighted", "median")),
+              "mean (IRIDA's), their mean weighted by length, or their median (with "
+              "copy_numbers=nearest, the true copies of a repeat that has a contig of its "
+              "own; with MEGAHIT only when contig_coverage=reads).",
+              choices=("plain", "weighted", "median")),
     Parameter("copy_numbers", "choice", "down",
               "Filter: a repeat's copies, coverage over the mean rounded down (IRIDA's) or "
               "to the nearest integer.", choices=("down", "nearest")),
+    Parameter("contig_coverage", "choice", "header",
+              "Filter: a contig's coverage as the assembler wrote it in the header (SPAdes' "
+              "_cov_, MEGAHIT's multi=; IRIDA's) or the median depth of the reads mapped "
+              "back with minimap2 (the same measure for both assemblers).",
+              choices=("header", "reads")),
     Parameter("genus", "str", "Genus", "Annotation: genus name."),
     Parameter("species", "str", "species", "Annotation: species name."),
     Parameter("strain", "str", "strain", "Annotation: strain name."),
@@ -60,6 +67,8 @@ TOOLS = (
     Tool("FLASH", "flash", ("--version",), install="apt-get install flash"),
     Tool("SPAdes", "spades.py", ("--version",), install="apt-get install spades"),
     Tool("MEGAHIT", "megahit", ("--version",), install="apt-get install megahit"),
+    Tool("minimap2", "minimap2", ("--version",), optional=True,
+         install="apt-get install minimap2 (needed for contig_coverage=reads)"),
     Tool("Prokka", "prokka", ("--version",), optional=True,
          install="apt-get install prokka, and set seqcore.assembly.prokka_dbdir; without it "
                  "pyrodigal annotates"),

@@ -37,8 +37,14 @@ def build(db: Any, obj: Any, files: list[tuple[str, bytes]]) -> None:
 
 
 def sample_files() -> list[tuple[str, bytes]]:
-    """A small HDF5-signed file (``SINGLE``)."""
-    return [("reads.fast5", b"\x89HDF\r\n\x1a\n" + bytes(range(256)) * 8)]
+    """A small file that starts as HDF5 does (``SINGLE``): the signature, a version 0
+    superblock (8-byte offsets and lengths; its end of file the file's size), then data."""
+    payload = bytes(range(256)) * 8
+    undefined = b"\xff" * 8
+    size = 8 + 16 + 32 + len(payload)
+    return [("reads.fast5", b"\x89HDF\r\n\x1a\n"
+             + bytes([0, 0, 0, 0, 0, 8, 8, 0, 4, 0, 16, 0, 0, 0, 0, 0])
+             + bytes(8) + undefined + size.to_bytes(8, "little") + undefined + payload)]
 
 
 def describe(request: Any, context: Fast5Resource) -> dict[str, Any]:

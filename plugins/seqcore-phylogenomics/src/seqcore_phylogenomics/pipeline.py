@@ -298,7 +298,7 @@ def run(ctx: PipelineContext) -> dict[str, Path]:
     snv.write_bed(repeats, reference, work / "invalid_positions.bed")
     density = ((int(p["filter-density-window-size"]), int(p["filter-density-threshold"]))
                if p["run-density-filter"] else None)
-    result = snv.consolidate(reference, evidence, repeats, density)
+    result = snv.consolidate(reference, evidence, repeats, density, names)
     out = {key: ctx.output_path(file_name) for key, file_name in OUTPUT_FILES.items()}
     percentages = snv.mapped_percentages(evidence, t.min_coverage)
     low = snv.write_mapping_quality(reference, names, percentages, t.min_coverage,

@@ -9,13 +9,13 @@ disagreement) and 5 for ``-`` (below the minimum coverage), the cell values of S
 
 from __future__ import annotations
 
-import gzip
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import dnaio
 import numpy as np
 
 N_CODE = 4
@@ -58,43 +58,39 @@ class Reference:
 
 
 def read_fasta(path: Path) -> Reference:
-    """Parse a FASTA reference (plain or gzip, as uploads may be); refuses what is not FASTA
-    with a message for the user."""
-    with open(path, "rb") as probe:
-        gzipped = probe.read(2) == b"\x1f\x8b"
+    """Parse a FASTA reference (plain or gzip, as uploads may be) with dnaio; refuses what
+    is not FASTA with a message for the user."""
+    names: list[str] = []
+    seqs: list[bytes] = []
     try:
-        with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as handle:
-            return _parse_fasta(handle)
+        with dnaio.open(path, fileformat="fasta") as records:
+            for record in records:
+                names.append(record.id)
+                seqs.append(record.sequence.encode("ascii"))
+    except dnaio.FileFormatError as err:
+        raise ReferenceError(f"this is not FASTA: {err}") from err
+    except UnicodeError as err:
+        raise ReferenceError("this is not FASTA: it holds characters that are not "
+                             "ASCII.") from err
     except (OSError, EOFError) as err:  # a damaged gzip stream
         raise ReferenceError(f"the compressed file cannot be read ({err}).") from err
+    return _reference(names, seqs)
 
 
-def _parse_fasta(handle: Any) -> Reference:
-    names: list[str] = []
-    seen: set[str] = set()
-    chunks: list[list[bytes]] = []
-    for number, raw in enumerate(handle, 1):
-        line = raw.strip()
-        if not line:
-            continue
-        if line.startswith(b">"):
-            name = line[1:].split()[0].decode("utf-8", "replace") if line[1:].split() else ""
-            if not name:
-                raise ReferenceError(f"line {number}: a FASTA header without a name.")
-            if name in seen:
-                raise ReferenceError(f"the contig name {name!r} appears twice.")
-            seen.add(name)
-            names.append(name)
-            chunks.append([])
-        elif not names:
-            raise ReferenceError("this is not FASTA: it does not start with '>'.")
-        else:
-            if not line.replace(b"-", b"").isalpha():
-                raise ReferenceError(f"line {number}: not a sequence line.")
-            chunks[-1].append(line)
+def _reference(names: list[str], seqs: list[bytes]) -> Reference:
+    """The parsed records as a :class:`Reference`, once every contig is a usable one."""
     if not names:
         raise ReferenceError("this is not FASTA: no sequence records.")
-    seqs = [b"".join(c) for c in chunks]
+    seen: set[str] = set()
+    for name, seq in zip(names, seqs, strict=True):
+        if not name:
+            raise ReferenceError("a FASTA header without a name.")
+        if name in seen:
+            raise ReferenceError(f"the contig name {name!r} appears twice.")
+        seen.add(name)
+        if seq and not seq.replace(b"-", b"").isalpha():
+            odd = next(chr(b) for b in seq if not (chr(b).isalpha() or b == ord("-")))
+            raise ReferenceError(f"contig {name!r}: not a sequence line (it holds {odd!r}).")
     empty = [n for n, s in zip(names, seqs, strict=True) if not s]
     if empty:
         raise ReferenceError(f"contig(s) without sequence: {', '.join(empty)}.")
@@ -105,13 +101,10 @@ def _parse_fasta(handle: Any) -> Reference:
 def write_fasta(reference: Reference, path: Path, width: int = 80) -> None:
     """The reference as clean upper-case FASTA (what every tool is given)."""
     letters = LETTERS[reference.codes].tobytes()
-    with open(path, "wb") as out:
+    with dnaio.FastaWriter(path, line_length=width) as out:
         for name, start, length in zip(reference.names, reference.offsets,
                                        reference.lengths, strict=False):
-            out.write(b">" + name.encode() + b"\n")
-            seq = letters[start:start + length]
-            for i in range(0, len(seq), width):
-                out.write(seq[i:i + width] + b"\n")
+            out.write(dnaio.SequenceRecord(name, letters[start:start + length].decode()))
 
 
 # -- repeats ---------------------------------------------------------------------------------
@@ -119,7 +112,9 @@ def write_fasta(reference: Reference, path: Path, width: int = 80) -> None:
 def parse_self_alignment(coords: str, reference: Reference) -> np.ndarray:
     """The repeat mask from ``show-coords -T -H`` of a reference aligned to itself.
 
-    Every alignment but the trivial one of a contig onto itself marks both of its copies.
+    Every alignment marks both of its copies (1-based, ends included), except those
+    SNVPhyl's ``find-repeats.pl`` takes for a contig's alignment onto itself: on one
+    contig, starting or ending at the same position in both copies.
     """
     mask = np.zeros(reference.size, dtype=bool)
     index = {name: i for i, name in enumerate(reference.names)}
@@ -130,7 +125,7 @@ def parse_self_alignment(coords: str, reference: Reference) -> np.ndarray:
             continue
         s1, e1, s2, e2 = (int(f) for f in fields[:4])
         tag1, tag2 = fields[7], fields[8]
-        if tag1 == tag2 and s1 == s2 and e1 == e2:
+        if tag1 == tag2 and (s1 == s2 or e1 == e2):
             continue
         for tag, a, b in ((tag1, s1, e1), (tag2, s2, e2)):
             if tag not in index:
@@ -383,10 +378,14 @@ class Consolidated:
 
 
 def consolidate(reference: Reference, evidence: Sequence[Evidence], repeats: np.ndarray,
-                density: tuple[int, int] | None) -> Consolidated:
-    """SNVPhyl's consolidation: the sites where any isolate has a passing variant, with
-    ``filtered-invalid`` (repeats, dense regions) before ``filtered-coverage`` (some isolate
-    ``-``) before ``filtered-mpileup`` (some isolate ``N``); the rest are ``valid``."""
+                density: tuple[int, int] | None,
+                names: Sequence[str] | None = None) -> Consolidated:
+    """SNVPhyl's consolidation (``vcf2snv_alignment.pl``): the sites where any isolate has
+    a passing variant. ``filtered-invalid`` (repeats, dense regions) comes first; else a
+    site where some isolate is ``-`` or ``N`` takes the status of the first such isolate
+    in name order (Perl's ``cmp`` over ``names``; input order without them):
+    ``filtered-coverage`` for ``-``, ``filtered-mpileup`` for ``N``; the rest are
+    ``valid``."""
     invalid = repeats.copy()
     if density is not None:
         invalid |= density_mask([np.flatnonzero(e.variant) for e in evidence], reference,
@@ -397,16 +396,21 @@ def consolidate(reference: Reference, evidence: Sequence[Evidence], repeats: np.
     positions = np.flatnonzero(any_variant)
     cells = np.stack([e.base[positions] for e in evidence]) if evidence else np.zeros((0, 0))
     status = np.full(positions.size, VALID, dtype=object)
-    status[(cells == N_CODE).any(axis=0)] = MPILEUP
-    status[(cells == GAP_CODE).any(axis=0)] = COVERAGE
+    order = (sorted(range(len(evidence)), key=lambda i: names[i].encode()) if names
+             else list(range(len(evidence))))
+    for isolate in reversed(order):  # the first in name order is written last
+        status[cells[isolate] == N_CODE] = MPILEUP
+        status[cells[isolate] == GAP_CODE] = COVERAGE
     status[invalid[positions]] = INVALID
     core = ~invalid
     for e in evidence:
         core &= e.base < N_CODE
     # SNVPhyl counts a listed site as core when every isolate is covered and none is
-    # invalid: a filtered-mpileup site (some isolate N, none -) is in the core, though an
-    # N elsewhere (no isolate has a variant there) is not.
-    core[positions[status == MPILEUP]] = True
+    # invalid: a site with some isolate N and none - is in the core, though an N
+    # elsewhere (no isolate has a variant there) is not.
+    listed = positions[~invalid[positions]]
+    covered = ~(cells == GAP_CODE).any(axis=0)[~invalid[positions]]
+    core[listed[covered]] = True
     return Consolidated(positions, status.astype(str), cells, invalid, core)
 
 
@@ -434,21 +438,46 @@ def alignment(result: Consolidated, reference: Reference) -> tuple[list[str], np
     return ["reference"], LETTERS[rows]
 
 
-def distance_matrix(result: Consolidated, reference: Reference) -> np.ndarray:
-    valid = result.positions[result.valid]
-    rows = np.vstack([reference.codes[valid][None, :], result.cells[:, result.valid]])
-    return (rows[:, None, :] != rows[None, :, :]).sum(axis=2)
-
-
 def write_matrix(result: Consolidated, reference: Reference, names: Sequence[str],
                  path: Path) -> None:
-    """``strain`` then the names (``reference`` first); every line ends with a tab."""
-    labels = ["reference", *names]
-    matrix = distance_matrix(result, reference)
-    lines = ["strain\t" + "\t".join(labels) + "\t"]
-    for label, row in zip(labels, matrix, strict=True):
-        lines.append(label + "\t" + "\t".join(str(int(v)) for v in row) + "\t")
-    path.write_text("\n".join(lines) + "\n")
+    """``snvMatrix.tsv``: SNVPhyl's ``snv_matrix.pl`` on the alignment (``reference`` and
+    the isolates), byte for byte; see :func:`snv_matrix`."""
+    _, rows = alignment(result, reference)
+    path.write_text(snv_matrix(["reference", *names], rows))
+
+
+def snv_matrix(labels: Sequence[str], rows: np.ndarray) -> str:
+    """SNVPhyl's ``snv_matrix.pl`` on an alignment (one row of letters per label).
+
+    Distances count the columns where two rows differ, over the columns made only of
+    A, C, G and T (either case; any other letter drops the column). Rows and columns are
+    in SNVPhyl's order, which its script derives from the values: the label pairs ``(a,
+    b)`` with ``a`` not after ``b`` in name order (Perl's ``cmp``, so ``(a, a)`` too) are
+    grouped by their distance; going from the largest distance down, each group's pairs
+    in that order place their first and then their second label, unless already placed.
+    The header is ``strain`` then the labels, and every line ends with a tab."""
+    letters = np.asarray(rows, dtype=np.uint8).reshape(len(labels), -1)
+    upper = letters & 0xDF  # ASCII upper case
+    clean = np.isin(upper, np.frombuffer(b"ACGT", dtype=np.uint8)).all(axis=0)
+    kept = upper[:, clean]
+    distances = np.array([(kept != row).sum(axis=1) for row in kept], dtype=np.int64)
+    by_name = sorted(range(len(labels)), key=lambda i: labels[i].encode())
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for place, first in enumerate(by_name):
+        for second in by_name[place:]:
+            groups.setdefault(int(distances[first, second]), []).append((first, second))
+    order: list[int] = []
+    placed: set[int] = set()
+    for value in sorted(groups, reverse=True):
+        for pair in groups[value]:
+            for label in pair:
+                if label not in placed:
+                    order.append(label)
+                    placed.add(label)
+    lines = ["\t".join(["strain", *(labels[i] for i in order)])]
+    lines += ["\t".join([labels[i], *(str(int(distances[i, j])) for j in order)])
+              for i in order]
+    return "".join(line + "\t\n" for line in lines)
 
 
 def write_phylip(result: Consolidated, reference: Reference, names: Sequence[str],

@@ -1,0 +1,174 @@
+"""The workbench's pages against the REST calls that return the same data, in one process.
+
+A fresh SQLite database (or ``--database-url``) is filled with one project of ``--samples``
+samples (100,000 by default) and ``--fields`` metadata fields each (20). Then, through WebTest
+on the same application, each pair is timed (median of ``--repeat`` runs, pages and API calls
+taking turns so a loaded machine weighs on both alike):
+
+* the project page's first page (25 rows, every field as a column) against
+  ``GET /api/projects/1/samples?limit=25`` (the same samples, without their metadata) and
+  ``GET /api/projects/1/samples/metadata`` (every sample's metadata: what a client that
+  wants the same columns must read);
+* the sample page against ``GET /api/samples/{id}`` plus ``GET /api/samples/{id}/metadata``.
+
+It also counts the SQL statements of the project page at 25 and 100 rows per page, which
+must be equal. Printed as JSON, with ratios to the REST call measured in the same run.
+
+    .venv/bin/python bench/web.py [--samples 100000] [--fields 20] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+
+SECRET = "bench-session-secret"
+PASSWORD = "Bench-password-1"
+
+
+def prepare(url: str, samples: int, fields: int):
+    import transaction
+    from sqlalchemy import insert
+
+    from seqcore.config import configure
+    from seqcore.db import session_for
+    from seqcore.db.migrations import upgrade
+    from seqcore.models import (
+        MetadataEntry,
+        OAuthClient,
+        Project,
+        ProjectMember,
+        ProjectSample,
+        Sample,
+        User,
+    )
+    from seqcore.models.oauth import digest
+    from seqcore.oauth.tokens import issue_token
+    from seqcore.security.passwords import hash_password
+    from seqcore.services import ISessionFactory, registry_service
+
+    settings = {"sqlalchemy.url": url, "seqcore.session.secret": SECRET,
+                "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
+    config = configure(settings)
+    config.commit()
+    upgrade(config.get_settings(), config.registry.pm)
+    factory = registry_service(config.registry, ISessionFactory)
+    with transaction.manager:
+        db = session_for(factory, transaction.manager)
+        user = User(username="bench", email="bench@example.org",
+                    password_hash=hash_password(PASSWORD, 1, 64),
+                    first_name="Bench", last_name="Mark", phone_number="0000")
+        client = OAuthClient(client_id="bench", secret_hash=digest("bench"))
+        db.add_all([user, client, Project(name="Bench project", namespace="bench",
+                                          path="bench")])
+        db.flush()
+        db.add(ProjectMember(project_id=1, user_id=user.id, role="PROJECT_OWNER",
+                             metadata_role="LEVEL_4"))
+        step = 10_000
+        for start in range(1, samples + 1, step):
+            ids = range(start, min(start + step, samples + 1))
+            db.execute(insert(Sample), [{"id": i, "name": f"sample-{i:06d}",
+                                         "puid": f"INXT_SAM_{i:010d}"} for i in ids])
+            db.execute(insert(ProjectSample), [{"project_id": 1, "sample_id": i,
+                                                "sample_name": f"sample-{i:06d}",
+                                                "owner": True} for i in ids])
+            db.execute(insert(MetadataEntry), [
+                {"sample_id": i, "field": f"field_{f:02d}", "value": f"value {i}-{f}",
+                 "type": "text"} for i in ids for f in range(fields)])
+        token = issue_token(db, client, user)
+    return config.make_wsgi_app(), token
+
+
+def timed(call, repeat: int) -> tuple[float, list[float]]:
+    runs = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        call()
+        runs.append(time.perf_counter() - began)
+    return statistics.median(runs), runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=100_000)
+    parser.add_argument("--fields", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--database-url", default=None)
+    args = parser.parse_args()
+
+    from sqlalchemy import event
+    from webtest import TestApp
+
+    from seqcore.services import IDatabaseEngine, registry_service
+
+    with tempfile.TemporaryDirectory() as tmp:
+        url = args.database_url or f"sqlite:///{tmp}/web.sqlite"
+        began = time.perf_counter()
+        app, token = prepare(url, args.samples, args.fields)
+        print(f"{args.samples} samples x {args.fields} fields loaded in "
+              f"{time.perf_counter() - began:.0f} s", file=sys.stderr)
+        browser = TestApp(app, extra_environ={"HTTP_HOST": "localhost"})
+        form = browser.get("/users/sign_in").form
+        form["username"], form["password"] = "bench", PASSWORD
+        form.submit(status=303)
+        api = TestApp(app, extra_environ={"HTTP_HOST": "localhost"})
+        bearer = {"Authorization": f"Bearer {token}"}
+        sample_id = args.samples // 2
+
+        pairs = {
+            "project page, first page (25 rows x all fields)": (
+                lambda: browser.get("/-/projects/1"),
+                {"REST samples?limit=25 (no metadata)":
+                 lambda: api.get("/api/projects/1/samples?limit=25", headers=bearer),
+                 "REST samples/metadata (every sample)":
+                 lambda: api.get("/api/projects/1/samples/metadata", headers=bearer)}),
+            "project page sorted by a metadata field": (
+                lambda: browser.get("/-/projects/1?sort=m:field_07&direction=desc"), {}),
+            "project page filtered by a metadata value": (
+                lambda: browser.get("/-/projects/1?field=field_03&value=value%2012345-"), {}),
+            "sample page": (
+                lambda: browser.get(f"/-/samples/{sample_id}"),
+                {"REST sample + its metadata": lambda: (
+                    api.get(f"/api/samples/{sample_id}", headers=bearer),
+                    api.get(f"/api/samples/{sample_id}/metadata", headers=bearer))}),
+        }
+        results: dict = {}
+        for name, (page, anchors) in pairs.items():
+            page()  # warm
+            for anchor in anchors.values():
+                anchor()
+            page_seconds, _ = timed(page, args.repeat)
+            entry = {"page_ms": round(page_seconds * 1000, 1)}
+            for anchor_name, anchor in anchors.items():
+                anchor_seconds, _ = timed(anchor, args.repeat)
+                entry[anchor_name + " ms"] = round(anchor_seconds * 1000, 1)
+                entry[f"page / {anchor_name}"] = round(page_seconds / anchor_seconds, 2)
+            results[name] = entry
+
+        engine = registry_service(app.registry, IDatabaseEngine)
+        counts = {}
+        for size in (25, 100):
+            statements: list[str] = []
+
+            def count(*a, statements=statements, **k):
+                statements.append(a[2])
+
+            event.listen(engine, "before_cursor_execute", count)
+            browser.get(f"/-/projects/1?per_page={size}")
+            event.remove(engine, "before_cursor_execute", count)
+            counts[f"{size} rows"] = len(statements)
+        results["SQL statements of the project page"] = counts
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

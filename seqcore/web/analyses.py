@@ -1,0 +1,78 @@
+"""Analyses: the list of the submissions an account may read, with their state kept current
+without reloading (the list's frame reloads itself while something runs), and a
+submission's page (inputs, parameters, state history, outputs by key)."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from pyramid.config import Configurator
+from pyramid.request import Request
+from pyramid.response import Response
+from sqlalchemy import select
+
+from seqcore.models.analysis import AnalysisState, AnalysisSubmission
+from seqcore.security.access import SUBMISSION
+from seqcore.web.guard import add_page, context_at, signed_in
+from seqcore.web.i18n import _
+from seqcore.web.labels import STATES
+from seqcore.web.render import page
+from seqcore.web.table import Cell, Column, Filter, Row, Table, TablePage, page_of
+
+FINISHED = {AnalysisState.COMPLETED.value, AnalysisState.ERROR.value}
+
+TABLE = Table(
+    "analyses",
+    (Column("name", _("Name"), sortable=True), Column("type", _("Type"), sortable=True),
+     Column("state", _("State"), sortable=True), Column("created", _("Created"), sortable=True)),
+    filters=(Filter("q", _("Name contains")),
+             Filter("state", _("State"), "choice",
+                    tuple((state.value, STATES[state.value]) for state in AnalysisState))),
+    default_sort="created", default_descending=True, caption=_("Analyses"))
+
+
+def analyses_page(request: Request) -> Response:
+    identity = signed_in(request)
+    state = TABLE.state(request.GET)
+    statement = select(AnalysisSubmission).where(
+        SUBMISSION.readable(identity.user_id, identity.role))
+    if state.filters.get("q"):
+        statement = statement.where(AnalysisSubmission.name.ilike(f"%{state.filters['q']}%"))
+    if state.filters.get("state"):
+        statement = statement.where(AnalysisSubmission.state == state.filters["state"])
+    running = False
+
+    def to_row(row: Any) -> Row:
+        nonlocal running
+        submission = row[0]
+        running = running or submission.state not in FINISHED
+        label = request.localizer.translate(STATES.get(submission.state, submission.state))
+        return Row(str(submission.id), (
+            Cell(submission.name, request.route_path("web.analysis", id=submission.id)),
+            Cell(submission.analysis_type),
+            Cell(html=f'<span class="badge state-{submission.state}">'
+                      f'{escape(label)}</span>'),
+            Cell(submission.created.strftime("%Y-%m-%d %H:%M"))))
+
+    rows, total = page_of(request.db, statement, state,
+                          {"name": AnalysisSubmission.name,
+                           "type": AnalysisSubmission.analysis_type,
+                           "state": AnalysisSubmission.state,
+                           "created": AnalysisSubmission.created},
+                          AnalysisSubmission.id, to_row)
+    return page(request, "analyses.mako", table=TablePage(TABLE, state, rows, total),
+                running=running)
+
+
+def analysis_page(request: Request) -> Response:
+    signed_in(request)
+    context = context_at(request, "analysisSubmissions", request.matchdict["id"])
+    submission = context.submission
+    return page(request, "analysis.mako", submission=submission,
+                finished=submission.state in FINISHED)
+
+
+def includeme(config: Configurator) -> None:
+    add_page(config, "web.analyses", "/-/analyses", analyses_page)
+    add_page(config, "web.analysis", "/-/analyses/{id}", analysis_page)

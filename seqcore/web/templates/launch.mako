@@ -1,0 +1,76 @@
+<%inherit file="layout.mako"/>
+<%def name="title()">${_("Launch an analysis")}</%def>
+<%def name="breadcrumbs()">
+<nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
+<li><a href="${request.route_path('web.project', id=project.id)}">${project.name}</a></li>
+<li aria-current="page">${_("Launch an analysis")}</li>
+</ol></nav>
+</%def>
+<h1>${_("Launch an analysis")}</h1>
+<p>${_("${count} samples selected.", count=len(ids))}</p>
+% if problems:
+<div role="alert" class="error">
+<p>${_("The analysis was not launched:")}</p>
+<ul>
+% for key, message in problems.items():
+<li>${key}: ${message}</li>
+% endfor
+</ul>
+</div>
+% endif
+<form method="post" action="${request.route_path('web.analyses.new', _query={'project': project.id})}">
+<input type="hidden" name="csrf_token" value="${csrf_token}">
+% for sample_id in ids:
+<input type="hidden" name="selected" value="${sample_id}">
+% endfor
+<fieldset><legend>${_("Analysis type")}</legend>
+% for t in types:
+<p><input type="radio" id="type-${t.name}" name="analysis_type" value="${t.name}"${' checked' if chosen is not None and chosen.name == t.name else '' | n}>
+<label for="type-${t.name}">${t.label}</label> <span class="muted">${t.name}</span></p>
+% endfor
+</fieldset>
+% if chosen is None:
+<p><button type="submit">${_("Choose")}</button></p>
+% else:
+<input type="hidden" name="launch" value="1">
+<div class="field"><label for="name">${_("Name")} <span class="hint">${_("(optional)")}</span></label>
+<input id="name" name="name" value="${name}"></div>
+% for p in chosen.parameters:
+<% field_id = "parameter-" + p.name; problem = problems.get("parameters." + p.name) %>
+<div class="field"><label for="${field_id}">${p.name}\
+% if p.description:
+ <span class="hint">${p.description}</span>\
+% endif
+</label>
+% if p.choices:
+<select id="${field_id}" name="parameter.${p.name}">
+% for choice in p.choices:
+<option${' selected' if (values.get(p.name) or p.default) == choice else '' | n}>${choice}</option>
+% endfor
+</select>
+% elif p.type == "bool":
+<select id="${field_id}" name="parameter.${p.name}">
+<option value="true"${' selected' if str(values.get(p.name) or p.default).lower() == 'true' else '' | n}>${_("Yes")}</option>
+<option value="false"${' selected' if str(values.get(p.name) or p.default).lower() != 'true' else '' | n}>${_("No")}</option>
+</select>
+% else:
+<input id="${field_id}" name="parameter.${p.name}" value="${values.get(p.name, '')}"
+ placeholder="${'' if p.default is None else p.default}"\
+${' type="number"' if p.type in ('int', 'float') else '' | n}\
+${(' step="any"' if p.type == 'float' else '') | n}\
+${(' min="%s"' % p.minimum) if p.minimum is not None else '' | n}\
+${(' max="%s"' % p.maximum) if p.maximum is not None else '' | n}\
+${' required' if p.required else '' | n}\
+${(' aria-invalid="true" aria-describedby="problem-%s"' % p.name) if problem else '' | n}>
+% endif
+% if problem:
+<span class="problem" id="problem-${p.name}">${problem}</span>
+% endif
+</div>
+% endfor
+% if chosen.writes_back:
+<p><input type="checkbox" id="write_back" name="write_back"><label for="write_back">${_("Write the results back to the samples")}</label></p>
+% endif
+<p><button type="submit">${_("Launch")}</button></p>
+% endif
+</form>

@@ -1,0 +1,48 @@
+<%inherit file="layout.mako"/>
+<%namespace name="tables" file="table.mako"/>
+<%def name="title()">${project.name}</%def>
+<%def name="breadcrumbs()">
+<nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
+<li><a href="${request.route_path('web.projects')}">${_("Projects")}</a></li>
+<li aria-current="page">${project.namespace}/${project.path}</li>
+</ol></nav>
+</%def>
+<h1>${project.name}</h1>
+<dl class="facts">
+<dt>${_("Identifier")}</dt><dd><code>${project.puid}</code></dd>
+% if project.organism:
+<dt>${_("Organism")}</dt><dd>${project.organism}</dd>
+% endif
+% if project.genome_size:
+<dt>${_("Genome size")}</dt><dd>${project.genome_size}</dd>
+% endif
+% if project.description:
+<dt>${_("Description")}</dt><dd>${project.description}</dd>
+% endif
+</dl>
+<p><a href="${request.route_path('web.project.manage', id=project.id)}">${_("Members, metadata fields, templates and activity")}</a></p>
+<h2>${_("Samples")}</h2>
+<details>
+<summary>${_("Columns")}</summary>
+<form method="get" class="table-tools">
+<fieldset><legend>${_("Metadata columns")}</legend>
+% for name in fields:
+<span><input type="checkbox" id="column-${loop.index}" name="column" value="${name}"${' checked' if name in columns and chosen_template is None else '' | n}>
+<label for="column-${loop.index}">${name}</label></span>
+% endfor
+</fieldset>
+<button type="submit">${_("Show these columns")}</button>
+</form>
+% if templates:
+<form method="get" class="table-tools">
+<div class="field"><label for="template">${_("Metadata template")}</label>
+<select id="template" name="template">
+% for t in templates:
+<option value="${t.id}"${' selected' if chosen_template is not None and chosen_template.id == t.id else '' | n}>${t.name}</option>
+% endfor
+</select></div>
+<div class="field"><button type="submit">${_("Use template")}</button></div>
+</form>
+% endif
+</details>
+${tables.render(table)}

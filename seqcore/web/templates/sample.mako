@@ -1,0 +1,88 @@
+<%inherit file="layout.mako"/>
+<%namespace name="fmt" file="formats.mako"/>
+<%def name="title()">${sample.name}</%def>
+<h1>${sample.name}</h1>
+<dl class="facts">
+<dt>${_("Identifier")}</dt><dd><code>${sample.puid}</code></dd>
+<dt>${_("Created")}</dt><dd>${fmt.when(sample.created)}</dd>
+<dt>${_("Projects")}</dt><dd>
+% for project in projects:
+<a href="${request.route_path('web.project', id=project.id)}">${project.name}</a>${"" if loop.last else ","}
+% endfor
+</dd>
+</dl>
+<h2 id="metadata">${_("Metadata")}</h2>
+% if entries:
+<div class="table-wrap"><table aria-labelledby="metadata">
+<thead><tr><th scope="col">${_("Field")}</th><th scope="col">${_("Value")}</th>
+<th scope="col">${_("Source")}</th></tr></thead>
+<tbody>
+% for entry in entries:
+<% source = provenance[entry.id] %>
+<tr><td>${entry.field}</td><td>${entry.value}</td>
+<td>\
+% if source and source["source"] == "analysis":
+<a href="${request.route_path('web.analysis', id=source['id'])}">${_("Analysis ${id}", id=source["id"])}</a>\
+% elif source:
+${_("NCBI submission ${id}", id=source["id"])}\
+% else:
+${_("Entered")}\
+% endif
+</td></tr>
+% endfor
+</tbody></table></div>
+% else:
+<p class="muted">${_("No metadata.")}</p>
+% endif
+<h2 id="files">${_("Files")}</h2>
+% if objects:
+<div class="table-wrap"><table aria-labelledby="files">
+<thead><tr><th scope="col">${_("Kind")}</th><th scope="col">${_("Files")}</th>
+<th scope="col">${_("Processing")}</th></tr></thead>
+<tbody>
+% for obj in objects:
+<tr><td>${obj.kind}</td><td>
+% for file in obj.files:
+% if qc_pages:
+<a href="${request.route_path('web.qc.file', id=file.id)}">${file.file_name}</a>
+% else:
+${file.file_name}
+% endif
+<br>
+% endfor
+</td><td>${fmt.state(obj.processing_state)}</td></tr>
+% endfor
+</tbody></table></div>
+% else:
+<p class="muted">${_("No files yet.")}</p>
+% endif
+<h2 id="analyses">${_("Analyses")}</h2>
+% if analyses:
+<ul>
+% for analysis in analyses:
+<li><a href="${request.route_path('web.analysis', id=analysis.id)}">${analysis.name}</a> ${fmt.state(analysis.state)}</li>
+% endfor
+</ul>
+% else:
+<p class="muted">${_("No analysis has used this sample.")}</p>
+% endif
+<h2 id="history">${_("History")}</h2>
+% if history:
+<ul>
+% for entry in history:
+<li>${fmt.when(entry["created"])}: ${fmt.activity(entry)}
+% if entry["changes"]:
+<ul>
+% for change in entry["changes"]:
+% if change.get("field"):
+<li><code>${change["field"]}</code>: ${change.get("action", "")} ${change.get("values", "")}</li>
+% endif
+% endfor
+</ul>
+% endif
+</li>
+% endfor
+</ul>
+% else:
+<p class="muted">${_("Nothing recorded yet.")}</p>
+% endif
