@@ -24,6 +24,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 
+# Where deploy/nginx/seqcore.conf and production.ini expect it (gunicorn reads no address
+# from the paste file, and would listen on its own default, 8000).
+bind = os.environ.get("SEQCORE_BIND", "127.0.0.1:6543")
 workers = int(os.environ.get("SEQCORE_WORKERS", multiprocessing.cpu_count() + 1))
 threads = int(os.environ.get("SEQCORE_THREADS", 4))
 worker_class = "gthread"

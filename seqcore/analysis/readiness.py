@@ -1,12 +1,15 @@
-"""Whether the external tools an analysis type needs are installed."""
+"""Whether the external tools an analysis type needs are installed.
+
+Every look searches ``PATH`` again, so a tool installed while the server runs makes its types
+ready at once; only a found program's version is remembered (see ``_versions``)."""
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
 import subprocess
+import threading
 from dataclasses import dataclass
 
 from seqcore.framework.contrib import AnalysisType, Tool
@@ -61,20 +64,39 @@ def clean_version(text: str) -> str | None:
     return whole if re.fullmatch(r"\d+", whole) else None
 
 
-@functools.lru_cache(maxsize=256)
+# Versions already read, by the program's path and its modification time: a tool installed,
+# upgraded or removed after start-up is seen at the next look (no restart), while a program
+# that stays put is run for its version once. Only answers are kept: a program that was
+# missing, timed out or could not be run is looked for again next time.
+_versions: dict[tuple[str, int, tuple[str, ...]], str | None] = {}
+_versions_lock = threading.Lock()
+
+
 def _probe(command: str, version_args: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """Where ``command`` is on ``PATH`` now, and its version (``None`` when it prints none)."""
     path = shutil.which(command)
     if path is None:
         return None, None
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:  # removed between the two looks
+        return None, None
+    key = (path, stamp, version_args)
+    with _versions_lock:
+        if key in _versions:
+            return path, _versions[key]
     try:
         # Some tools print bytes that are not UTF-8 with their version (samtools does).
         done = subprocess.run([path, *version_args], capture_output=True, text=True,
                               errors="replace", timeout=20, check=False,
                               env={**os.environ, **PROBE_ENV}, stdin=subprocess.DEVNULL)
-        # Some print it on stdout, some on stderr, some after a usage text (bwa).
-        return path, clean_version(f"{done.stdout}\n{done.stderr}")
     except (OSError, subprocess.TimeoutExpired):
         return path, None
+    # Some print it on stdout, some on stderr, some after a usage text (bwa).
+    version = clean_version(f"{done.stdout}\n{done.stderr}")
+    with _versions_lock:
+        _versions[key] = version
+    return path, version
 
 
 def tool_state(tool: Tool) -> ToolState:
@@ -106,4 +128,6 @@ def not_ready_message(analysis_type: AnalysisType, states: list[ToolState]) -> s
 
 
 def clear_cache() -> None:
-    _probe.cache_clear()
+    """Forget every version read (tests that swap programs under one path and time)."""
+    with _versions_lock:
+        _versions.clear()

@@ -64,6 +64,9 @@ ACTIVE = (S.PREPARING, S.PREPARED, S.SUBMITTING, S.RUNNING, S.FINISHED_RUNNING, 
 RESTART = {S.PREPARING: S.NEW, S.SUBMITTING: S.NEW,
            S.FINISHED_RUNNING: S.FINISHED_RUNNING, S.COMPLETING: S.FINISHED_RUNNING,
            S.TRANSFERRED: S.TRANSFERRED, S.POST_PROCESSING: S.TRANSFERRED}
+# States a submission rests in between two steps, without a lease, until a worker's
+# ``advance`` claims the next step: only one left with a lease that ran out was interrupted.
+RESTING = (S.FINISHED_RUNNING, S.TRANSFERRED)
 
 
 def _aware(moment: datetime) -> datetime:
@@ -189,6 +192,8 @@ class AnalysisWorker(LeasedWorker):
             for sub in stale:
                 if sub.state == S.SUBMITTING and sub.remote_workflow_id:
                     continue  # handed over, queued at its executor: advance() follows it
+                if sub.state in RESTING and sub.lease_until is None:
+                    continue  # waiting for the next step, which no worker has taken yet
                 try:
                     if sub.attempts + 1 >= self.max_attempts:
                         self._move(db, sub, S.ERROR, lease_until=None,

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
 import click
 
 from seqcore.cli.base import Env, ensure_sqlite_dir, main, pass_env
 
+T = TypeVar("T")
+
 # -- backups (seqcore.exports.backups) -------------------------------------------------------
+
+
+def terminal_progress(items: Sequence[T], label: str) -> Iterable[T]:
+    """A progress bar on standard error when it is a terminal; nothing in logs and scripts
+    (click's own bar: click is the command line's library already)."""
+    interactive = sys.stderr.isatty()
+    with click.progressbar(items, label=label, file=sys.stderr, hidden=not interactive,
+                           show_pos=True) as bar:
+        yield from bar
 
 
 def _backup_errors() -> tuple[type[Exception], ...]:
@@ -31,7 +44,7 @@ def backup_command(env: Env, directory: str) -> None:
 
     try:
         report = backup(env.settings["sqlalchemy.url"], env.settings["seqcore.storage.path"],
-                        directory)
+                        directory, terminal_progress)
     except _backup_errors() as err:
         raise click.ClickException(str(err).splitlines()[0]) from None
     click.echo(f"backed up the database ({report.database}) and {report.files} stored files "
@@ -51,7 +64,7 @@ def restore_command(env: Env, directory: str) -> None:
     ensure_sqlite_dir(env.settings["sqlalchemy.url"])
     try:
         count = restore(env.settings["sqlalchemy.url"], env.settings["seqcore.storage.path"],
-                        directory)
+                        directory, terminal_progress)
     except _backup_errors() as err:
         raise click.ClickException(str(err).splitlines()[0]) from None
     click.echo(f"restored the database and {count} stored files from {directory}")
@@ -66,7 +79,8 @@ def check_command(env: Env) -> None:
     from seqcore.exports.backups import check
 
     try:
-        report = check(env.settings["sqlalchemy.url"], env.settings["seqcore.storage.path"])
+        report = check(env.settings["sqlalchemy.url"], env.settings["seqcore.storage.path"],
+                       terminal_progress)
     except _backup_errors() as err:
         raise click.ClickException(str(err).splitlines()[0]) from None
     for problem in report.problems:

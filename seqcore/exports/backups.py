@@ -34,10 +34,10 @@ import re
 import shutil
 import sqlite3
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import create_engine, inspect, text, update
 from sqlalchemy.engine import URL, make_url
@@ -99,6 +99,21 @@ class CheckReport:
                 + [f"checksum or size differs: {p}" for p in self.mismatched]
                 + [f"unreferenced: {p}" for p in self.unreferenced]
                 + [f"ready export without its bundle: {p}" for p in self.bundleless])
+
+
+T = TypeVar("T")
+
+
+class Track(Protocol):
+    """Wraps a long loop to show its progress (the command line's bar on a terminal); the
+    domain only says how many steps there are and what they are."""
+
+    def __call__(self, items: Sequence[T], label: str) -> Iterable[T]: ...
+
+
+def untracked(items: Sequence[T], label: str) -> Iterable[T]:
+    """No progress shown (scripts, tests, the worker)."""
+    return items
 
 
 def stored_files(rows: Iterable[tuple[Any, ...]]) -> dict[str, StoredFile]:
@@ -252,7 +267,8 @@ def _copy(source: Path, target: Path) -> str:
     return digest
 
 
-def backup(database_url: str, storage_root: str | Path, directory: str | Path) -> BackupReport:
+def backup(database_url: str, storage_root: str | Path, directory: str | Path,
+           track: Track = untracked) -> BackupReport:
     """Write a snapshot of the deployment into ``directory`` (made if missing, updated
     incrementally if it holds an earlier backup)."""
     target = Path(directory)
@@ -267,7 +283,8 @@ def backup(database_url: str, storage_root: str | Path, directory: str | Path) -
     else:
         raise BackupError(f"cannot back up a {url.get_backend_name()} database")
     try:
-        entries, report = _copy_files(files, storage, target, previous.get("files", {}))
+        entries, report = _copy_files(files, storage, target, previous.get("files", {}),
+                                      track)
     except BaseException:
         (target / dump).with_suffix(".partial").unlink(missing_ok=True)
         raise
@@ -289,11 +306,12 @@ def backup(database_url: str, storage_root: str | Path, directory: str | Path) -
 
 
 def _copy_files(files: dict[str, StoredFile], storage: Path, target: Path,
-                known: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], BackupReport]:
+                known: dict[str, Any], track: Track = untracked
+                ) -> tuple[dict[str, dict[str, Any]], BackupReport]:
     """Copy the files not already in the backup; their manifest entries."""
     report = BackupReport(target, "", files=len(files))
     entries: dict[str, dict[str, Any]] = {}
-    for relative in sorted(files):
+    for relative in track(sorted(files), "backing up stored files"):
         source = _inside(storage, relative)
         copy = _inside(target / FILES, relative)
         try:
@@ -336,7 +354,8 @@ def _storage_is_empty(storage: Path) -> bool:
     return not storage.exists() or not any(p.is_file() for p in storage.rglob("*"))
 
 
-def restore(database_url: str, storage_root: str | Path, directory: str | Path) -> int:
+def restore(database_url: str, storage_root: str | Path, directory: str | Path,
+            track: Track = untracked) -> int:
     """Restore the backup in ``directory`` into an empty deployment: a database without
     tables and a storage directory without files. Returns the number of files restored."""
     source = Path(directory)
@@ -385,7 +404,8 @@ def restore(database_url: str, storage_root: str | Path, directory: str | Path) 
     else:
         raise BackupError(f"this backup holds a {manifest['database']} database; the "
                           f"deployment uses {url.get_backend_name()}")
-    for relative, entry in files.items():
+    for relative in track(list(files), "restoring stored files"):
+        entry = files[relative]
         target = _inside(storage, relative)
         sha = _copy(_inside(source / FILES, relative), target)
         if sha != entry["sha256"]:
@@ -421,7 +441,8 @@ def _files_on_disk(storage: Path) -> Iterator[str]:
         yield relative.as_posix()
 
 
-def check(database_url: str, storage_root: str | Path) -> CheckReport:
+def check(database_url: str, storage_root: str | Path,
+          track: Track = untracked) -> CheckReport:
     """Every stored file the database refers to is in storage with its recorded size and
     checksum, and storage holds no file the database does not refer to."""
     url = make_url(database_url)
@@ -440,7 +461,8 @@ def check(database_url: str, storage_root: str | Path) -> CheckReport:
         engine.dispose()
     storage = Path(storage_root)
     report = CheckReport()
-    for relative, stored in sorted(files.items()):
+    for relative in track(sorted(files), "checking stored files"):
+        stored = files[relative]
         full = _inside(storage, relative)
         report.checked += 1
         if not full.is_file():

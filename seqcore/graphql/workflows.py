@@ -166,7 +166,10 @@ class WorkflowExecution(graphene.ObjectType):
     state = graphene.String(description="IRIDA Next's state (docs/graphql.md maps seqcore's).")
     stderr_url = graphene.String()
     stdout_url = graphene.String()
-    submitter = graphene.Field(User, required=True)
+    submitter = graphene.Field(
+        User, description="Who launched it; null for an automated execution, which seqcore "
+                          "launches itself on upload under no account (IRIDA Next: `User!`, "
+                          "its project's automation bot).")
     submitter_id = graphene.String()
     tags = graphene.Field(JSON)
     workflow_engine = graphene.String()
@@ -228,7 +231,8 @@ class WorkflowExecution(graphene.ObjectType):
 
     @staticmethod
     def resolve_submitter(execution: Execution, info: Any) -> Any:
-        return info.context.db.get(UserModel, execution.submission.submitter_id)
+        sid = execution.submission.submitter_id
+        return None if sid is None else info.context.db.get(UserModel, sid)
 
     @staticmethod
     def resolve_submitter_id(execution: Execution, info: Any) -> str | None:

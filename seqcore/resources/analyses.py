@@ -91,11 +91,19 @@ class AnalysisResource(Context):
 
 
 class OutputFiles(Context):
+    """``.../analysis/file/<id>`` as IRIDA numbers outputs, and ``.../analysis/file/<key>``
+    by the key the analysis type declares (``contigs``): a client that read the type's
+    outputs needs no listing to find one."""
+
     def child(self, key: str) -> Any:
-        output_id = int_key(key)
-        for output in self.__parent__.submission.outputs:
-            if output.id == output_id:
-                return OutputFileResource(self.request, key, self, output)
+        outputs = self.__parent__.submission.outputs
+        if key.isdigit():
+            output_id = int_key(key)
+            found = [o for o in outputs if o.id == output_id]
+        else:
+            found = [o for o in outputs if o.key == key]
+        if found:
+            return OutputFileResource(self.request, key, self, found[0])
         raise KeyError(key)
 
 

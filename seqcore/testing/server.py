@@ -202,7 +202,7 @@ def live_server(root: Path, **settings: str) -> LiveServer:
     migrated with ``seqcore db upgrade`` here."""
     root.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    lines = {"use": "egg:seqcore",
+    lines = {"use": "egg:seqcore-server",
              "sqlalchemy.url": f"sqlite:///{root / 'seqcore.sqlite'}",
              "seqcore.storage.path": str(root / "storage"),
              # Its own: the default var/work is shared by every server started from the
@@ -233,7 +233,7 @@ def start_worker(directory: Path, settings: dict[str, Any], **overrides: str
     It gets a session secret (the web layer needs one outside SQLite) and the test's
     ``sys.path``, so it imports the same plugins and test modules.
     """
-    lines = {"use": "egg:seqcore",
+    lines = {"use": "egg:seqcore-server",
              "sqlalchemy.url": str(settings["sqlalchemy.url"]),
              "seqcore.storage.path": str(settings["seqcore.storage.path"]),
              "seqcore.analysis.work_path": str(settings["seqcore.analysis.work_path"]),

@@ -142,7 +142,7 @@ def test_seqcore_worker_logs_the_upload_request_id_in_json(app_config, factories
     uploaded = upload_reads(sample, {**factories.headers(user),
                                      "X-Request-ID": "worker-req-0004"}, process=False)
     settings = app_config.get_settings()
-    lines = {"use": "egg:seqcore", "sqlalchemy.url": database_url,
+    lines = {"use": "egg:seqcore-server", "sqlalchemy.url": database_url,
              "seqcore.storage.path": settings["seqcore.storage.path"],
              "seqcore.analysis.work_path": settings["seqcore.analysis.work_path"],
              "seqcore.session.secret": "worker-test-secret",

@@ -33,7 +33,7 @@ def seqcore(ini, *args, ok=True, stdin=None):
 def write_ini(directory, url):
     ini = directory / "site.ini"
     ini.write_text(
-        "[app:main]\nuse = egg:seqcore\n"
+        "[app:main]\nuse = egg:seqcore-server\n"
         f"sqlalchemy.url = {url}\n"
         f"seqcore.storage.path = {directory / 'storage'}\n"
         "seqcore.password_hash.time_cost = 1\nseqcore.password_hash.memory_cost = 64\n")

@@ -489,3 +489,85 @@ def test_readiness_probes_the_installed_tools_for_their_numbers():
         found[command] = tool_state(Tool(command, command, args)).version
     assert all(re.fullmatch(r"\d+(\.\d+)+(-r\d+)?", v or "") for v in found.values()), found
     assert found["nucmer"] == "3.1" and found["bwa"].startswith("0.7.")
+
+
+def test_a_tool_installed_after_start_up_is_seen_without_a_restart(testapp, world, tmp_path,
+                                                                   monkeypatch):
+    """Readiness looks on PATH at every look: a launch refused for a missing tool succeeds
+    once the tool is there, and one removed again is missing again."""
+    headers = world["headers"]
+
+    def frobnicator():
+        types = testapp.get("/api/analysisTypes/needs-tool", headers=headers).json["resource"]
+        return {t["name"]: t for t in types["tools"]}["Frobnicator"]
+
+    assert frobnicator()["ready"] is False
+    res = testapp.post_json("/api/analysisSubmissions/analysisType/needs-tool",
+                            {"sequencingObjects": [world["pair"].id]}, headers=headers,
+                            status=409)
+    assert "Frobnicator (frobnicate-not-installed)" in res.json["message"]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    program = bin_dir / "frobnicate-not-installed"
+    program.write_text("#!/bin/sh\necho 'frobnicate version 2.5.1'\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    state = frobnicator()
+    assert (state["ready"], state["path"], state["version"]) == (True, str(program), "2.5.1")
+    res = testapp.post_json("/api/analysisSubmissions/analysisType/needs-tool",
+                            {"sequencingObjects": [world["pair"].id]}, headers=headers,
+                            status=409)
+    assert "Frobnicator" not in res.json["message"]  # only the database is missing now
+    # An upgrade in place (a new modification time) is asked for its version again.
+    program.write_text("#!/bin/sh\necho 'frobnicate version 2.6.0'\n")
+    os.utime(program, ns=(time.time_ns(), time.time_ns() + 10**9))
+    assert frobnicator()["version"] == "2.6.0"
+    program.unlink()
+    assert frobnicator()["ready"] is False
+
+
+def test_a_finished_job_waiting_for_collection_is_not_taken_for_interrupted(
+        testapp, app_config, world, db, caplog):
+    """Two workers: one sees the job finish (FINISHED_RUNNING, no lease), the other's
+    recovery round must leave it to be collected, not log it as interrupted and redo it."""
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id]).json
+    submission_id = int(body["resource"]["identifier"])
+    first, second = AnalysisWorker(app_config.registry), AnalysisWorker(app_config.registry)
+    first.schedule()
+    deadline = time.monotonic() + 60
+    while True:
+        ready: list[int] = []
+        sub = db.get(AnalysisSubmission, submission_id)
+        db.refresh(sub)
+        first._poll(sub.id, sub.executor, sub.remote_workflow_id, sub.work_dir, ready)
+        if ready:
+            break
+        assert time.monotonic() < deadline, "the job did not finish"
+        time.sleep(0.1)
+    db.refresh(sub)
+    assert sub.state == "FINISHED_RUNNING" and sub.lease_until is None
+    with caplog.at_level("WARNING", logger="seqcore.analysis.worker"):
+        assert second.recover() == 0
+    assert "interrupted" not in caplog.text
+    second.run_until_idle(timeout=60)
+    db.refresh(sub)
+    assert (sub.state, sub.attempts) == ("COMPLETED", 0)
+    assert [state for state, _ in sub.history].count("FINISHED_RUNNING") == 1
+
+
+def test_outputs_are_fetched_by_key_as_well_as_by_number(testapp, app_config, factories,
+                                                         world):
+    body = launch(testapp, world["headers"], sequencingObjects=[world["pair"].id]).json
+    url = links(body["resource"])["self"].replace("http://localhost", "")
+    run(app_config)
+    analysis = testapp.get(url + "/analysis", headers=world["headers"]).json["resource"]
+    text = {**world["headers"], "Accept": "text/plain"}
+    by_number = testapp.get(links(analysis)["outputFile/counts"], headers=text)
+    by_key = testapp.get(url + "/analysis/file/counts", headers=text)
+    assert by_key.body == by_number.body and by_key.text.startswith("sample\tfile\treads")
+    record = testapp.get(url + "/analysis/file/summary", headers=world["headers"]).json
+    assert record["resource"]["executionManagerFileId"] == "summary"
+    testapp.get(url + "/analysis/file/nothing", headers=world["headers"], status=404)
+    testapp.get(url + "/analysis/file/%C2%B2", headers=world["headers"], status=404)
+    stranger = factories.headers(factories.user(username="stranger"))
+    testapp.get(url + "/analysis/file/counts", headers=stranger, status=404)

@@ -129,7 +129,8 @@ def test_cli_backup_check_and_restore(deployment, app_config, tmp_path, seqcore_
     settings = app_config.get_settings()
     storage = Path(settings["seqcore.storage.path"])
     ini = tmp_path / "live.ini"
-    ini.write_text(f"[app:main]\nuse = egg:seqcore\nsqlalchemy.url = {settings['sqlalchemy.url']}"
+    ini.write_text(f"[app:main]\nuse = egg:seqcore-server\n"
+                   f"sqlalchemy.url = {settings['sqlalchemy.url']}"
                    f"\nseqcore.storage.path = {storage}\n")
     ok = cli(ini, "check")
     assert ok.exit_code == 0, ok.output
@@ -153,7 +154,7 @@ def test_cli_backup_check_and_restore(deployment, app_config, tmp_path, seqcore_
 
     url, new_storage = new_deployment(tmp_path, seqcore_settings, "fromcli")
     restored_ini = tmp_path / "restored.ini"
-    restored_ini.write_text(f"[app:main]\nuse = egg:seqcore\nsqlalchemy.url = {url}\n"
+    restored_ini.write_text(f"[app:main]\nuse = egg:seqcore-server\nsqlalchemy.url = {url}\n"
                             f"seqcore.storage.path = {new_storage}\n")
     assert cli(restored_ini, "restore", str(tmp_path / "backup")).exit_code == 0
     assert cli(restored_ini, "check").exit_code == 0
@@ -184,7 +185,7 @@ def test_pg_tools_match_the_server(app_config):
 
 def test_check_and_backup_of_a_database_without_tables_say_so(tmp_path):
     ini = tmp_path / "empty.ini"
-    ini.write_text(f"[app:main]\nuse = egg:seqcore\nsqlalchemy.url = sqlite:///{tmp_path}/e.db\n"
+    ini.write_text(f"[app:main]\nuse = egg:seqcore-server\nsqlalchemy.url = sqlite:///{tmp_path}/e.db\n"
                    f"seqcore.storage.path = {tmp_path / 'storage'}\n")
     checked = cli(ini, "check")
     assert checked.exit_code == 1 and "no database at" in checked.output
@@ -195,6 +196,50 @@ def test_check_and_backup_of_a_database_without_tables_say_so(tmp_path):
     backed = cli(ini, "backup", str(tmp_path / "backup"))
     assert backed.exit_code == 1 and "seqcore db upgrade" in backed.output
     assert not (tmp_path / "backup" / MANIFEST).exists()
+
+
+def test_long_commands_show_progress_on_a_terminal_only(deployment, app_config, tmp_path):
+    """``backup``, ``restore`` and ``check`` draw a progress bar when standard error is a
+    terminal, and write nothing of it into a pipe (logs, scripts, cron mail)."""
+    import pty
+    import subprocess
+    import sys
+
+    settings = app_config.get_settings()
+    ini = tmp_path / "live.ini"
+    ini.write_text(f"[app:main]\nuse = egg:seqcore-server\n"
+                   f"sqlalchemy.url = {settings['sqlalchemy.url']}\n"
+                   f"seqcore.storage.path = {settings['seqcore.storage.path']}\n")
+    command = [sys.executable, "-m", "seqcore.cli", "-c", str(ini)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+
+    def on_a_terminal(*args):
+        leader, follower = pty.openpty()
+        done = subprocess.run([*command, *args], stderr=follower, stdout=subprocess.PIPE,
+                              env=env, check=False, timeout=300)
+        os.close(follower)
+        seen = b""
+        try:
+            while chunk := os.read(leader, 65536):
+                seen += chunk
+        except OSError:  # the terminal closed
+            pass
+        os.close(leader)
+        return done, seen.decode(errors="replace")
+
+    done, drawn = on_a_terminal("check")
+    assert done.returncode == 0, drawn
+    assert "checking stored files" in drawn and "[" in drawn
+    piped = subprocess.run([*command, "check"], capture_output=True, text=True, env=env,
+                           check=False, timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert "checking stored files" not in piped.stderr + piped.stdout
+    assert "no unreferenced files" in piped.stdout
+    done, drawn = on_a_terminal("backup", str(tmp_path / "backup"))
+    assert done.returncode == 0 and "backing up stored files" in drawn, drawn
+    piped = subprocess.run([*command, "backup", str(tmp_path / "backup2")],
+                           capture_output=True, text=True, env=env, check=False, timeout=300)
+    assert piped.returncode == 0 and "backing up" not in piped.stderr, piped.stderr
 
 
 def test_restored_exports_show_expired_and_check_finds_a_lost_bundle(

@@ -14,7 +14,7 @@ from seqcore.config import configure
 def ini(tmp_path):
     path = tmp_path / "test.ini"
     path.write_text(
-        "[app:main]\nuse = egg:seqcore\n"
+        "[app:main]\nuse = egg:seqcore-server\n"
         f"sqlalchemy.url = sqlite:///{tmp_path / 'cli.sqlite'}\n"
         f"seqcore.storage.path = {tmp_path / 'storage'}\n"
         "seqcore.password_hash.time_cost = 1\nseqcore.password_hash.memory_cost = 64\n"

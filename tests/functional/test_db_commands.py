@@ -57,7 +57,7 @@ def test_plugin_author_writes_upgrades_and_downgrades_a_branch(tmp_path):
     (tmp_path / "widgets_site.py").write_text(PLUGIN)
     db = tmp_path / "site.sqlite"
     (tmp_path / "site.ini").write_text(
-        "[app:main]\nuse = egg:seqcore\n"
+        "[app:main]\nuse = egg:seqcore-server\n"
         f"sqlalchemy.url = sqlite:///{db}\n"
         "seqcore.plugins.modules = widgets_site\n")
     seqcore(tmp_path, "db", "upgrade")

@@ -174,3 +174,17 @@ def test_nginx_example_in_front_of_a_live_seqcore(nginx, tmp_path):
         process.terminate()
         process.wait(timeout=20)
         server.stop()
+
+
+def test_gunicorn_listens_where_nginx_and_production_ini_expect_it():
+    """gunicorn takes no address from ``--paste production.ini``: its configuration names
+    the one the nginx example forwards to and production.ini's server section states."""
+    import configparser
+    import runpy
+
+    config = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+    ini = configparser.RawConfigParser()
+    ini.read(ROOT / "production.ini")
+    nginx = (ROOT / "deploy" / "nginx" / "seqcore.conf").read_text()
+    assert config["bind"] == ini["server:main"]["bind"] == "127.0.0.1:6543"
+    assert f"server {config['bind']};" in nginx

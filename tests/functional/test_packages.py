@@ -11,7 +11,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 import build_web_assets
-from seqcore import __version__
+from seqcore import DISTRIBUTION, __version__
 from seqcore.web import vendored
 
 pytestmark = pytest.mark.database_independent
@@ -47,10 +47,29 @@ def test_each_plugin_declares_the_seqcore_release_it_runs_on(path):
     requirements = {Requirement(r).name: Requirement(r) for r in project(path)["dependencies"]}
     for name, requirement in requirements.items():
         if name == "seqcore" or name.startswith("seqcore-"):
+            assert name in OWN_NAMES, f"{name} is not one of the project's distributions"
             assert str(requirement.specifier), f"{name} without a version range"
             assert Version(__version__) in requirement.specifier, (name, __version__)
             assert Version("99.0") not in requirement.specifier
-    assert "seqcore" in requirements
+    assert DISTRIBUTION in requirements
+
+
+EXAMPLES = sorted(p.parent for p in (ROOT / "examples").glob("*/pyproject.toml"))
+# The name "seqcore" on the public package index belongs to another project: no distribution
+# of this project is called that, and none requires it.
+OWN_NAMES = {project(path)["name"] for path in PROJECTS}
+
+
+def test_no_distribution_is_named_or_needs_the_index_s_other_seqcore():
+    assert project(ROOT)["name"] == DISTRIBUTION == "seqcore-server"
+    for path in PROJECTS[1:]:
+        assert project(path)["name"] == f"seqcore-server-{path.name.removeprefix('seqcore-')}"
+    for path in [*PROJECTS, *EXAMPLES]:
+        meta = project(path)
+        needed = [*meta.get("dependencies", []),
+                  *(r for extra in meta.get("optional-dependencies", {}).values() for r in extra)]
+        for line in needed:
+            assert Requirement(line).name != "seqcore", f"{path.name} requires {line!r}"
 
 
 @pytest.mark.parametrize("path", PROJECTS, ids=lambda p: p.name)

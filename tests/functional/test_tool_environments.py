@@ -41,7 +41,7 @@ def test_declared_listed_installed_and_used(tmp_path):
     (tmp_path / "sixtool_site.py").write_text(PLUGIN)
     tools = tmp_path / "tools"
     (tmp_path / "site.ini").write_text(
-        "[app:main]\nuse = egg:seqcore\n"
+        "[app:main]\nuse = egg:seqcore-server\n"
         f"sqlalchemy.url = sqlite:///{tmp_path / 'site.sqlite'}\n"
         f"seqcore.tools.path = {tools}\n"
         "seqcore.plugins.modules = sixtool_site\n"

@@ -77,7 +77,7 @@ def test_the_database_itself_refuses_a_case_duplicate(factories, app_config):
 
 def test_the_command_refuses_a_case_duplicate(tmp_path):
     ini = tmp_path / "test.ini"
-    ini.write_text("[app:main]\nuse = egg:seqcore\n"
+    ini.write_text("[app:main]\nuse = egg:seqcore-server\n"
                    f"sqlalchemy.url = sqlite:///{tmp_path / 'cli.sqlite'}\n"
                    "seqcore.password_hash.time_cost = 1\n"
                    "seqcore.password_hash.memory_cost = 64\n")

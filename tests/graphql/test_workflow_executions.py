@@ -175,3 +175,33 @@ def test_group_is_null_for_a_project_in_a_group_and_group_launches_are_refused(
     assert refused["data"]["submitWorkflowExecution"]["errors"] == [{
         "message": "seqcore launches workflows in a project's namespace only: give "
                    "projectId.", "path": ["workflow_execution", "groupId"]}]
+
+
+def test_an_automated_execution_has_no_submitter(graphql, testapp, outbreak, factories,
+                                                 app_config, db):
+    """seqcore launches automated analyses itself, under no account: ``submitter`` is null,
+    never an internal error."""
+    from seqcore.analysis.worker import AnalysisWorker
+    from seqcore.models.analysis import AnalysisSubmission
+    from seqcore.qc.processing import Worker
+    from seqcore.testing.uploads import multipart
+
+    owner, project, samples = outbreak
+    headers = factories.headers(owner)
+    testapp.put_json(f"/api/projects/{project.id}/automatedAnalyses",
+                     {"analysisTypes": ["readcount"]}, headers=headers)
+    body, content_type = multipart([("file1", "a_R1.fastq", fastq(seed=5), None),
+                                    ("file2", "a_R2.fastq", fastq(seed=6), None)])
+    testapp.post(f"/api/samples/{samples[0].id}/pairs", body,
+                 headers={**headers, "Content-Type": content_type})
+    Worker(app_config.registry).run_until_idle()
+    submission = db.query(AnalysisSubmission).one()
+    assert submission.automated and submission.submitter_id is None
+    AnalysisWorker(app_config.registry).run_until_idle(timeout=120)
+    graphql.as_user(owner)
+    body = graphql("""query($id: ID!) { node(id: $id) { ... on WorkflowExecution {
+        name state submitter { email } submitterId } } }""",
+                   {"id": gid("WorkflowExecution", submission.id)})
+    assert "errors" not in body, body
+    assert body["data"]["node"] == {"name": submission.name, "state": "completed",
+                                    "submitter": None, "submitterId": None}

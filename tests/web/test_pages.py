@@ -1,6 +1,7 @@
 """Sign-in, sign-out, the profile's Access Tokens, and GraphiQL, through WebTest."""
 
 import base64
+import re
 from datetime import timedelta
 
 import pytest
@@ -182,3 +183,18 @@ def test_production_needs_a_session_secret(database_url, tmp_path, monkeypatch):
     secret = (tmp_path / "seqcore-session-secret").read_text()
     configure({"sqlalchemy.url": url}, plugins=[])
     assert (tmp_path / "seqcore-session-secret").read_text() == secret
+
+
+def test_every_page_links_to_graphiql_and_the_rest_reference(testapp, factories):
+    """The profile, token, GraphiQL and Redoc pages each lead to GraphiQL and to Redoc, and
+    every word on Redoc's navy bar is white (the bar's own rule, not the body's dark text)."""
+    sign_in(testapp, factories.user())
+    for path in ("/-/profile", "/-/profile/personal_access_tokens", "/graphiql", "/redoc"):
+        page = testapp.get(path)
+        hrefs = {a["href"] for a in page.html.find_all("a") if a.get("href")}
+        assert {"/graphiql", "/redoc"} - {path} <= hrefs, (path, hrefs)
+    page = testapp.get("/redoc")
+    sheets = [link["href"] for link in page.html.find_all("link", rel="stylesheet")]
+    rules = "".join(testapp.get(href).text for href in sheets)
+    header_rule = re.search(r"(?m)^\.graphiql-bar \{([^}]*)\}", rules).group(1)
+    assert "background: #12355b" in header_rule and "color: #fff" in header_rule

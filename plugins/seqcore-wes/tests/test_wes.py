@@ -373,7 +373,7 @@ def test_a_killed_worker_process_is_followed_by_the_next_one(testapp, app_config
            "SEQCORE_WES_TIMEOUT_SECONDS": "30", "SEQCORE_PLUGINS_ENABLED": "wes,sequencefiles",
            "SEQCORE_SESSION_SECRET": settings["seqcore.session.secret"]}
     ini = tmp_path / "worker.ini"  # the settings come from the environment
-    ini.write_text("[app:main]\nuse = egg:seqcore\n")
+    ini.write_text("[app:main]\nuse = egg:seqcore-server\n")
     command = [str(Path(sys.executable).with_name("seqcore")), "-c", str(ini), "worker"]
     res = launch(testapp, world, sleep=3)
     submission_id = int(res.json["resource"]["identifier"])

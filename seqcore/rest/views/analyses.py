@@ -394,10 +394,10 @@ ENDPOINTS = [
         "GET": View(get_analysis, Permission.SUBMISSION_READ),
     }, description="The outputs of a completed submission (404 before)."),
     Endpoint("api.submission.output",
-             f"/api/analysisSubmissions/{SID}/analysis/file/{{fid:\\d+}}", {
+             f"/api/analysisSubmissions/{SID}/analysis/file/{{fid}}", {
                  "GET": View(get_output, Permission.SUBMISSION_READ, renderer=None),
-             }, description="One output; Accept: text/plain (or its media type) gives the "
-                            "content."),
+             }, description="One output, by its number or by its key (`contigs`); Accept: "
+                            "text/plain (or its media type) gives the content."),
     Endpoint("api.submission.inputs",
              f"/api/analysisSubmissions/{SID}/sequenceFiles/{{kind}}", {
                  "GET": View(list_inputs, Permission.SUBMISSION_READ),

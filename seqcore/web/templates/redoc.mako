@@ -9,6 +9,7 @@
 <body>
 <header class="graphiql-bar">
 <a href="${request.route_path('web.profile')}">seqcore</a>
+<a href="${request.route_path('web.graphiql')}">GraphiQL</a>
 <span>Signed in as ${identity.username}</span>
 <form method="post" action="${request.route_path('web.sign_out')}">
 <input type="hidden" name="csrf_token" value="${csrf_token}">
