@@ -40,7 +40,7 @@ from seqcore.analysis.pipeline import write_job
 from seqcore.analysis.registry import analysis_registry, make_executor
 from seqcore.analysis.toolenvs import SETTING as TOOL_ENVIRONMENTS
 from seqcore.analysis.toolenvs import environments_root
-from seqcore.db import utcnow
+from seqcore.db import rowcount, utcnow
 from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
@@ -106,7 +106,7 @@ class AnalysisWorker(LeasedWorker):
             update(AnalysisSubmission)
             .where(AnalysisSubmission.id == sub.id, AnalysisSubmission.state == old)
             .values(state=new.value).execution_options(synchronize_session=False))
-        if moved.rowcount != 1:
+        if rowcount(moved) != 1:
             raise Superseded(f"submission {sub.id} is no longer {old}")
         sub.state = new.value
         sub.history = [*(sub.history or []), [new.value, epoch_ms(utcnow())]]
@@ -135,7 +135,7 @@ class AnalysisWorker(LeasedWorker):
                        AnalysisSubmission.state == expected.value)
                 .values(state=new.value, worker=self.name, lease_until=utcnow() + self.lease,
                         modified=utcnow()))
-            if result.rowcount != 1:
+            if rowcount(result) != 1:
                 return False
             sub = db.get(AnalysisSubmission, submission_id)
             sub.history = [*(sub.history or []), [new.value, epoch_ms(utcnow())]]
@@ -305,7 +305,7 @@ class AnalysisWorker(LeasedWorker):
                         .values(remote_workflow_id=remote_id, lease_until=None,
                                 modified=utcnow())
                         .execution_options(synchronize_session=False))
-                    if recorded.rowcount != 1:
+                    if rowcount(recorded) != 1:
                         raise Superseded(f"submission {submission_id} was cancelled")
                 else:
                     sub = db.get(AnalysisSubmission, submission_id)
@@ -518,7 +518,7 @@ class AnalysisWorker(LeasedWorker):
                     AnalysisSubmission.id == submission_id,
                     AnalysisSubmission.cleaned_state == CleanedState.NOT_CLEANED.value)
                     .values(cleaned_state=CleanedState.CLEANING.value))
-                if result.rowcount != 1:
+                if rowcount(result) != 1:
                     continue
                 work_dir = db.get(AnalysisSubmission, submission_id).work_dir
             state = CleanedState.CLEANED

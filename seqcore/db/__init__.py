@@ -6,6 +6,13 @@ error: a failed request leaves no half-written rows.
 """
 
 from seqcore.db.base import Base, utcnow
-from seqcore.db.session import get_engine, get_session_factory, includeme, session_for
+from seqcore.db.session import (
+    get_engine,
+    get_session_factory,
+    includeme,
+    rowcount,
+    session_for,
+)
 
-__all__ = ["Base", "get_engine", "get_session_factory", "includeme", "session_for", "utcnow"]
+__all__ = ["Base", "get_engine", "get_session_factory", "includeme", "rowcount", "session_for",
+           "utcnow"]

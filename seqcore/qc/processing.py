@@ -34,7 +34,7 @@ from pyramid.registry import Registry
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from seqcore.db import session_for, utcnow
+from seqcore.db import rowcount, session_for, utcnow
 from seqcore.models.sequencing import (
     ProcessingState,
     QCRecord,
@@ -157,7 +157,7 @@ class Worker(LeasedWorker):
                     .values(processing_state=ProcessingState.QUEUED.value,
                             file_processor=self.name, lease_until=now + self.lease,
                             modified=now))
-                if result.rowcount == 1:
+                if rowcount(result) == 1:
                     claimed.append(object_id)
         return claimed
 
