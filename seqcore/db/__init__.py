@@ -5,7 +5,7 @@ zope.sqlalchemy, so pyramid_tm commits it when the view succeeds and rolls it ba
 error: a failed request leaves no half-written rows.
 """
 
-from seqcore.db.base import Base, utcnow
+from seqcore.db.base import AnySelect, Base, utcnow
 from seqcore.db.session import (
     get_engine,
     get_session_factory,
@@ -14,5 +14,5 @@ from seqcore.db.session import (
     session_for,
 )
 
-__all__ = ["Base", "get_engine", "get_session_factory", "includeme", "rowcount", "session_for",
-           "utcnow"]
+__all__ = ["AnySelect", "Base", "get_engine", "get_session_factory", "includeme", "rowcount",
+           "session_for", "utcnow"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from seqcore import hookimpl
 from seqcore.framework.contrib import Setting
 
@@ -22,14 +24,14 @@ def register_settings() -> list[Setting]:
 
 
 @hookimpl
-def register_links() -> list:
+def register_links() -> list[Any]:
     from seqcore.framework.core_links import core_links
 
     return core_links()
 
 
 @hookimpl
-def register_metadata_types() -> list:
+def register_metadata_types() -> list[Any]:
     from seqcore.samples.metadata import TEXT
 
     return [TEXT]

@@ -15,7 +15,7 @@ Pyramid's loop would choose, predicates and all.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from pyramid.config import Configurator
 from pyramid.exceptions import URLDecodeError
@@ -53,16 +53,16 @@ class PrefixRoutesMapper:
     # Pyramid's mapper does the bookkeeping.
 
     def has_routes(self) -> bool:
-        return self.mapper.has_routes()
+        return cast("bool", self.mapper.has_routes())
 
-    def get_routes(self, include_static: bool = False) -> list:
-        return self.mapper.get_routes(include_static=include_static)
+    def get_routes(self, include_static: bool = False) -> list[Any]:
+        return cast("list[Any]", self.mapper.get_routes(include_static=include_static))
 
     def get_route(self, name: str) -> Any:
         return self.mapper.get_route(name)
 
-    def generate(self, name: str, kw: dict) -> str:
-        return self.mapper.generate(name, kw)
+    def generate(self, name: str, kw: dict[str, Any]) -> str:
+        return cast("str", self.mapper.generate(name, kw))
 
     def connect(self, name: str, pattern: str, factory: Any = None, predicates: Any = (),
                 pregenerator: Any = None, static: bool = False) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
@@ -255,7 +255,7 @@ def check(schema: Schema, data: Mapping[str, Any], *, partial: bool = False,
         raise Invalid(message=f"{message} Unknown: {', '.join(unknown)}.",
                       **{"acceptable-properties": accepted})
     try:
-        return schema.load(dict(data), partial=partial, unknown=EXCLUDE)
+        return cast("dict[str, Any]", schema.load(dict(data), partial=partial, unknown=EXCLUDE))
     except ValidationError as err:
         raise Invalid(_flatten(err.messages)) from None
 

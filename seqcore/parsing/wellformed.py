@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Callable
 from email.message import Message
+from typing import Any
 
 from pyramid.config import Configurator
 from pyramid.registry import Registry
@@ -101,7 +102,7 @@ def problem(request: Request) -> str | None:
     return None
 
 
-def wellformed_tween_factory(handler: Callable, registry: Registry) -> Callable:
+def wellformed_tween_factory(handler: Callable[..., Any], registry: Registry) -> Callable[..., Any]:
     def tween(request: Request) -> Response:
         reason = problem(request)
         if reason is not None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pluggy
 from sqlalchemy import Select, Table, select
@@ -89,7 +89,7 @@ def installed_attachments(pm: pluggy.PluginManager) -> tuple[Table, ...]:
 def hashed_attachments(registry: Any) -> tuple[Table, ...]:
     """The plugin tables the application's hashes include, found once at start-up
     (:func:`includeme`): the models cannot change while it runs."""
-    return registry[ATTACHMENTS]
+    return cast("tuple[Table, ...]", registry[ATTACHMENTS])
 
 
 def includeme(config: Any) -> None:

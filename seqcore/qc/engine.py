@@ -21,7 +21,7 @@ import threading
 import zlib
 from collections.abc import Iterator, Mapping
 from multiprocessing.shared_memory import SharedMemory
-from typing import Any, BinaryIO, Protocol, runtime_checkable
+from typing import Any, BinaryIO, Protocol, cast, runtime_checkable
 
 import dnaio
 import numpy as np
@@ -350,7 +350,7 @@ class _WorkerPool:
     def _receive(self, worker: int) -> tuple[Any, ...]:
         while True:
             try:
-                return self.results[worker].get(timeout=_POLL_SECONDS)
+                return cast("tuple[Any, ...]", self.results[worker].get(timeout=_POLL_SECONDS))
             except queue.Empty:
                 process = self.processes[worker]
                 if not process.is_alive():

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import transaction
 from isal import igzip
@@ -284,7 +284,7 @@ class Worker(LeasedWorker):
                 record.modified = utcnow()
         finally:
             tmp.unlink(missing_ok=True)
-        return self.storage.path(relative)
+        return cast("Path", self.storage.path(relative))
 
     def _finish(self, object_id: int, state: ProcessingState, error: str | None) -> None:
         with self.session() as (db, _):

@@ -9,7 +9,7 @@ from seqcore.framework.contrib import AnalysisType, FileKind
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.files import file_kinds
-from seqcore.security.access import SUBMISSION, SUBMISSIONS
+from seqcore.security.access import SUBMISSION, SUBMISSIONS, Ace
 from seqcore.security.permissions import Permission
 
 
@@ -58,7 +58,7 @@ class SubmissionResource(Context):
         self.submission = submission
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         """From :data:`seqcore.security.access.SUBMISSION`: the submitter and the members of the
         projects it is shared with read it (sequencer accounts too, once it is shared)."""
         if not hasattr(self, "_acl"):
@@ -80,6 +80,8 @@ class SubmissionResource(Context):
 class AnalysisResource(Context):
     """The outputs of a completed submission."""
 
+    __parent__: SubmissionResource
+
     @property
     def submission(self) -> AnalysisSubmission:
         return self.__parent__.submission
@@ -91,6 +93,8 @@ class AnalysisResource(Context):
 
 
 class OutputFiles(Context):
+    __parent__: AnalysisResource
+
     def child(self, key: str) -> Any:
         output_id = int_key(key)
         for output in self.__parent__.submission.outputs:
@@ -113,6 +117,8 @@ class SubmissionInputs(Context):
     """``/api/analysisSubmissions/{id}/sequenceFiles/<kind>`` for each registered kind that
     declares an ``input_rel`` (``pairs``, ``unpaired``)."""
 
+    __parent__: SubmissionResource
+
     def child(self, key: str) -> Any:
         kind = file_kinds(self.request).get(key)
         if kind is not None and kind.input_rel:
@@ -122,6 +128,8 @@ class SubmissionInputs(Context):
 
 class InputObjects(Context):
     """A submission's inputs of one kind."""
+
+    __parent__: SubmissionInputs
 
     def __init__(self, request: Any, name: str, parent: Context, kind: FileKind) -> None:
         super().__init__(request, name, parent)

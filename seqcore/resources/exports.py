@@ -14,7 +14,7 @@ from typing import Any
 
 from seqcore.models.export import DataExport, ExportState
 from seqcore.resources.base import Context, int_key
-from seqcore.security.access import EXPORT, EXPORTS
+from seqcore.security.access import EXPORT, EXPORTS, Ace
 from seqcore.security.permissions import Permission
 
 
@@ -42,7 +42,7 @@ class ExportResource(Context):
         self.export = export
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         if not hasattr(self, "_acl"):
             self._acl = EXPORT.acl(self.db, self.export)
         return self._acl

@@ -7,16 +7,17 @@ asks ``canReadProject``; ``ncbi:submit`` (owners, administrators) creates them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from seqcore.models.ncbi import NcbiSubmission
-from seqcore.resources.base import Context, int_key
+from seqcore.resources.base import Context, ProjectNode, int_key
 
 
 class ProjectNcbiSubmissions(Context):
     def child(self, key: str) -> Any:
         submission = self.db.get(NcbiSubmission, int_key(key))
-        if submission is None or submission.project_id != self.__parent__.project_id:
+        project = cast(ProjectNode, self.__parent__)
+        if submission is None or submission.project_id != project.project_id:
             raise KeyError(key)
         return NcbiSubmissionResource(self.request, key, self, submission)
 

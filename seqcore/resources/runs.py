@@ -6,7 +6,7 @@ from typing import Any
 
 from seqcore.models.sequencing import SequencingRun
 from seqcore.resources.base import Context, int_key
-from seqcore.security.access import RUN, RUNS
+from seqcore.security.access import RUN, RUNS, Ace
 from seqcore.security.permissions import Permission
 
 # Path segments that create a run of that sequencer type (deprecated names included).
@@ -34,7 +34,7 @@ class RunResource(Context):
         self.run = run
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         """From :data:`seqcore.security.access.RUN`: the account that created the run updates it."""
         return RUN.acl(self.db, self.run)
 
@@ -47,6 +47,8 @@ class RunResource(Context):
 class RunObjects(Context):
     """``/api/sequencingrun/{id}/sequenceFiles``: POST attaches an existing sequencing object
     to the run (the run's rules apply)."""
+
+    __parent__: RunResource
 
     @property
     def run(self) -> SequencingRun:

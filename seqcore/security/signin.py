@@ -21,6 +21,7 @@ import enum
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
+from typing import cast
 
 from pyramid.request import Request
 from sqlalchemy import delete, func, or_, select
@@ -93,7 +94,7 @@ def locked(request: Request, key: str) -> bool:
         func.count().filter(SignInFailure.address == address),
     ).where(SignInFailure.created > utcnow() - window, or_(
         SignInFailure.username == key, SignInFailure.address == address))).one()
-    return by_account >= limit or by_address >= ADDRESS_FACTOR * limit
+    return cast("bool", by_account >= limit or by_address >= ADDRESS_FACTOR * limit)
 
 
 def record_failure(request: Request, key: str) -> None:

@@ -40,7 +40,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -324,7 +324,7 @@ class Strategies:
                 return _quote(draw(self.identifier(name)))
 
             path = PLACEHOLDER.sub(fill, target.pattern)
-            return path + draw(st.sampled_from(("", "", "", "", "/", "//")))
+            return cast("str", path + draw(st.sampled_from(("", "", "", "", "/", "//"))))
 
         return build()
 
