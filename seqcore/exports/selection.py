@@ -127,8 +127,9 @@ def create_export(db: Session, caller: Actor, project: Project, body: Mapping[st
         raise Invalid(message="The body must be a JSON object.")
     unknown = sorted(set(body) - set(FIELDS))
     if unknown:
+        acceptable: dict[str, Any] = {"acceptable-properties": list(FIELDS)}
         raise Invalid(message=f"Unknown field(s): {', '.join(map(str, unknown))}.",
-                      **{"acceptable-properties": list(FIELDS)})
+                      **acceptable)
     check = _Checker()
     name = body.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyramid.request import Request
+
 from seqcore import hookimpl
 from seqcore.framework.contrib import Setting
 
@@ -38,7 +40,7 @@ def register_metadata_types() -> list[Any]:
 
 
 @hookimpl
-def samples_deleting(sample_ids: list[int], request: object) -> None:
+def samples_deleting(sample_ids: list[int], request: Request) -> None:
     """Sequence files go with their samples: rows now, stored files once committed (a file
     another row still refers to stays)."""
     from seqcore.files.attachments import delete_attachments
@@ -53,7 +55,7 @@ def samples_deleting(sample_ids: list[int], request: object) -> None:
 
 
 @hookimpl
-def projects_deleting(project_ids: list[int], request: object) -> None:
+def projects_deleting(project_ids: list[int], request: Request) -> None:
     """A project's attachments go with it: rows now, stored files once committed."""
     from seqcore.files.attachments import delete_attachments
     from seqcore.models.attachment import Attachment
@@ -63,7 +65,7 @@ def projects_deleting(project_ids: list[int], request: object) -> None:
 
 
 @hookimpl
-def submissions_deleting(submission_ids: list[int], request: object) -> None:
+def submissions_deleting(submission_ids: list[int], request: Request) -> None:
     """A submission's output attachments go with it (the outputs' files with its outputs;
     those attached to a sample stay the sample's)."""
     from seqcore.files.attachments import delete_attachments

@@ -214,7 +214,7 @@ def file_uploaded(db: Session, row_id: int) -> None:
 
 def upload_finished(db: Session, submission_id: int) -> None:
     """Everything is on the server with ``submit.ready``: ``UPLOADED``; NCBI takes over."""
-    submission = db.get(NcbiSubmission, submission_id)
+    submission = db.get_one(NcbiSubmission, submission_id)
     _move(db, submission, S.UPLOADED, lease_until=None, error=None)
     for sample in submission.samples:
         sample.status = S.UPLOADED.value

@@ -274,8 +274,9 @@ def create_submission(db: Session, caller: Actor, project: Project, body: Mappin
     """
     unknown = sorted(set(body) - set(FIELDS))
     if unknown:
+        acceptable: dict[str, Any] = {"acceptable-properties": list(FIELDS)}
         raise Invalid(message=f"Unknown field(s): {', '.join(map(str, unknown))}.",
-                      **{"acceptable-properties": list(FIELDS)})
+                      **acceptable)
     check = _Checker()
     bio_project = _text(body.get("bioProject"), 64)
     if bio_project is None or not BIOPROJECT.fullmatch(bio_project):

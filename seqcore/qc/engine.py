@@ -141,7 +141,8 @@ class FastQCCompatibleEngine:
             return self._run(path)
         except QCError:
             raise
-        except (OSError, EOFError, zlib.error, IsalError) as error:
+        # isal's stub declares IsalError an instance of Exception, not the class it is.
+        except (OSError, EOFError, zlib.error, IsalError) as error:  # type: ignore[misc]
             raise QCError(f"could not read {path.name}: {error}") from error
         except MemoryError as error:
             raise QCError(f"{path.name} needs more memory than is available") from error
@@ -327,7 +328,9 @@ class _WorkerPool:
                         break
                     self.tasks[worker].put(("chunk", slot, end))
                     dispatched += 1
-        except (OSError, EOFError, zlib.error, IsalError, BufferError) as error:
+        # isal's stub declares IsalError an instance of Exception, not the class it is.
+        except (OSError, EOFError, zlib.error, IsalError,  # type: ignore[misc]
+                BufferError) as error:
             # Turned into a QCError outside the handler, so that the traceback (and the
             # views of the shared memory held by its frames) is dropped before clean-up.
             failure = f"{type(error).__name__}: {error}"

@@ -249,7 +249,7 @@ class Worker(LeasedWorker):
         if sha is None:
             digest = _sha256(full)
             with self.session() as (db, _):
-                db.get(SequenceFile, file_id).upload_sha256 = digest
+                db.get_one(SequenceFile, file_id).upload_sha256 = digest
         if (kind is not None and kind.decompress and self.settings[
                 "seqcore.processing.decompress"] and _is_gzip(full)):
             full = self._decompress(file_id, full, name)
@@ -275,7 +275,7 @@ class Worker(LeasedWorker):
                 shutil.copyfileobj(src, dst, 1 << 20)
             with self.session() as (db, manager):
                 relative, _, size = self.storage.store_file(tmp, new_name, manager)
-                record = db.get(SequenceFile, file_id)
+                record = db.get_one(SequenceFile, file_id)
                 record.original_path = record.path
                 record.path = relative
                 record.file_name = new_name

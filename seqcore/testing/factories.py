@@ -205,7 +205,7 @@ class Factories:
                                  fields.pop("path", None), fields.pop("description", None),
                                  above)
             for user, level in members:
-                add_group_member(db, group, db.get(User, user.id), AccessLevel(level))
+                add_group_member(db, group, db.get_one(User, user.id), AccessLevel(level))
             return group
 
         return self._write(work)  # type: ignore[no-any-return]
@@ -217,7 +217,7 @@ class Factories:
 
         def work(db: Session) -> GroupShare:
             return share_with_group(
-                db, db.get(Group, grantee.id), AccessLevel(level),
+                db, db.get_one(Group, grantee.id), AccessLevel(level),
                 group=db.get(Group, group.id) if group is not None else None,
                 project=db.get(Project, project.id) if project is not None else None)
 

@@ -875,7 +875,7 @@ def fuzz(targets: list[Target], strategies: Strategies, accounts: list[Account],
             reseed_now()
             send_one(data, target, method)
 
-        return one  # type: ignore[no-any-return]
+        return one
 
     # Chunks of CHUNK requests, each with a seed of its own, so the time budget is checked
     # between them (a test that stopped drawing midway would confuse hypothesis) and the

@@ -63,7 +63,10 @@ class LiveServer:
 
     def create_client(self, client_id: str, *extra: str) -> str:
         out = self.cli("clients", "create", "--client-id", client_id, *extra)
-        return re.search(r"client_secret: (\w+)", out).group(1)
+        found = re.search(r"client_secret: (\w+)", out)
+        if found is None:
+            raise AssertionError(f"`seqcore clients create` printed no secret: {out}")
+        return found.group(1)
 
     def start(self, server: str = "waitress", workers: int = 2) -> None:
         """Serve with waitress (``seqcore serve``, the development server, embedded worker)
