@@ -20,7 +20,6 @@ its ``repr`` and ``str``).
 
 from __future__ import annotations
 
-import ftplib
 import logging
 import time
 import xml.etree.ElementTree as ET
