@@ -182,9 +182,9 @@ def create_export(db: Session, caller: Actor, project: Project, body: Mapping[st
                          "metadata field")
     template = body.get("metadataTemplate")
     if template is not None:
-        key = template if isinstance(template, int | str) and \
+        named = template if isinstance(template, int | str) and \
             not isinstance(template, bool) and str(template).strip() else None
-        fields = template_fields(db, caller, project, key) if key is not None else None
+        fields = template_fields(db, caller, project, named) if named is not None else None
         if fields is None:
             check.add("metadataTemplate", f"No metadata template {template!r} in project "
                                           f"{project.id}.")

@@ -92,11 +92,11 @@ class PrefixRoutesMapper:
             prefixes = self._index()
         # A regular expression's $ also matches before a final newline: so does this.
         whole = path[:-1] if path.endswith("\n") else path
-        key = (whole if whole in self._exact else None,
-               *[prefix for prefix in prefixes if path.startswith(prefix)])
+        matching = [prefix for prefix in prefixes if path.startswith(prefix)]
+        key = (whole if whole in self._exact else None, *matching)
         routes = self._candidates.get(key)
         if routes is None:
-            entries = [entry for prefix in key[1:] for entry in self._by_prefix[prefix]]
+            entries = [entry for prefix in matching for entry in self._by_prefix[prefix]]
             entries += self._exact.get(whole, ()) if key[0] is not None else ()
             routes = tuple(route for _, route in sorted(entries, key=lambda entry: entry[0]))
             if len(self._candidates) < _CANDIDATE_LISTS:

@@ -62,6 +62,7 @@ def bad_request_response(raw_path: str, message: str) -> Response:
     """400 in the shape the path's clients read: GraphQL's ``errors``, the REST API's
     ``{"message": ...}``, or plain text for web pages."""
     raw_path = canonical_path(raw_path)
+    body: dict[str, Any]
     if raw_path == "/api/graphql":
         body = {"errors": [{"message": message, "extensions": {"code": "bad_request"}}]}
     elif raw_path == "/api" or raw_path.startswith("/api/"):
