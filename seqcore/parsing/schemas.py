@@ -252,8 +252,8 @@ def check(schema: Schema, data: Mapping[str, Any], *, partial: bool = False,
             message = "Cannot update resource with supplied properties."
         else:
             message = "Your request could not be parsed. Unrecognized property in JSON request."
-        raise Invalid(message=f"{message} Unknown: {', '.join(unknown)}.",
-                      **{"acceptable-properties": accepted})
+        acceptable: dict[str, Any] = {"acceptable-properties": accepted}
+        raise Invalid(message=f"{message} Unknown: {', '.join(unknown)}.", **acceptable)
     try:
         return cast("dict[str, Any]", schema.load(dict(data), partial=partial, unknown=EXCLUDE))
     except ValidationError as err:
@@ -291,4 +291,6 @@ class MetadataTemplateSchema(Schema):
 
     name = Text(required=True, validate=validate.Length(min=1, max=255))
     description = Text(allow_none=True, load_default=None)
-    fields = fields.List(Text(), required=True)
+    # marshmallow takes declared fields out of the class, so this one may be called
+    # ``fields``; its annotations see Schema.fields (the instance's dict of fields) instead.
+    fields = fields.List(Text(), required=True)  # type: ignore[assignment]

@@ -150,13 +150,15 @@ def _attachment_query(project_id: int, table: Table) -> AnySelect:
             columns.extend(stored.c[name] for name in FILE_STATE)
             query_joins.append((stored, stored.c.id == fk.parent))
     query = select(*columns).select_from(table)
-    for stored, condition in query_joins:
-        query = query.outerjoin(stored, condition)
+    for stored, joined_on in query_joins:
+        query = query.outerjoin(stored, joined_on)
     condition: ColumnElement[bool] | None = None
     for fk in table.foreign_keys:
         if fk.references(sample_table):
             in_project = _in_project(project_id, fk.parent)
             condition = in_project if condition is None else condition | in_project
+    if condition is None:  # sample_attachments chose tables with a key to sample.id
+        raise ValueError(f"{table.name} has no foreign key to sample.id")
     order = list(table.primary_key.columns) or list(table.columns)
     return query.where(condition).order_by(*order)
 

@@ -65,7 +65,7 @@ class ProjectResource(Context):
         super().__init__(request, name, parent)
         if project is not None:
             self.project = project
-        self.row = row if row is not None else project
+        self.row: Any = row if row is not None else project
 
     @property
     def project(self) -> Project:
@@ -79,7 +79,8 @@ class ProjectResource(Context):
 
     @property
     def project_id(self) -> int:
-        return cast("int", cast(int, self.row.id))
+        project_id: int = self.row.id
+        return project_id
 
     @property
     def __acl__(self) -> list[Ace]:

@@ -244,8 +244,7 @@ class Factories:
                    group: Group | None = None) -> Any:
         """An attachment row on a sample, a project or a group, its file recorded but not
         stored (listing, filtering and paging need no bytes)."""
-        from seqcore.files.attachments import file_metadata
-        from seqcore.models.attachment import Attachment
+        from seqcore.models.attachment import Attachment, file_metadata
 
         attachment = Attachment(
             sample_id=sample.id if sample else None,

@@ -37,7 +37,7 @@ import re
 import time
 import urllib.parse
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -167,7 +167,8 @@ def field_names() -> list[str]:
     from marshmallow import Schema
 
     def subclasses(cls: type) -> list[type]:
-        found = []
+        found: list[type] = []
+        sub: type
         for sub in cls.__subclasses__():
             found += [sub, *subclasses(sub)]
         return found
@@ -268,8 +269,9 @@ def _text(max_size: int = 30) -> st.SearchStrategy[str]:
 
 @st.composite
 def _colliding_metadata(draw: Any) -> dict[str, Any]:
-    return draw(st.dictionaries(st.sampled_from(METADATA_KEYS), Strategies.scalars,
-                                min_size=1, max_size=4))
+    drawn: dict[str, Any] = draw(st.dictionaries(st.sampled_from(METADATA_KEYS),
+                                                 Strategies.scalars, min_size=1, max_size=4))
+    return drawn
 
 
 class Strategies:
@@ -562,7 +564,7 @@ def _dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=True).encode("ascii")
 
 
-def _multipart(args: tuple[list[tuple[str, str | None, bytes, str | None]], str]
+def _multipart(args: tuple[Sequence[tuple[str, str | None, bytes, str | None]], str]
                ) -> tuple[bytes, str | None]:
     parts, boundary = args
     chunks = []
