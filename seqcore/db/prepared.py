@@ -66,7 +66,7 @@ class PreparedRead:
     def __init__(self, statement: Select, variables: tuple[str, ...]) -> None:
         self.statement = statement
         self.variables = variables
-        self.row = namedtuple("Row", statement.selected_columns.keys())  # type: ignore[misc]
+        self.row: Any = namedtuple("Row", statement.selected_columns.keys())  # type: ignore[misc]
         self._by_dialect: weakref.WeakKeyDictionary[Dialect, _Compiled] = (
             weakref.WeakKeyDictionary())
 

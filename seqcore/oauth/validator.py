@@ -229,7 +229,9 @@ class Validator(RequestValidator):
             .execution_options(synchronize_session=False))) == 1
         if not won:
             self.db.expire(row)
-            revoke_family(self.db, self._code(code).family)
+            redeemed = self._code(code)
+            if redeemed is not None:  # read again: the row is there, redeemed by another
+                revoke_family(self.db, redeemed.family)
             return False
         request.user = row.user
         request.scopes = row.scopes.split()

@@ -87,7 +87,7 @@ CORE_CHECKS: tuple[tuple[str, Callable[[Registry], None]], ...] = (
 
 def run_checks(registry: Registry) -> dict[str, str]:
     """Every check's outcome: ``ok`` or its short public reason."""
-    checks = list(CORE_CHECKS)
+    checks: list[tuple[str, Callable[[Registry], None]]] = list(CORE_CHECKS)
     for registered in registry.pm.hook.register_readiness_checks():
         for check in registered or ():
             checks.append((check.name, lambda reg, c=check: c.check(reg.settings)))

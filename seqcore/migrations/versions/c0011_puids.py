@@ -8,10 +8,13 @@ Revision ID: c0011
 Revises: c0010
 """
 
+from collections.abc import Sequence
 from datetime import UTC
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.engine import Row
 
 from seqcore.models.puid import PROJECT, SAMPLE, date_part, format_puid, unit_of_day
 
@@ -24,7 +27,7 @@ TABLES = {"project": PROJECT, "sample": SAMPLE}
 
 
 def _backfill(connection: sa.Connection, table: str, kind: str) -> list[str]:
-    rows = connection.execute(
+    rows: Sequence[Row[Any]] = connection.execute(
         sa.select(sa.column("id"), sa.column("created", sa.DateTime()))
         .select_from(sa.table(table)).order_by(sa.column("created"), sa.column("id"))).all()
     issued: list[str] = []
