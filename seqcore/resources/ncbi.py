@@ -14,10 +14,14 @@ from seqcore.resources.base import Context, ProjectNode, int_key
 
 
 class ProjectNcbiSubmissions(Context):
+    @property
+    def project_ctx(self) -> ProjectNode:
+        """The project this collection hangs below."""
+        return cast(ProjectNode, self.__parent__)
+
     def child(self, key: str) -> Any:
         submission = self.db.get(NcbiSubmission, int_key(key))
-        project = cast(ProjectNode, self.__parent__)
-        if submission is None or submission.project_id != project.project_id:
+        if submission is None or submission.project_id != self.project_ctx.project_id:
             raise KeyError(key)
         return NcbiSubmissionResource(self.request, key, self, submission)
 

@@ -45,10 +45,11 @@ def body_reader(request: Request) -> BodyReader:
 
 
 def _gunicorn_reader(environ: dict[str, Any], length: int | None) -> BodyReader | None:
-    sock = environ.get("gunicorn.socket")
-    body = environ.get("wsgi.input")
-    reader = getattr(body, "reader", None)
-    unreader = getattr(reader, "unreader", None)
+    # gunicorn's own objects, which it does not annotate: checked below by what they hold.
+    sock: Any = environ.get("gunicorn.socket")
+    body: Any = environ.get("wsgi.input")
+    reader: Any = getattr(body, "reader", None)
+    unreader: Any = getattr(reader, "unreader", None)
     if (length is None or not isinstance(sock, socket.socket)
             or type(reader).__name__ != "LengthReader"
             or getattr(unreader, "sock", None) is not sock
@@ -59,6 +60,7 @@ def _gunicorn_reader(environ: dict[str, Any], length: int | None) -> BodyReader 
     # What gunicorn holds already: bytes its body object buffered, then bytes its socket
     # reader read ahead (which may run past this body, into a pipelined request: those go
     # back). The rest of ``reader.length`` is still in the socket.
+    client = sock
     held = body.buf.getvalue()
     body.buf = io.BytesIO()
     ahead = unreader.take_buffered()
@@ -80,7 +82,7 @@ def _gunicorn_reader(environ: dict[str, Any], length: int | None) -> BodyReader 
         try:
             # MSG_WAITALL: whole blocks rather than whatever the socket holds at the moment
             # (fewer, larger writes and hashes); a client that goes away ends it early.
-            data = sock.recv(min(size, left), socket.MSG_WAITALL)
+            data = client.recv(min(size, left), socket.MSG_WAITALL)
         except OSError:  # reset, timeout: the client is gone
             data = b""
         if not data:

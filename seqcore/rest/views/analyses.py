@@ -194,7 +194,7 @@ def get_analysis(request: Request) -> dict:
     rels = _output_rels(request, submission)
     links = [{"rel": "self", "href": url_for(request, context)}]
     for output in submission.outputs:
-        href = url_for(request, context, "file", output.id)
+        href = url_for(request, context, "file", str(output.id))
         for rel in rels.get(output.key, [f"outputFile/{output.key}"]):
             links.append({"rel": rel, "href": href})
     analysis_type = analysis_registry(request.registry).type(submission.analysis_type)

@@ -238,7 +238,7 @@ def share_samples(request: Request) -> dict:
     request.response.status = 201
     entries = []
     for sample, join in joined:
-        location = url_for(request, project_ctx, "samples", sample.id)
+        location = url_for(request, project_ctx, "samples", str(sample.id))
         request.response.headers.add("Location", location)
         entries.append(join_entry(request, project_ctx, sample, join))
     body: dict[str, Any] = {"resource": {"resources": entries, "links": [
@@ -269,7 +269,7 @@ def join_entry(request: Request, project_ctx: Any, sample: Sample, join: Project
         "links": [
             {"rel": "self", "href": url_for(request, canonical)},
             {"rel": "project/sample", "href": url_for(request, project_ctx, "samples",
-                                                      sample.id)},
+                                                      str(sample.id))},
             {"rel": "sample/sequenceFiles", "href": url_for(request, canonical,
                                                             "sequenceFiles")},
             {"rel": "sample/project", "href": url_for(request, project_ctx)},
