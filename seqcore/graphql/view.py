@@ -22,7 +22,7 @@ import json
 import logging
 from typing import Any
 
-from graphql import GraphQLError, parse, specified_rules, validate
+from graphql import GraphQLError, GraphQLFormattedError, parse, specified_rules, validate
 from graphql import execute as graphql_execute
 from graphql.language import OperationDefinitionNode
 from pyramid.config import Configurator
@@ -135,7 +135,7 @@ def _operation(document: Any, name: str | None) -> OperationDefinitionNode | Non
     return next((o for o in operations if o.name and o.name.value == name), None)
 
 
-def _formatted(request: Request, errors: list[GraphQLError]) -> list[dict[str, Any]]:
+def _formatted(request: Request, errors: list[GraphQLError]) -> list[GraphQLFormattedError]:
     """Errors as the client sees them; a resolver's unexpected exception is logged and
     reported without its internals, and nothing of the request is committed."""
     out = []
@@ -180,6 +180,7 @@ def graphql_view(request: Request) -> Response:
         return error_response(caller.error or "Authentication is required.", 401,
                               "unauthenticated",
                               **{"WWW-Authenticate": 'Basic realm="seqcore GraphQL"'})
+    identity = caller.identity
     if (caller.method == "session" and request.method == "POST"
             and not check_csrf_token(request, raises=False)):
         return error_response("Requests authenticated by the session must send the "
@@ -208,14 +209,14 @@ def graphql_view(request: Request) -> Response:
     if problems:
         return graphql_response({"errors": [e.formatted for e in problems]})
 
-    context = Context(request=request, identity=caller.identity,
-                      loaders=Loaders(request.db, caller.identity),
+    context = Context(request=request, identity=identity,
+                      loaders=Loaders(request.db, identity),
                       app=settings["seqcore.graphql.app"],
                       node_types=request.registry[NODE_TYPES], method=caller.method)
 
     async def run() -> Any:
         # Loaders bind to the running loop, so they are made inside it.
-        context.loaders = Loaders(request.db, caller.identity)
+        context.loaders = Loaders(request.db, identity)
         result = graphql_execute(schema, document, context_value=context,
                                  variable_values=variables, operation_name=operation_name)
         return await result if inspect.isawaitable(result) else result

@@ -32,6 +32,8 @@ class SubmissionsCollection(Context):
 class TypeFilters(Context):
     """``/api/analysisSubmissions/analysisType``."""
 
+    __parent__: SubmissionsCollection
+
     def child(self, key: str) -> Any:
         analysis_type = analysis_registry(self.request.registry).type(key)
         if analysis_type is None:
@@ -42,6 +44,8 @@ class TypeFilters(Context):
 class TypeFilter(Context):
     """``/api/analysisSubmissions/analysisType/{type}``: the caller's submissions of a type;
     POST launches one."""
+
+    __parent__: TypeFilters
 
     def __init__(self, request: Any, name: str, parent: Context,
                  analysis_type: AnalysisType) -> None:
@@ -104,6 +108,8 @@ class OutputFiles(Context):
 
 
 class OutputFileResource(Context):
+    __parent__: OutputFiles
+
     def __init__(self, request: Any, name: str, parent: Context, output: Any) -> None:
         super().__init__(request, name, parent)
         self.output = output

@@ -38,6 +38,11 @@ class SampleSequenceFiles(Context):
     def sample(self) -> Any:
         return cast(SampleNode, self.__parent__).sample
 
+    @property
+    def sample_ctx(self) -> Context:
+        """The sample's context, which this collection hangs below."""
+        return cast(Context, self.__parent__)
+
     def child(self, key: str) -> Any:
         kinds = file_kinds(self.request)
         if key in kinds:
@@ -53,8 +58,7 @@ class SampleSequenceFiles(Context):
         if row is None or row.SequencingObject.kind not in {k.name for k in kinds.values()}:
             raise KeyError(key)
         kind = next(k for k in kinds.values() if k.name == row.SequencingObject.kind)
-        objects = SequencingObjects(self.request, kind.path_segment,
-                                    cast(Context, self.__parent__), kind)
+        objects = SequencingObjects(self.request, kind.path_segment, self.sample_ctx, kind)
         return objects.resource_for(row.SequencingObject)["files"][str(file_id)]
 
 

@@ -58,6 +58,8 @@ class RunObjects(Context):
 class RunTypeResource(Context):
     """``/api/sequencingrun/{type}``: POST creates a run of that sequencer type."""
 
+    __parent__: RunsCollection
+
     @property
     def sequencer_type(self) -> str:
         name = self.__name__.lower()

@@ -46,11 +46,14 @@ def body_reader(request: Request) -> BodyReader:
 
 def _gunicorn_reader(environ: dict[str, Any], length: int | None) -> BodyReader | None:
     # gunicorn's own objects, which it does not annotate: checked below by what they hold.
-    sock: Any = environ.get("gunicorn.socket")
+    sock = environ.get("gunicorn.socket")
     body: Any = environ.get("wsgi.input")
     reader: Any = getattr(body, "reader", None)
     unreader: Any = getattr(reader, "unreader", None)
-    if (length is None or not isinstance(sock, socket.socket)
+    if not isinstance(sock, socket.socket):
+        return None
+    client = sock
+    if (length is None
             or type(reader).__name__ != "LengthReader"
             or getattr(unreader, "sock", None) is not sock
             or not isinstance(getattr(body, "buf", None), io.BytesIO)
@@ -60,7 +63,6 @@ def _gunicorn_reader(environ: dict[str, Any], length: int | None) -> BodyReader 
     # What gunicorn holds already: bytes its body object buffered, then bytes its socket
     # reader read ahead (which may run past this body, into a pipelined request: those go
     # back). The rest of ``reader.length`` is still in the socket.
-    client = sock
     held = body.buf.getvalue()
     body.buf = io.BytesIO()
     ahead = unreader.take_buffered()

@@ -14,7 +14,6 @@ from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.engine import Row
 
 from seqcore.models.puid import PROJECT, SAMPLE, date_part, format_puid, unit_of_day
 
@@ -27,7 +26,7 @@ TABLES = {"project": PROJECT, "sample": SAMPLE}
 
 
 def _backfill(connection: sa.Connection, table: str, kind: str) -> list[str]:
-    rows: Sequence[Row[Any]] = connection.execute(
+    rows: Sequence[Any] = connection.execute(
         sa.select(sa.column("id"), sa.column("created", sa.DateTime()))
         .select_from(sa.table(table)).order_by(sa.column("created"), sa.column("id"))).all()
     issued: list[str] = []
