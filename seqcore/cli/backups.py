@@ -77,6 +77,3 @@ def check_command(env: Env) -> None:
         sys.exit(1)
     click.echo(f"{report.checked} stored files present and intact; no unreferenced files")
 
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

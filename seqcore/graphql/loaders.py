@@ -7,11 +7,11 @@ turns) and fetches them with one statement. Loaders live for one request.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from datetime import datetime
 from typing import Any
 
+import aiodataloader
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -26,47 +26,24 @@ from seqcore.security.fieldaccess import Caller, readable_entry
 from seqcore.security.identity import Identity
 
 
-class DataLoader:
-    """Collects keys until the event loop turns, then calls ``batch(keys)`` once.
+class DataLoader(aiodataloader.DataLoader):
+    """aiodataloader's loader over a plain batch function: ``batch(keys)`` runs in the
+    request's own session (synchronously, as every statement of a request does) and returns a
+    mapping; keys it leaves out resolve to ``None``. aiodataloader collects the keys asked for
+    until the event loop turns and caches each key's future for the request.
 
-    ``batch`` returns a mapping; keys it leaves out resolve to ``None``.
+    ``bench/dataloader.py`` prints its cost per key against the floor (one future and one
+    batch call per key): about 8 µs against 4-6 µs at 100 keys, so batching the ~300 keys of a
+    page of 100 samples with metadata and projects costs about 1 ms more than the floor.
     """
 
     def __init__(self, batch: Callable[[list[Any]], Mapping[Any, Any]]) -> None:
-        self.batch = batch
-        self._futures: dict[Hashable, asyncio.Future] = {}
-        self._queue: list[Hashable] = []
+        self._batch = batch
+        super().__init__()
 
-    def load(self, key: Hashable) -> asyncio.Future:
-        future = self._futures.get(key)
-        if future is None:
-            loop = asyncio.get_running_loop()
-            future = self._futures[key] = loop.create_future()
-            self._queue.append(key)
-            if len(self._queue) == 1:
-                loop.call_soon(self._dispatch)
-        return future
-
-    def load_many(self, keys: Iterable[Hashable]) -> asyncio.Future:
-        return asyncio.gather(*(self.load(key) for key in keys))
-
-    def prime(self, key: Hashable, value: Any) -> None:
-        """Record a value fetched some other way (a page of samples already loaded)."""
-        if key not in self._futures:
-            future = asyncio.get_running_loop().create_future()
-            future.set_result(value)
-            self._futures[key] = future
-
-    def _dispatch(self) -> None:
-        keys, self._queue = self._queue, []
-        try:
-            found = self.batch(keys)
-        except Exception as err:  # every waiting resolver sees the failure
-            for key in keys:
-                self._futures[key].set_exception(err)
-            return
-        for key in keys:
-            self._futures[key].set_result(found.get(key))
+    async def batch_load_fn(self, keys: list[Any]) -> list[Any]:  # type: ignore[override]
+        found = self._batch(list(keys))
+        return [found.get(key) for key in keys]
 
 
 def readable_project(identity: Identity) -> Any:

@@ -209,14 +209,12 @@ def graphql_view(request: Request) -> Response:
     if problems:
         return graphql_response({"errors": [e.formatted for e in problems]})
 
-    context = Context(request=request, identity=identity,
-                      loaders=Loaders(request.db, identity),
-                      app=settings["seqcore.graphql.app"],
-                      node_types=request.registry[NODE_TYPES], method=caller.method)
-
     async def run() -> Any:
-        # Loaders bind to the running loop, so they are made inside it.
-        context.loaders = Loaders(request.db, identity)
+        # Loaders bind to the running loop, so the context is made inside it.
+        context = Context(request=request, identity=identity,
+                          loaders=Loaders(request.db, identity),
+                          app=settings["seqcore.graphql.app"],
+                          node_types=request.registry[NODE_TYPES], method=caller.method)
         result = graphql_execute(schema, document, context_value=context,
                                  variable_values=variables, operation_name=operation_name)
         return await result if inspect.isawaitable(result) else result

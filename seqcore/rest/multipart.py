@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from email.message import Message
+from email.utils import collapse_rfc2231_value
 
 from pyramid.request import Request
-from python_multipart.multipart import parse_options_header
 
 from seqcore.files.uploads import BadContent, ContentCheck, ReceivedFile
 from seqcore.rest.bodyreader import body_reader
@@ -30,6 +31,43 @@ from seqcore.storage.service import (
 
 BLOCK = 1 << 20
 SMALL_PART_LIMIT = 64 * 1024
+
+
+_HIDE_BREAKS = str.maketrans({"\r": "\ue000", "\n": "\ue001"})
+_SHOW_BREAKS = str.maketrans({"\ue000": "\r", "\ue001": "\n"})
+
+
+def parse_options_header(value: str | bytes) -> tuple[bytes, dict[bytes, bytes]]:
+    """A MIME header's value, lower-cased, and its parameters (``multipart/form-data;
+    boundary=...``, ``form-data; name="file1"; filename="..."``), read by the standard
+    library's e-mail parser: quoted strings, escapes and RFC 2231 values (``filename*=``).
+    Header bytes are Latin-1 on the wire; the values keep their bytes, so a UTF-8 file name is
+    decoded where it is used. A Windows path in ``filename`` (``C:\\dir\\r1.fastq``, as some
+    browsers send it unescaped) is kept whole: :func:`safe_basename` takes its last part."""
+    message = Message()
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    # A header may not hold a line break, but a file name in one may (it is stored as sent):
+    # carry them through the parser as characters Latin-1 text never has.
+    message["h"] = text.translate(_HIDE_BREAKS)
+    params = message.get_params(header="h", unquote=False) or []
+    if not params:
+        return b"", {}
+    options: dict[bytes, bytes] = {}
+    for key, raw in params[1:]:
+        if isinstance(raw, tuple):  # RFC 2231: (charset, language, value)
+            text = collapse_rfc2231_value(raw)
+            if len(text) >= 2 and text[0] == text[-1] == '"':
+                text = text[1:-1]
+            options[key.lower().rstrip("*").encode("latin-1")] = (
+                text.translate(_SHOW_BREAKS).encode("utf-8"))
+            continue
+        if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+            # Backslashes stay unless they escape a quote or a backslash (browsers send
+            # Windows paths unescaped).
+            raw = raw[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        options.setdefault(key.lower().encode("latin-1"),
+                           raw.translate(_SHOW_BREAKS).encode("latin-1"))
+    return params[0][0].translate(_SHOW_BREAKS).lower().encode("latin-1"), options
 
 
 @dataclass

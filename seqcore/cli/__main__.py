@@ -1,0 +1,6 @@
+"""``python -m seqcore.cli``: the ``seqcore`` command where its script is not on the path
+(live test servers and workers run it with the interpreter they were started with)."""
+
+from seqcore.cli import main
+
+main()
