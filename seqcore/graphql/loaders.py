@@ -41,7 +41,7 @@ class DataLoader(aiodataloader.DataLoader):
         self._batch = batch
         super().__init__()
 
-    async def batch_load_fn(self, keys: list[Any]) -> list[Any]:  # type: ignore[override]
+    async def batch_load_fn(self, keys: list[Any]) -> list[Any]:
         found = self._batch(list(keys))
         return [found.get(key) for key in keys]
 
