@@ -52,6 +52,7 @@ class ILinkService(Interface):
 
     def specs_for(context_type: type) -> list[Any]:
         """The specs registered on exactly ``context_type``."""
+        raise NotImplementedError  # an interface: the service implements it
 
 
 class IAnalysisRegistry(Interface):
@@ -71,6 +72,7 @@ class IExecutor(Interface):
 
     def submit(work_dir: Any) -> str:
         """Start the job in ``work_dir``; returns the executor's id for it."""
+        raise NotImplementedError  # an interface: the executor implements it
 
     def poll(remote_id: str, work_dir: Any) -> Any:
         """A :class:`seqcore.analysis.executors.JobStatus`."""

@@ -39,7 +39,8 @@ class WorkerLoop:
             try:
                 busy += step()
             except Exception:
-                log.exception("worker %s: a round of %s failed", self.name, step.__self__)
+                log.exception("worker %s: a round of %s failed", self.name,
+                              getattr(step, "__self__", step))
         return busy
 
     def run_forever(self, stop: threading.Event, interval: float = 2.0) -> None:

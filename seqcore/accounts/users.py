@@ -91,8 +91,8 @@ def delete_account(db: Session, user: User) -> None:
         # deleting each other at once cannot both succeed and leave none.
         db.execute(update(User).where(User.system_role == SystemRole.ADMIN.value)
                    .values(id=User.id).execution_options(synchronize_session=False))
-        admins = db.scalar(select(func.count()).select_from(User).where(
-            User.system_role == SystemRole.ADMIN.value, User.enabled.is_(True)))
+        admins = db.execute(select(func.count()).select_from(User).where(
+            User.system_role == SystemRole.ADMIN.value, User.enabled.is_(True))).scalar_one()
         if admins <= 1:
             raise Conflict(LAST_ADMIN.format(id=user.id))
     owned = owned_data(db, user.id)

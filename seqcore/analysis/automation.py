@@ -25,8 +25,10 @@ def sequencing_object_processed(sequencing_object: Any, kind: str, registry: Any
     from seqcore.analysis.service import create_submission
 
     db = object_session(sequencing_object)
+    if db is None:  # the hook is called from the session that processed the object
+        raise RuntimeError(f"sequencing object {sequencing_object.id} is in no session")
     analyses = analysis_registry(registry)
-    sample = db.get(Sample, sequencing_object.sample_id)
+    sample = db.get_one(Sample, sequencing_object.sample_id)
     rows = db.execute(
         select(AutomatedAnalysis, ProjectSample.owner)
         .join(ProjectSample, ProjectSample.project_id == AutomatedAnalysis.project_id)

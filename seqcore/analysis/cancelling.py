@@ -26,7 +26,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from seqcore.analysis.registry import make_executor
-from seqcore.db import utcnow
+from seqcore.db import rowcount, utcnow
 from seqcore.errors.domain import Conflict
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.models.user import User
@@ -57,7 +57,7 @@ def cancel_submission(db: Session, registry: Registry, submission: AnalysisSubmi
         .where(AnalysisSubmission.id == submission.id, AnalysisSubmission.state == old)
         .values(state=AnalysisState.ERROR.value)
         .execution_options(synchronize_session=False))
-    if moved.rowcount != 1:  # a worker moved it meanwhile
+    if rowcount(moved) != 1:  # a worker moved it meanwhile
         raise Conflict(f"Analysis submission {submission.id} changed state meanwhile; ask "
                        "again.")
     submission.state = AnalysisState.ERROR.value

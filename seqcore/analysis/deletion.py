@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
+from seqcore.db import rowcount
 from seqcore.errors.domain import Conflict
 from seqcore.governance.purge import purge_files
 from seqcore.models.analysis import (
@@ -110,7 +111,7 @@ def delete_submission(db: Session, pm: Any, submission: AnalysisSubmission, stor
         AnalysisSubmission.id == submission_id, AnalysisSubmission.state.in_(DELETABLE),
         AnalysisSubmission.cleaned_state != CleanedState.CLEANING.value)
         .execution_options(synchronize_session=False))
-    if gone.rowcount != 1:  # a worker took it since it was read
+    if rowcount(gone) != 1:  # a worker took it since it was read
         raise Conflict(f"Analysis submission {submission_id} has just been taken by a worker; "
                        "it can be deleted once it is COMPLETED or ERROR.")
     purge_files(db, storage, manager, file_ids)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlparse
 
 from pyramid.exceptions import ConfigurationError
@@ -38,7 +38,7 @@ MANAGED_PARAMETERS = ("input", "outdir")
 NF_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
 
-class DescriptorError(ConfigurationError):
+class DescriptorError(ConfigurationError):  # type: ignore[misc]  # pyramid has no types
     """A descriptor file seqcore cannot use; the message names the file and the problem."""
 
 
@@ -276,7 +276,7 @@ def pipeline_descriptors(registry: Any) -> dict[str, PipelineDescriptor]:
             files.extend(contributed or ())
         cached = load_descriptors(files)
         registry[REGISTRY_KEY] = cached
-    return cached
+    return cast("dict[str, PipelineDescriptor]", cached)
 
 
 def descriptor_for(registry: Any, type_name: str) -> PipelineDescriptor | None:

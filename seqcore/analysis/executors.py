@@ -83,7 +83,7 @@ class LocalExecutor:
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.settings = settings
-        self._children: dict[int, subprocess.Popen] = {}
+        self._children: dict[int, subprocess.Popen[bytes]] = {}
 
     def submit(self, work_dir: Path) -> str:
         log = open(work_dir / "executor.log", "ab")  # noqa: SIM115

@@ -86,7 +86,8 @@ def read_result(work_dir: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        return json.loads(path.read_text())
+        result: dict[str, Any] = json.loads(path.read_text())
+        return result
     except json.JSONDecodeError:
         return None  # being written
 

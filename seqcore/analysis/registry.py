@@ -38,7 +38,8 @@ class AnalysisRegistry:
 
 
 def analysis_registry(registry: Registry) -> AnalysisRegistry:
-    return registry_service(registry, IAnalysisRegistry)
+    analyses: AnalysisRegistry = registry_service(registry, IAnalysisRegistry)
+    return analyses
 
 
 def add_analysis_type(config: Configurator, analysis_type: AnalysisType) -> None:

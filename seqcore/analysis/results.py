@@ -51,7 +51,8 @@ class WriteBack:
 
     def output_path(self, key: str) -> Path:
         """Where an output is stored, to read it."""
-        return self.storage.path(self.outputs[key].path)
+        path: Path = self.storage.path(self.outputs[key].path)
+        return path
 
     def samples(self) -> list[int]:
         """The ids of the samples the submission analysed."""

@@ -134,8 +134,8 @@ def launch(request: Any, spec: LaunchRequest, automated: bool = False) -> Analys
         raise NotFound(f"There is no analysis type '{spec.analysis_type}'.")
     unknown = sorted(set(spec.extra) - set(analysis_type.launch_fields))
     if unknown:
-        raise Invalid(message=f"Unknown field(s): {', '.join(unknown)}.",
-                      **{"acceptable-properties": acceptable_fields(analysis_type)})
+        acceptable: dict[str, Any] = {"acceptable-properties": acceptable_fields(analysis_type)}
+        raise Invalid(message=f"Unknown field(s): {', '.join(unknown)}.", **acceptable)
     actor = Actor(request)
     problems = _value_problems(spec)
     name = spec.name if "name" not in problems and spec.name else analysis_type.label
@@ -159,8 +159,8 @@ def launch(request: Any, spec: LaunchRequest, automated: bool = False) -> Analys
     checked = LaunchChecked()
     if analysis_type.launch_check is not None:
         checked = analysis_type.launch_check(typed_launch) or LaunchChecked()
-        for key, messages in checked.problems.items():
-            problems[key] = list(messages)
+        for key, checked_messages in checked.problems.items():
+            problems[key] = list(checked_messages)
     if problems:
         raise Invalid(problems)
     if write_back and not automated:

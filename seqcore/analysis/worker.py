@@ -40,7 +40,7 @@ from seqcore.analysis.pipeline import write_job
 from seqcore.analysis.registry import analysis_registry, make_executor
 from seqcore.analysis.toolenvs import SETTING as TOOL_ENVIRONMENTS
 from seqcore.analysis.toolenvs import environments_root
-from seqcore.db import utcnow
+from seqcore.db import rowcount, utcnow
 from seqcore.models.analysis import (
     AnalysisOutput,
     AnalysisState,
@@ -74,6 +74,13 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _job_dir(sub: AnalysisSubmission) -> Path:
+    """The submission's work directory: set when it was prepared, so every later state has it."""
+    if sub.work_dir is None:
+        raise RuntimeError(f"submission {sub.id} has no work directory")
+    return Path(sub.work_dir)
+
+
 class Superseded(Exception):
     """The submission left the state this worker read (it was cancelled): leave it alone."""
 
@@ -91,7 +98,8 @@ class AnalysisWorker(LeasedWorker):
         """The executor's name for a type: a plugin's choice, else the deployment's setting."""
         chosen = self.registry.pm.hook.select_executor(analysis_type=analysis_type,
                                                        settings=self.settings)
-        return chosen or self.settings["seqcore.analysis.executor"]
+        name: str = chosen or self.settings["seqcore.analysis.executor"]
+        return name
 
     def executor(self, name: str | None) -> Any:
         key = name or self.settings["seqcore.analysis.executor"]
@@ -109,7 +117,7 @@ class AnalysisWorker(LeasedWorker):
             update(AnalysisSubmission)
             .where(AnalysisSubmission.id == sub.id, AnalysisSubmission.state == old)
             .values(state=new.value).execution_options(synchronize_session=False))
-        if moved.rowcount != 1:
+        if rowcount(moved) != 1:
             raise Superseded(f"submission {sub.id} is no longer {old}")
         sub.state = new.value
         sub.history = [*(sub.history or []), [new.value, epoch_ms(utcnow())]]
@@ -138,9 +146,9 @@ class AnalysisWorker(LeasedWorker):
                        AnalysisSubmission.state == expected.value)
                 .values(state=new.value, worker=self.name, lease_until=utcnow() + self.lease,
                         modified=utcnow()))
-            if result.rowcount != 1:
+            if rowcount(result) != 1:
                 return False
-            sub = db.get(AnalysisSubmission, submission_id)
+            sub = db.get_one(AnalysisSubmission, submission_id)
             sub.history = [*(sub.history or []), [new.value, epoch_ms(utcnow())]]
             self.registry.pm.hook.submission_state_changed(
                 submission=sub, old_state=expected.value, new_state=new.value, request=None)
@@ -212,8 +220,8 @@ class AnalysisWorker(LeasedWorker):
 
     def schedule(self) -> int:
         with self.session() as (db, _):
-            running = db.scalar(select(func.count()).select_from(AnalysisSubmission).where(
-                AnalysisSubmission.state.in_([s.value for s in ACTIVE])))
+            running = db.execute(select(func.count()).select_from(AnalysisSubmission).where(
+                AnalysisSubmission.state.in_([s.value for s in ACTIVE]))).scalar_one()
             free = self.capacity - running
             if free <= 0:
                 return 0
@@ -254,7 +262,7 @@ class AnalysisWorker(LeasedWorker):
     def _start(self, submission_id: int) -> None:
         try:
             with self.session() as (db, _):
-                sub = db.get(AnalysisSubmission, submission_id)
+                sub = db.get_one(AnalysisSubmission, submission_id)
                 analysis_type = self.analyses.type(sub.analysis_type)
                 if analysis_type is None:
                     raise RuntimeError(f"the analysis type {sub.analysis_type!r} is not "
@@ -281,8 +289,8 @@ class AnalysisWorker(LeasedWorker):
         """SUBMITTING → RUNNING (or stays SUBMITTING while the executor queues the job); back
         to PREPARED, to be handed over again, while the executor cannot take it yet."""
         with self.session() as (db, _):
-            sub = db.get(AnalysisSubmission, submission_id)
-            executor_name, work_dir = sub.executor, Path(sub.work_dir)
+            sub = db.get_one(AnalysisSubmission, submission_id)
+            executor_name, work_dir = sub.executor, _job_dir(sub)
         executor = self.executor(executor_name)
         try:
             remote_id = executor.submit(work_dir)
@@ -291,7 +299,7 @@ class AnalysisWorker(LeasedWorker):
                         err)
             try:
                 with self.session() as (db, _):
-                    self._move(db, db.get(AnalysisSubmission, submission_id), S.PREPARED,
+                    self._move(db, db.get_one(AnalysisSubmission, submission_id), S.PREPARED,
                                lease_until=None)
             except Superseded:
                 pass
@@ -310,10 +318,10 @@ class AnalysisWorker(LeasedWorker):
                         .values(remote_workflow_id=remote_id, lease_until=None,
                                 modified=utcnow())
                         .execution_options(synchronize_session=False))
-                    if recorded.rowcount != 1:
+                    if rowcount(recorded) != 1:
                         raise Superseded(f"submission {submission_id} was cancelled")
                 else:
-                    sub = db.get(AnalysisSubmission, submission_id)
+                    sub = db.get_one(AnalysisSubmission, submission_id)
                     self._move(db, sub, S.RUNNING, remote_workflow_id=remote_id,
                                lease_until=None)
         except Superseded:  # cancelled while it was handed over: the job must not run
@@ -332,11 +340,11 @@ class AnalysisWorker(LeasedWorker):
         kinds = {k.name: k for k in self.registry.get("seqcore.file_kinds", {}).values()}
         inputs = []
         for link in sub.inputs:
-            obj = db.get(SequencingObject, link.object_id)
+            obj = db.get_one(SequencingObject, link.object_id)
             kind = kinds.get(obj.kind)
             files = (kind.pipeline_files(db, obj) if kind is not None and
                      kind.pipeline_files is not None else obj.files)
-            sample = db.get(Sample, obj.sample_id)
+            sample = db.get_one(Sample, obj.sample_id)
             inputs.append({"object_id": obj.id, "kind": obj.kind, "sample_id": sample.id,
                            "sample_name": sample.name,
                            "files": [str(self.storage.path(f.path)) for f in files]})
@@ -381,10 +389,12 @@ class AnalysisWorker(LeasedWorker):
             moved += 1
         return moved
 
-    def _poll(self, submission_id: int, executor: str | None, remote_id: str, work_dir: str,
-              ready: list[int]) -> int:
+    def _poll(self, submission_id: int, executor: str | None, remote_id: str | None,
+              work_dir: str | None, ready: list[int]) -> int:
         """Ask the executor about one running (or queued) job; 1 if the submission moved."""
         try:
+            if remote_id is None or work_dir is None:  # set when it was handed over
+                raise RuntimeError(f"submission {submission_id} was never handed over")
             status = self.executor(executor).poll(remote_id, Path(work_dir))
         except Exception as err:
             log.exception("polling submission %s failed", submission_id)
@@ -400,7 +410,7 @@ class AnalysisWorker(LeasedWorker):
             try:
                 with self.session() as (db, _):
                     self._started_running(submission_id, db)
-                    sub = db.get(AnalysisSubmission, submission_id)
+                    sub = db.get_one(AnalysisSubmission, submission_id)
                     self._move(db, sub, S.FINISHED_RUNNING)
             except Superseded:
                 return 1  # cancelled meanwhile: its outputs are not collected
@@ -417,7 +427,7 @@ class AnalysisWorker(LeasedWorker):
                     return self._started_running(submission_id, own)
             except Superseded:
                 return 0
-        sub = db.get(AnalysisSubmission, submission_id)
+        sub = db.get_one(AnalysisSubmission, submission_id)
         if sub.state != S.SUBMITTING:
             return 0
         self._move(db, sub, S.RUNNING)
@@ -426,7 +436,7 @@ class AnalysisWorker(LeasedWorker):
     def _requeue(self, submission_id: int, detail: str) -> None:
         try:
             with self.session() as (db, _):
-                sub = db.get(AnalysisSubmission, submission_id)
+                sub = db.get_one(AnalysisSubmission, submission_id)
                 attempts = sub.attempts + 1
                 if attempts >= self.max_attempts:
                     self._move(db, sub, S.ERROR, attempts=attempts, error=(
@@ -446,14 +456,14 @@ class AnalysisWorker(LeasedWorker):
     def _finish(self, submission_id: int) -> None:
         try:
             with self.session() as (db, _):
-                sub = db.get(AnalysisSubmission, submission_id)
+                sub = db.get_one(AnalysisSubmission, submission_id)
                 state = S(sub.state)
             if state == S.FINISHED_RUNNING:
                 if not self._claim(submission_id, S.FINISHED_RUNNING, S.COMPLETING):
                     return
                 self._collect(submission_id)
                 with self.session() as (db, _):
-                    sub = db.get(AnalysisSubmission, submission_id)
+                    sub = db.get_one(AnalysisSubmission, submission_id)
                     if sub.update_samples:
                         self._move(db, sub, S.TRANSFERRED, lease_until=None)
                     else:
@@ -462,7 +472,7 @@ class AnalysisWorker(LeasedWorker):
             if not self._claim(submission_id, S.TRANSFERRED, S.POST_PROCESSING):
                 return
             with self.session() as (db, manager):
-                sub = db.get(AnalysisSubmission, submission_id)
+                sub = db.get_one(AnalysisSubmission, submission_id)
                 analysis_type = self.analyses.type(sub.analysis_type)
                 if analysis_type is not None and analysis_type.write_back is not None:
                     from seqcore.analysis.results import WriteBack
@@ -482,8 +492,8 @@ class AnalysisWorker(LeasedWorker):
         from seqcore.analysis.pipeline import read_result
 
         with self.session() as (db, manager):
-            sub = db.get(AnalysisSubmission, submission_id)
-            result = read_result(Path(sub.work_dir)) or {"outputs": {}}
+            sub = db.get_one(AnalysisSubmission, submission_id)
+            result = read_result(_job_dir(sub)) or {"outputs": {}}
             declared = self.analyses.output_keys(sub.analysis_type)
             old_paths = [o.file.path for o in sub.outputs]
             for output in list(sub.outputs):
@@ -523,9 +533,9 @@ class AnalysisWorker(LeasedWorker):
                     AnalysisSubmission.id == submission_id,
                     AnalysisSubmission.cleaned_state == CleanedState.NOT_CLEANED.value)
                     .values(cleaned_state=CleanedState.CLEANING.value))
-                if result.rowcount != 1:
+                if rowcount(result) != 1:
                     continue
-                work_dir = db.get(AnalysisSubmission, submission_id).work_dir
+                work_dir = db.get_one(AnalysisSubmission, submission_id).work_dir
             state = CleanedState.CLEANED
             try:
                 if work_dir:
@@ -536,4 +546,4 @@ class AnalysisWorker(LeasedWorker):
                 log.exception("cleaning submission %s failed", submission_id)
                 state = CleanedState.CLEANING_ERROR
             with self.session() as (db, _):
-                db.get(AnalysisSubmission, submission_id).cleaned_state = state.value
+                db.get_one(AnalysisSubmission, submission_id).cleaned_state = state.value

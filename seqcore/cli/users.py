@@ -53,7 +53,7 @@ def users() -> None:
 @click.option("--phone-number", default=None)
 @click.option("--role", default="ROLE_USER", show_default=True, type=click.Choice(ROLES))
 @pass_env
-def users_create(env: Env, **fields: Any) -> None:
+def users_create(env: Env, /, **fields: Any) -> None:
     """Create an account."""
     with env.session() as db:
         user = create_user(db, env.settings, **fields)

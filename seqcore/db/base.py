@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeAlias
 
-from sqlalchemy import DateTime, MetaData, type_coerce
+from sqlalchemy import DateTime, MetaData, Select, type_coerce
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.types import NullType, TypeDecorator
 
@@ -17,6 +17,11 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+# A SELECT of any columns: the type of statements built to be combined or filtered further
+# (the access rules' related accounts), whose columns the caller does not fix.
+AnySelect: TypeAlias = Select[*tuple[Any, ...]]
 
 
 def utcnow() -> datetime:

@@ -14,7 +14,7 @@ import importlib.resources
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pluggy
 from alembic import command
@@ -52,7 +52,9 @@ def branches(pm: pluggy.PluginManager) -> list[Branch]:
     """The core's branch, then every registered plugin's, with the plugin that ships it."""
     found = [Branch(CORE_BRANCH, str(CORE_VERSIONS), CORE_BRANCH)]
     for impl in pm.hook.register_migrations.get_hookimpls():
-        for source in impl.function() or ():
+        # pluggy annotates a hook implementation as returning object.
+        sources = cast("Iterable[Any] | None", impl.function())
+        for source in sources or ():
             found.append(Branch(source.branch_label, _resolve_location(source.location),
                                 impl.plugin_name))
     return found
@@ -124,6 +126,8 @@ def revision(settings: Mapping[str, Any], pm: pluggy.PluginManager, branch_name:
                                    depends_on=_branch_head(script, CORE_BRANCH),
                                    version_path=branch.directory, autogenerate=autogenerate)
     scripts = created if isinstance(created, list) else [created]
+    if scripts[0] is None:
+        raise RuntimeError(f"alembic created no revision in {branch.directory}")
     return str(scripts[0].path)
 
 

@@ -66,7 +66,7 @@ class PreparedRead:
     def __init__(self, statement: Select, variables: tuple[str, ...]) -> None:
         self.statement = statement
         self.variables = variables
-        self.row = namedtuple("Row", statement.selected_columns.keys())  # type: ignore[misc]
+        self.row: Any = namedtuple("Row", statement.selected_columns.keys())  # type: ignore[misc]
         self._by_dialect: weakref.WeakKeyDictionary[Dialect, _Compiled] = (
             weakref.WeakKeyDictionary())
 
@@ -134,8 +134,9 @@ def attach(db: Session, model: type, row: Any) -> Any:
     if isinstance(row, model):
         return row
     columns = model.__table__.columns  # type: ignore[attr-defined]
-    key = identity_key(model, tuple(getattr(row, column.key) for column in
-                                    model.__table__.primary_key.columns))  # type: ignore[attr-defined]
+    primary_key = tuple(getattr(row, column.key) for column in
+                        model.__table__.primary_key.columns)  # type: ignore[attr-defined]
+    key: tuple[type[Any], tuple[Any, ...], Any] = identity_key(model, primary_key)
     obj = db.identity_map.get(key)
     if obj is None:
         obj = model(**{column.key: getattr(row, column.key) for column in columns})

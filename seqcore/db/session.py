@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import transaction
 import zope.sqlalchemy
@@ -10,7 +10,7 @@ import zope.sqlalchemy.datamanager
 from pyramid.config import Configurator
 from pyramid.request import Request
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import CursorResult, Engine, Result, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from seqcore.db.deferred import defer_transactions, defers_transactions
@@ -25,6 +25,13 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
+
+
+def rowcount(result: Result[Any]) -> int:
+    """The number of rows an UPDATE or DELETE matched, which the compare-and-set updates
+    (claims, state moves) test. ``Session.execute`` is annotated to return a ``Result``; for
+    such a statement it is a ``CursorResult``, the class that has ``rowcount``."""
+    return cast("CursorResult[Any]", result).rowcount
 
 
 def get_engine(url: str, **kwargs: Any) -> Engine:

@@ -56,9 +56,9 @@ def _sqlite_constraint(text: str, metadata: MetaData) -> tuple[str | None, str |
     columns = {column for _, column in pairs}
     table = metadata.tables.get(table_name)
     for item in (table.constraints | table.indexes) if table is not None else ():
-        unique = isinstance(item, UniqueConstraint) or (isinstance(item, Index)
-                                                        and item.unique)
-        if unique and {c.name for c in item.columns} == columns and item.name:
+        if not (isinstance(item, UniqueConstraint) or (isinstance(item, Index) and item.unique)):
+            continue
+        if {c.name for c in item.columns} == columns and item.name:
             return str(item.name), None
     return None, f"{table_name} ({', '.join(sorted(columns))})"
 

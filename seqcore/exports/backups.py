@@ -37,7 +37,7 @@ import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from sqlalchemy import create_engine, inspect, text, update
 from sqlalchemy.engine import URL, make_url
@@ -241,7 +241,7 @@ def read_manifest(directory: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        return json.loads(path.read_text())
+        return cast("dict[str, Any] | None", json.loads(path.read_text()))
     except ValueError as err:
         raise BackupError(f"{path} is not a backup manifest: {err}") from None
 

@@ -77,7 +77,7 @@ class Bundle:
 
     def add(self, source: Source) -> Written:
         """Copy one entry in, hashing it; its manifest record."""
-        info = zipfile.ZipInfo(source.path, date_time=self.when)  # type: ignore[arg-type]
+        info = zipfile.ZipInfo(source.path, date_time=self.when)
         info.compress_type = compression_for(source.path)
         info.external_attr = 0o644 << 16
         # A known size lets zipfile choose ZIP64 for this entry; an unknown one gets it
@@ -103,7 +103,7 @@ class Bundle:
 
     def add_bytes(self, path: str, data: bytes) -> None:
         """A small generated entry (the manifest), not recorded in :attr:`written`."""
-        info = zipfile.ZipInfo(path, date_time=self.when)  # type: ignore[arg-type]
+        info = zipfile.ZipInfo(path, date_time=self.when)
         info.compress_type = zipfile.ZIP_DEFLATED
         info.external_attr = 0o644 << 16
         self.zip.writestr(info, data)

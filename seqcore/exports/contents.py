@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
@@ -71,9 +71,11 @@ def file_tables(registry: Any) -> dict[str, tuple[Table, list[Any], list[Any]]]:
     foreign-key columns), for the tables that attach stored files to samples."""
     found: dict[str, tuple[Table, list[Any], list[Any]]] = {}
     for table in hashed_attachments(registry):
+        # Declarative classes annotate __table__ as a FromClause; these are mapped to tables.
         files = [fk.parent for fk in table.foreign_keys
-                 if fk.references(SequenceFile.__table__)]
-        samples = [fk.parent for fk in table.foreign_keys if fk.references(Sample.__table__)]
+                 if fk.references(cast(Table, SequenceFile.__table__))]
+        samples = [fk.parent for fk in table.foreign_keys
+                   if fk.references(cast(Table, Sample.__table__))]
         if files and samples:
             found[str(table.info.get(EXPORT_NAME, table.name))] = (table, samples, files)
     return found

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
-from seqcore.db import utcnow
+from seqcore.db import rowcount, utcnow
 from seqcore.db.locks import lock_row
 from seqcore.errors.domain import NotFound
 from seqcore.governance.activity import note, operation
@@ -57,7 +57,7 @@ def take(db: Session, export_id: int, worker: str, lease: timedelta) -> bool:
         .values(state=S.RUNNING.value, worker=worker, lease_until=now + lease,
                 attempts=DataExport.attempts + 1, modified=now)
         .execution_options(synchronize_session=False))
-    return bool(taken.rowcount == 1)
+    return rowcount(taken) == 1
 
 
 def renew(db: Session, export_id: int, worker: str, lease: timedelta) -> None:
@@ -80,7 +80,7 @@ def finished(db: Session, export_id: int, worker: str, path: str, size: int,
                 ready_at=now, expires_at=now + timedelta(hours=expire_hours),
                 lease_until=None, modified=now, error=None)
         .execution_options(synchronize_session=False))
-    return bool(done.rowcount == 1)
+    return rowcount(done) == 1
 
 
 def failed(db: Session, export_id: int, worker: str, reason: str) -> None:

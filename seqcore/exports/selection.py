@@ -127,8 +127,9 @@ def create_export(db: Session, caller: Actor, project: Project, body: Mapping[st
         raise Invalid(message="The body must be a JSON object.")
     unknown = sorted(set(body) - set(FIELDS))
     if unknown:
+        acceptable: dict[str, Any] = {"acceptable-properties": list(FIELDS)}
         raise Invalid(message=f"Unknown field(s): {', '.join(map(str, unknown))}.",
-                      **{"acceptable-properties": list(FIELDS)})
+                      **acceptable)
     check = _Checker()
     name = body.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip()
@@ -181,9 +182,9 @@ def create_export(db: Session, caller: Actor, project: Project, body: Mapping[st
                          "metadata field")
     template = body.get("metadataTemplate")
     if template is not None:
-        key = template if isinstance(template, int | str) and \
+        named = template if isinstance(template, int | str) and \
             not isinstance(template, bool) and str(template).strip() else None
-        fields = template_fields(db, caller, project, key) if key is not None else None
+        fields = template_fields(db, caller, project, named) if named is not None else None
         if fields is None:
             check.add("metadataTemplate", f"No metadata template {template!r} in project "
                                           f"{project.id}.")

@@ -116,7 +116,7 @@ class ExportWorker(LeasedWorker):
             if export is None:
                 raise MissingFiles(f"data export {export_id} is gone")
             selection = dict(export.selection)
-            project = db.get(Project, export.project_id)
+            project = db.get_one(Project, export.project_id)
             user = db.get(User, export.requester_id) if export.requester_id else None
             requester = Caller(user.id, user.system_role) if user else None
             top = f"seqcore-export-{export_id}"

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import transaction
 from sqlalchemy import ColumnElement, delete, func, select
@@ -74,7 +74,7 @@ class Owner:
     @property
     def condition(self) -> ColumnElement[bool]:
         """``attachment`` rows of this owner."""
-        return getattr(Attachment, f"{self.kind}_id") == self.id
+        return cast("ColumnElement[bool]", getattr(Attachment, f"{self.kind}_id") == self.id)
 
     def values(self) -> dict[str, int]:
         return {f"{self.kind}_id": self.id}

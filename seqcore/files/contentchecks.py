@@ -56,7 +56,7 @@ class _Decompressing:
         self.raw_head = bytearray()
         self.total = 0
         self.gzip: bool | None = None
-        self._inflater = None
+        self._inflater: isal_zlib.Decompress | None = None
         self._members = 0
         self._path: Path | None = None
         self._written = 0
@@ -152,16 +152,20 @@ class _Decompressing:
 
     def _inflate(self, data: bytes) -> None:
         while data:
+            inflater = self._inflater
+            if inflater is None:  # set as soon as the first bytes show gzip
+                raise RuntimeError("gzip data came before the gzip stream was started")
             try:
-                out = self._inflater.decompress(data)
-            except isal_zlib.error as err:
+                out = inflater.decompress(data)
+            # isal's stub declares ``error`` an instance of Exception, not the class it is.
+            except isal_zlib.error as err:  # type: ignore[misc]
                 raise BadContent(f"the gzip data is corrupt ({err}).") from None
             if len(self.head) < SNIFF:
                 self.head += out[: SNIFF - len(self.head)]
             data = b""
             del out
-            if self._inflater.eof:
-                rest = self._inflater.unused_data
+            if inflater.eof:
+                rest = inflater.unused_data
                 if rest:  # another gzip member follows (bgzip, concatenated files)
                     if rest[:2] != GZIP_MAGIC[: len(rest[:2])]:
                         raise BadContent("unexpected data after the end of the gzip stream.")
@@ -175,7 +179,8 @@ class _Decompressing:
             raise BadContent("the file is empty.")
         if self.gzip is None:  # a single byte
             self.head += self.raw_head
-        if self.gzip and self.verify_gzip and not self._inflater.eof:
+        if self.gzip and self.verify_gzip and (self._inflater is None
+                                               or not self._inflater.eof):
             raise BadContent("the gzip data is truncated or corrupt (the stream does not end "
                              "properly).")
 

@@ -41,7 +41,7 @@ def package_graph() -> Any:
     tops = [name for name in packages() if name not in LEFT_OUT | SPLIT]
     tops += sorted(module for module in graph.modules
                    if ".".join(module.split(".")[:2]) in SPLIT and module.count(".") == 2)
-    result = networkx.DiGraph()
+    result: networkx.DiGraph[str] = networkx.DiGraph()
     result.add_nodes_from(tops)
 
     def top(module: str) -> str:

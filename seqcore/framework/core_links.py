@@ -6,7 +6,7 @@ declarations by :mod:`seqcore.files.filekinds`: the core names no kind here."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pyramid.request import Request
 
@@ -83,7 +83,7 @@ def _may_see_runs(request: Request, resource: Any) -> bool:
 
 
 def _completed(request: Request, resource: Any) -> bool:
-    return resource.completed
+    return cast("bool", resource.completed)
 
 
 def _filter_href(request: Request, resource: Any) -> str:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pyramid.request import Request
+
 from seqcore import hookimpl
 from seqcore.framework.contrib import Setting
 
@@ -22,21 +26,21 @@ def register_settings() -> list[Setting]:
 
 
 @hookimpl
-def register_links() -> list:
+def register_links() -> list[Any]:
     from seqcore.framework.core_links import core_links
 
     return core_links()
 
 
 @hookimpl
-def register_metadata_types() -> list:
+def register_metadata_types() -> list[Any]:
     from seqcore.samples.metadata import TEXT
 
     return [TEXT]
 
 
 @hookimpl
-def samples_deleting(sample_ids: list[int], request: object) -> None:
+def samples_deleting(sample_ids: list[int], request: Request) -> None:
     """Sequence files go with their samples: rows now, stored files once committed (a file
     another row still refers to stays)."""
     from seqcore.files.attachments import delete_attachments
@@ -51,7 +55,7 @@ def samples_deleting(sample_ids: list[int], request: object) -> None:
 
 
 @hookimpl
-def projects_deleting(project_ids: list[int], request: object) -> None:
+def projects_deleting(project_ids: list[int], request: Request) -> None:
     """A project's attachments go with it: rows now, stored files once committed."""
     from seqcore.files.attachments import delete_attachments
     from seqcore.models.attachment import Attachment
@@ -61,7 +65,7 @@ def projects_deleting(project_ids: list[int], request: object) -> None:
 
 
 @hookimpl
-def submissions_deleting(submission_ids: list[int], request: object) -> None:
+def submissions_deleting(submission_ids: list[int], request: Request) -> None:
     """A submission's output attachments go with it (the outputs' files with its outputs;
     those attached to a sample stay the sample's)."""
     from seqcore.files.attachments import delete_attachments

@@ -10,7 +10,7 @@ one rel on one context type a start-up conflict that names both.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from pyramid.config import Configurator
 from pyramid.request import Request
@@ -52,7 +52,7 @@ def link_service(request: Request) -> LinkService:
     service = registry.get(SERVICE_KEY)
     if service is None:  # looked up once per application: find_service is not cheap
         service = registry[SERVICE_KEY] = request.find_service(ILinkService, context=None)
-    return service
+    return cast("LinkService", service)
 
 
 SERVICE_KEY = "seqcore.link_service"
@@ -99,7 +99,7 @@ def application_url(request: Request) -> str:
     cached = request.__dict__.get(_APPLICATION_URL)
     if cached is None:
         cached = request.__dict__[_APPLICATION_URL] = request.application_url
-    return cached
+    return cast("str", cached)
 
 
 _APPLICATION_URL = "_seqcore_application_url"
@@ -128,7 +128,7 @@ def api_href(*elements: str) -> Href:
 
 
 def links_template(request: Request, sentinel: Any, sentinel_id: str
-                   ) -> Callable[[str], list[dict]] | None:
+                   ) -> Callable[[str], list[dict[str, Any]]] | None:
     """Links for many resources of one type at the cost of one.
 
     ``sentinel`` is a resource of the type whose id is ``sentinel_id`` (a string that occurs
@@ -143,7 +143,7 @@ def links_template(request: Request, sentinel: Any, sentinel_id: str
                 return None
     template = links_for(request, sentinel)
 
-    def render(identifier: str) -> list[dict]:
+    def render(identifier: str) -> list[dict[str, Any]]:
         return [{"rel": link["rel"], "href": link["href"].replace(sentinel_id, identifier)}
                 for link in template]
 
@@ -167,7 +167,8 @@ def add_link(config: Configurator, spec: LinkSpec, info: str | None = None,
                   order=1)
 
 
-def links_for(request: Request, resource: Any, self_href: str | None = None) -> list[dict]:
+def links_for(request: Request, resource: Any,
+              self_href: str | None = None) -> list[dict[str, Any]]:
     """Every link of ``resource``: ``self`` first, then registered rels in order.
 
     Links registered on a base class appear on subclasses; a ``when`` guard or an ``href``

@@ -15,7 +15,7 @@ Pyramid's loop would choose, predicates and all.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from pyramid.config import Configurator
 from pyramid.exceptions import URLDecodeError
@@ -53,16 +53,16 @@ class PrefixRoutesMapper:
     # Pyramid's mapper does the bookkeeping.
 
     def has_routes(self) -> bool:
-        return self.mapper.has_routes()
+        return cast("bool", self.mapper.has_routes())
 
-    def get_routes(self, include_static: bool = False) -> list:
-        return self.mapper.get_routes(include_static=include_static)
+    def get_routes(self, include_static: bool = False) -> list[Any]:
+        return cast("list[Any]", self.mapper.get_routes(include_static=include_static))
 
     def get_route(self, name: str) -> Any:
         return self.mapper.get_route(name)
 
-    def generate(self, name: str, kw: dict) -> str:
-        return self.mapper.generate(name, kw)
+    def generate(self, name: str, kw: dict[str, Any]) -> str:
+        return cast("str", self.mapper.generate(name, kw))
 
     def connect(self, name: str, pattern: str, factory: Any = None, predicates: Any = (),
                 pregenerator: Any = None, static: bool = False) -> Any:
@@ -92,11 +92,11 @@ class PrefixRoutesMapper:
             prefixes = self._index()
         # A regular expression's $ also matches before a final newline: so does this.
         whole = path[:-1] if path.endswith("\n") else path
-        key = (whole if whole in self._exact else None,
-               *[prefix for prefix in prefixes if path.startswith(prefix)])
+        matching = [prefix for prefix in prefixes if path.startswith(prefix)]
+        key = (whole if whole in self._exact else None, *matching)
         routes = self._candidates.get(key)
         if routes is None:
-            entries = [entry for prefix in key[1:] for entry in self._by_prefix[prefix]]
+            entries = [entry for prefix in matching for entry in self._by_prefix[prefix]]
             entries += self._exact.get(whole, ()) if key[0] is not None else ()
             routes = tuple(route for _, route in sorted(entries, key=lambda entry: entry[0]))
             if len(self._candidates) < _CANDIDATE_LISTS:

@@ -260,7 +260,7 @@ CORE_SETTINGS: tuple[Setting, ...] = (
 )
 
 
-class SettingError(ConfigurationError):
+class SettingError(ConfigurationError):  # type: ignore[misc]  # pyramid has no types
     """A setting's value is unusable; the message says which, what and from where."""
 
 

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, event, inspect, or_, select
+from sqlalchemy import event, inspect, or_, select
 from sqlalchemy.orm import Session
 
+from seqcore.db import AnySelect
 from seqcore.models.activity import Activity, ActivitySubject
 from seqcore.models.attachment import Attachment
 from seqcore.models.fielddecl import MetadataField, MetadataTemplate
@@ -321,7 +322,7 @@ class ActivityQuery:
     before_id: int | None = None  # the cursor: records older than this one
 
 
-def _statement(subject: Any, query: ActivityQuery) -> Select:
+def _statement(subject: Any, query: ActivityQuery) -> AnySelect:
     statement = (select(Activity).where(Activity.id.in_(
         select(ActivitySubject.activity_id).where(subject)))
         .order_by(Activity.id.desc()).limit(query.limit + 1))

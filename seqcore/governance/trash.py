@@ -99,7 +99,8 @@ def _revive(model: type, values: dict[str, Any]) -> Any:
 
 
 def _objects(db: Session, condition: Any) -> tuple[list[dict[str, Any]], list[str]]:
-    objects, paths = [], []
+    objects: list[dict[str, Any]] = []
+    paths: list[str] = []
     for obj in db.scalars(select(SequencingObject).where(condition)
                           .order_by(SequencingObject.id)):
         files = []

@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyramid.config import Configurator
 
 
@@ -34,8 +36,10 @@ def includeme(config: Configurator) -> None:
 
     config.include("seqcore.graphql.schema")
     # The core contributes like a plugin does, so a plugin claiming a core name conflicts.
-    for graphene_type in (*CORE_TYPES, *GROUP_TYPES, AnalysisSubmission, *NCBI_TYPES,
-                          *EXPORT_TYPES, Pipeline, WorkflowExecution, SamplesWorkflowExecution):
+    core_types: list[type[Any]] = [*CORE_TYPES, *GROUP_TYPES, AnalysisSubmission, *NCBI_TYPES,
+                                   *EXPORT_TYPES, Pipeline, WorkflowExecution,
+                                   SamplesWorkflowExecution]
+    for graphene_type in core_types:
         sub = config.with_package(config.package)
         sub.info = f"seqcore core: GraphQL type {graphene_type._meta.name!r}"
         sub.add_graphql_type(graphene_type)

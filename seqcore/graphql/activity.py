@@ -39,7 +39,7 @@ class Activity(graphene.ObjectType):
 
     @staticmethod
     def resolve_kind(entry: dict[str, Any], info: Any) -> str:
-        return entry["kind"]  # type: ignore[no-any-return]
+        return entry["kind"]
 
     @staticmethod
     def resolve_actor(entry: dict[str, Any], info: Any) -> Any:

@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import graphene
@@ -52,7 +53,7 @@ class Page:
 _connections: dict[type, type] = {}
 
 
-def connection_for(node: type) -> type:
+def connection_for(node: type[Any]) -> type[Any]:
     """``<Node>Connection`` (and ``<Node>Edge``) for a graphene object type, made once."""
     if node in _connections:
         return _connections[node]
@@ -269,5 +270,5 @@ def paginate_many(db: Session, query: Select, partition: Any, keys: list[Any], o
         items, has_next, has_previous = trim_page(items, first, last, after_key, before_key)
         cursors = [encode_cursor(sort_value(item), item.id) for item in items]
         pages[key] = Page(items, cursors, has_next, has_previous,
-                          lambda key=key: count_of(key))
+                          partial(count_of, key))
     return pages

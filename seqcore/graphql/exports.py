@@ -91,7 +91,7 @@ class DataExport(graphene.ObjectType):
             return None
         if not request.has_permission(Permission.EXPORT_READ, context):
             return None
-        return context.export  # type: ignore[no-any-return]
+        return context.export
 
 
 def readable_exports(info: Any, project_id: int | None = None) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 import graphene
 from sqlalchemy import func, select
+from sqlalchemy.orm import InstrumentedAttribute
 
 from seqcore.files.attachments import Owner
 from seqcore.graphql.attachments import Attachment, attachment_args, owner_attachments
@@ -107,7 +108,7 @@ def _group_projects(info: Any, group_id: int, include_sub_groups: bool,
     query = select(ProjectModel).where(readable_project(info.context.identity))
     if include_sub_groups:
         query = query.join(GroupHierarchy, GroupHierarchy.descendant_id == ProjectModel.group_id)
-        partition = GroupHierarchy.ancestor_id
+        partition: InstrumentedAttribute[Any] = GroupHierarchy.ancestor_id
     else:
         partition = ProjectModel.group_id
     loader = info.context.loaders.pages(

@@ -27,6 +27,7 @@ from typing import Any
 
 from graphql import (
     FieldNode,
+    FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLError,
     GraphQLList,
@@ -67,7 +68,7 @@ def limit_rule(max_depth: int, max_complexity: int, variables: Mapping[str, Any]
             if root is None:
                 return
             fragments = {f.name.value: f for f in self.context.document.definitions
-                         if f.kind == "fragment_definition"}
+                         if isinstance(f, FragmentDefinitionNode)}
             walker = _Walker(schema, fragments, variables or {})
             depth = walker.depth(node.selection_set, 0, frozenset())
             if depth > max_depth:
@@ -115,7 +116,7 @@ class _Walker:
                  ) -> None:
         self.schema = schema
         self.fragments = fragments
-        self.variables = variables
+        self.variables = dict(variables)  # graphql-core reads variables from a dict
         self._sizes: dict[tuple[str, str], int] | None = None
 
     def _list_length(self, owner: Any, definition: Any, field: FieldNode) -> int:

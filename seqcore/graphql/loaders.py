@@ -41,7 +41,7 @@ class DataLoader(aiodataloader.DataLoader):
         self._batch = batch
         super().__init__()
 
-    async def batch_load_fn(self, keys: list[Any]) -> list[Any]:  # type: ignore[override]
+    async def batch_load_fn(self, keys: list[Any]) -> list[Any]:
         found = self._batch(list(keys))
         return [found.get(key) for key in keys]
 
@@ -154,7 +154,7 @@ class Loaders:
         rows = self.db.execute(select(Attachment.sample_id, latest)
                                .where(Attachment.sample_id.in_(sample_ids))
                                .group_by(Attachment.sample_id))
-        return {sample_id: when for sample_id, when in rows}
+        return {sample_id: when for sample_id, when in rows if sample_id is not None}
 
     def _sample_projects(self, sample_ids: list[int]) -> dict[int, Project]:
         """The project shown as a sample's ``project``: among those holding it that the

@@ -21,7 +21,7 @@ def access_for(info: Any, project_id: int) -> FieldAccess:
     if project_id not in cache:
         cache[project_id] = readable_fields(info.context.db, Caller.of(info.context.identity),
                                             project_id)
-    return cache[project_id]  # type: ignore[no-any-return]
+    return cache[project_id]
 
 
 class MetadataField(graphene.ObjectType):

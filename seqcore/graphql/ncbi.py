@@ -29,7 +29,7 @@ class NcbiSubmissionRun(graphene.ObjectType):
 
     @staticmethod
     def resolve_library_layout(run: Any, info: Any) -> str:
-        return run.layout  # type: ignore[no-any-return]
+        return run.layout
 
     @staticmethod
     def resolve_sequencing_object_id(run: Any, info: Any) -> str | None:

@@ -42,5 +42,5 @@ class ValueScalar(graphene.Scalar):
             return node.value
         if isinstance(node, ast.ListValueNode) and all(
                 isinstance(v, ast.StringValueNode) for v in node.values):
-            return [v.value for v in node.values]
+            return [v.value for v in node.values if isinstance(v, ast.StringValueNode)]
         raise GraphQLError("ValueScalar takes a string or a list of strings.")

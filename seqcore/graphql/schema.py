@@ -24,7 +24,7 @@ NODE_TYPES = "seqcore.graphql.node_types"
 SCHEMA_ORDER = 1000  # after every contribution (default order 0)
 
 
-def add_graphql_type(config: Configurator, graphene_type: type) -> None:
+def add_graphql_type(config: Configurator, graphene_type: type[Any]) -> None:
     """Directive: add a graphene type; a type name can be claimed once."""
     if not (isinstance(graphene_type, type) and issubclass(graphene_type, BaseType)):
         raise ConfigurationError(f"{graphene_type!r} is not a graphene type")
@@ -36,7 +36,7 @@ def add_graphql_type(config: Configurator, graphene_type: type) -> None:
     config.action(("seqcore.graphql.type", name), register)
 
 
-def query_field_names(mixin: type) -> list[str]:
+def query_field_names(mixin: type[Any]) -> list[str]:
     """The GraphQL names of the fields a ``Query`` mixin declares."""
     return [field.name or to_camel_case(attr) for attr, field in mixin._meta.fields.items()]
 

@@ -156,7 +156,7 @@ class Project(graphene.ObjectType):
                                        keys: list[str] | None = None) -> dict[str, int]:
         summary = await info.context.loaders.metadata_summary.load(project.id)
         if keys is None:
-            return summary  # type: ignore[no-any-return]
+            return summary
         return {key: summary[key] for key in keys if key in summary}
 
     @staticmethod

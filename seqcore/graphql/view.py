@@ -22,7 +22,7 @@ import json
 import logging
 from typing import Any
 
-from graphql import GraphQLError, parse, specified_rules, validate
+from graphql import GraphQLError, GraphQLFormattedError, parse, specified_rules, validate
 from graphql import execute as graphql_execute
 from graphql.language import OperationDefinitionNode
 from pyramid.config import Configurator
@@ -135,7 +135,7 @@ def _operation(document: Any, name: str | None) -> OperationDefinitionNode | Non
     return next((o for o in operations if o.name and o.name.value == name), None)
 
 
-def _formatted(request: Request, errors: list[GraphQLError]) -> list[dict[str, Any]]:
+def _formatted(request: Request, errors: list[GraphQLError]) -> list[GraphQLFormattedError]:
     """Errors as the client sees them; a resolver's unexpected exception is logged and
     reported without its internals, and nothing of the request is committed."""
     out = []
@@ -180,6 +180,7 @@ def graphql_view(request: Request) -> Response:
         return error_response(caller.error or "Authentication is required.", 401,
                               "unauthenticated",
                               **{"WWW-Authenticate": 'Basic realm="seqcore GraphQL"'})
+    identity = caller.identity
     if (caller.method == "session" and request.method == "POST"
             and not check_csrf_token(request, raises=False)):
         return error_response("Requests authenticated by the session must send the "
@@ -210,8 +211,8 @@ def graphql_view(request: Request) -> Response:
 
     async def run() -> Any:
         # Loaders bind to the running loop, so the context is made inside it.
-        context = Context(request=request, identity=caller.identity,
-                          loaders=Loaders(request.db, caller.identity),
+        context = Context(request=request, identity=identity,
+                          loaders=Loaders(request.db, identity),
                           app=settings["seqcore.graphql.app"],
                           node_types=request.registry[NODE_TYPES], method=caller.method)
         result = graphql_execute(schema, document, context_value=context,

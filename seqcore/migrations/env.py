@@ -36,7 +36,10 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     engine = config.attributes.get("engine")
     if engine is None:
-        engine = get_engine(config.get_main_option("sqlalchemy.url"), poolclass=pool.NullPool)
+        url = config.get_main_option("sqlalchemy.url")
+        if url is None:
+            raise RuntimeError("the migration environment has no sqlalchemy.url")
+        engine = get_engine(url, poolclass=pool.NullPool)
     with engine.connect() as connection:
         sqlite = connection.dialect.name == "sqlite"
         if sqlite:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, String, insert
+from sqlalchemy import Connection, Insert, String, insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Mapped, mapped_column
@@ -89,7 +89,7 @@ def is_puid(text: object, kind: str | None = None) -> bool:
     if not isinstance(text, str):
         return False
     match = _PATTERN.fullmatch(text)
-    return bool(match) and (kind is None or match.group(1) == kind)
+    return match is not None and (kind is None or match.group(1) == kind)
 
 
 def _next_units(kind: str, count: int, now: datetime | None) -> tuple[str, int]:
@@ -125,6 +125,7 @@ def _register(connection: Connection, values: list[str]) -> list[str]:
     ``ON CONFLICT DO NOTHING`` never aborts the transaction; on PostgreSQL it waits for a
     concurrent insert of the same value to commit or roll back."""
     dialect = connection.dialect.name
+    statement: Insert
     if dialect == "postgresql":
         statement = pg_insert(IssuedPuid).on_conflict_do_nothing()
     elif dialect == "sqlite":

@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import cast
 
 from seqcore.models.ncbi import ExportUploadState
 
@@ -143,7 +144,7 @@ def submission_xml(doc: SubmissionDocument) -> bytes:
     """``submission.xml``, UTF-8, indented."""
     root = submission_element(doc)
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    return cast("bytes", ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
 
 
 # -- report.xml ---------------------------------------------------------------------------

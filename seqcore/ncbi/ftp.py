@@ -30,6 +30,8 @@ BLOCK = 1 << 16
 #: Errors meaning the connection (or the server's state for it) was lost: worth reconnecting.
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     OSError, EOFError, ftplib.error_temp, ftplib.error_reply, ftplib.error_proto)
+#: The connection lost, or a request refused for good.
+FTP_ERRORS: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, ftplib.error_perm)
 
 
 class FtpRefused(Exception):
@@ -82,7 +84,7 @@ class FtpSession:
     def close(self) -> None:
         try:
             self.ftp.quit()
-        except (*CONNECTION_ERRORS, ftplib.error_perm):
+        except FTP_ERRORS:
             self.ftp.close()
 
     def enter(self, directory: str, create: bool = False) -> None:

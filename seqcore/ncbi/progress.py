@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from seqcore.db import utcnow
+from seqcore.db import rowcount, utcnow
 from seqcore.governance.activity import Actor, operation
 from seqcore.models.ncbi import ExportUploadState, NcbiSubmission, NcbiUploadFile
 from seqcore.models.sample import MetadataEntry, Sample
@@ -62,7 +62,7 @@ def _move(db: Session, submission: NcbiSubmission, new: S, **values: Any) -> Non
     moved = db.execute(update(NcbiSubmission).where(
         NcbiSubmission.id == submission.id, NcbiSubmission.state == old)
         .values(state=new.value).execution_options(synchronize_session=False))
-    if moved.rowcount != 1:
+    if rowcount(moved) != 1:
         raise Superseded(f"NCBI submission {submission.id} is no longer {old}")
     now = utcnow()
     submission.state = new.value
@@ -100,7 +100,7 @@ def take_for_upload(db: Session, submission_id: int, worker: str, lease: timedel
         NcbiSubmission.state.in_([S.NEW.value, S.UPLOADING.value]), free)
         .values(worker=worker, lease_until=now + lease)
         .execution_options(synchronize_session=False))
-    if taken.rowcount != 1:
+    if rowcount(taken) != 1:
         return False
     db.refresh(submission)
     if submission.state == S.NEW.value:
@@ -214,7 +214,7 @@ def file_uploaded(db: Session, row_id: int) -> None:
 
 def upload_finished(db: Session, submission_id: int) -> None:
     """Everything is on the server with ``submit.ready``: ``UPLOADED``; NCBI takes over."""
-    submission = db.get(NcbiSubmission, submission_id)
+    submission = db.get_one(NcbiSubmission, submission_id)
     _move(db, submission, S.UPLOADED, lease_until=None, error=None)
     for sample in submission.samples:
         sample.status = S.UPLOADED.value

@@ -138,14 +138,14 @@ def _check(node: Node, element: Element, where: str, problems: list[str]) -> Non
             problems.append(f"{where}: <{node.name}> must hold exactly one of "
                             f"{', '.join('<' + n + '>' for n in names)}")
         for index, child in enumerate(children):
-            spec = names.get(child.tag)
-            if spec is None:
+            allowed = names.get(child.tag)
+            if allowed is None:
                 problems.append(f"{_path(where, child, index)}: not allowed in "
                                 f"<{node.name}>")
                 continue
-            if len(children) > spec[2]:
-                problems.append(f"{where}: at most {spec[2]} <{child.tag}>")
-            _check(spec[0], child, _path(where, child, index), problems)
+            if len(children) > allowed[2]:
+                problems.append(f"{where}: at most {allowed[2]} <{child.tag}>")
+            _check(allowed[0], child, _path(where, child, index), problems)
         return
     position = 0
     for spec, low, high in node.children:

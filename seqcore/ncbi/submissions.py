@@ -138,9 +138,9 @@ def submission_attributes(db: Session, caller: Actor, samples: Sequence[Sample],
         values = column_attributes(sample)
         for attribute, field in mapping.items():
             values.pop(attribute, None)
-            value = found[sample.id].get(field)
-            if value is not None and value.strip():
-                values[attribute] = value.strip()
+            text = found[sample.id].get(field)
+            if text is not None and text.strip():
+                values[attribute] = text.strip()
         attributes[sample.id] = values
     return attributes
 
@@ -274,8 +274,9 @@ def create_submission(db: Session, caller: Actor, project: Project, body: Mappin
     """
     unknown = sorted(set(body) - set(FIELDS))
     if unknown:
+        acceptable: dict[str, Any] = {"acceptable-properties": list(FIELDS)}
         raise Invalid(message=f"Unknown field(s): {', '.join(map(str, unknown))}.",
-                      **{"acceptable-properties": list(FIELDS)})
+                      **acceptable)
     check = _Checker()
     bio_project = _text(body.get("bioProject"), 64)
     if bio_project is None or not BIOPROJECT.fullmatch(bio_project):
@@ -334,9 +335,10 @@ def create_submission(db: Session, caller: Actor, project: Project, body: Mappin
             continue
         seen.add(sample.id)
         objects = _objects(db, check, key, sample, entry.get("sequencingObjects"), layouts)
-        library = {**{k: v for k, v in defaults.items() if v is not None},
-                   **{k: v for k, v in _library(check, f"{key}.", entry, vocabulary).items()
-                      if v is not None}}
+        library: dict[str, str | None] = {
+            **{k: v for k, v in defaults.items() if v is not None},
+            **{k: v for k, v in _library(check, f"{key}.", entry, vocabulary).items()
+               if v is not None}}
         for required, label in (("libraryStrategy", "library strategy"),
                                 ("librarySource", "library source"),
                                 ("librarySelection", "library selection"),

@@ -20,7 +20,6 @@ its ``repr`` and ``str``).
 
 from __future__ import annotations
 
-import ftplib
 import logging
 import time
 import xml.etree.ElementTree as ET
@@ -34,7 +33,7 @@ from seqcore.db import utcnow
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.ncbi import progress
 from seqcore.ncbi.documents import ReportError, latest_report, parse_report, submission_xml
-from seqcore.ncbi.ftp import CONNECTION_ERRORS, FtpAccount, FtpRefused, connected
+from seqcore.ncbi.ftp import CONNECTION_ERRORS, FTP_ERRORS, FtpAccount, FtpRefused, connected
 from seqcore.ncbi.schema import check_submission
 from seqcore.observability import requestid
 from seqcore.qc.processing import LeasedWorker, heartbeat
@@ -107,7 +106,7 @@ class NcbiWorker(LeasedWorker):
     def _upload(self, account: FtpAccount, submission_id: int) -> None:
         try:
             with self.session() as db:
-                submission = db.get(NcbiSubmission, submission_id)
+                submission = db.get_one(NcbiSubmission, submission_id)
                 xml = submission_xml(progress.document(db, self.registry, submission))
                 problems = check_submission(ET.fromstring(xml))
                 if problems:
@@ -176,7 +175,7 @@ class NcbiWorker(LeasedWorker):
         """Read the submission's latest report, if NCBI wrote one; whether anything
         changed."""
         with self.session() as db:
-            submission = db.get(NcbiSubmission, submission_id)
+            submission = db.get_one(NcbiSubmission, submission_id)
             directory = f"{account.directory.rstrip('/')}/{submission.directory}" \
                 if account.directory else str(submission.directory)
             origin = submission.request_id
@@ -186,7 +185,7 @@ class NcbiWorker(LeasedWorker):
                     ftp.enter(directory)
                     name = latest_report(ftp.names())
                     data = ftp.read(name, MAX_REPORT) if name is not None else None
-            except (*CONNECTION_ERRORS, ftplib.error_perm) as err:
+            except FTP_ERRORS as err:
                 log.warning("NCBI submission %s: cannot read its report now (%s: %s)",
                             submission_id, type(err).__name__, err)
                 return False

@@ -17,7 +17,7 @@ from pyramid.request import Request
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from seqcore.db import utcnow
+from seqcore.db import rowcount, utcnow
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken, digest
 from seqcore.oauth.tokens import token_problem
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
@@ -222,14 +222,16 @@ class Validator(RequestValidator):
         if request.redirect_uri and request.redirect_uri != row.redirect_uri:
             return False  # refused before redeeming: the code stays usable
         family = new_family()
-        won = self.db.execute(
+        won = rowcount(self.db.execute(
             update(OAuthAuthorizationCode)
             .where(OAuthAuthorizationCode.id == row.id, OAuthAuthorizationCode.redeemed.is_(None))
             .values(redeemed=utcnow(), family=family)
-            .execution_options(synchronize_session=False)).rowcount == 1
+            .execution_options(synchronize_session=False))) == 1
         if not won:
             self.db.expire(row)
-            revoke_family(self.db, self._code(code).family)
+            redeemed = self._code(code)
+            if redeemed is not None:  # read again: the row is there, redeemed by another
+                revoke_family(self.db, redeemed.family)
             return False
         request.user = row.user
         request.scopes = row.scopes.split()
@@ -296,12 +298,12 @@ class Validator(RequestValidator):
         if requested and not set(requested) <= set(row.scopes.split()):
             request.user = row.user  # oauthlib answers invalid_scope; nothing is spent
             return True
-        won = self.db.execute(
+        won = rowcount(self.db.execute(
             update(OAuthToken)
             .where(OAuthToken.id == row.id, OAuthToken.refresh_spent.is_(None),
                    OAuthToken.revoked.is_(False))
             .values(refresh_spent=utcnow(), revoked=True)
-            .execution_options(synchronize_session=False)).rowcount == 1
+            .execution_options(synchronize_session=False))) == 1
         if not won:
             revoke_family(self.db, row.family)
             return False

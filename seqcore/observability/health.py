@@ -14,6 +14,7 @@ import logging
 import os
 import uuid
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from alembic.runtime.migration import MigrationContext
@@ -85,12 +86,17 @@ CORE_CHECKS: tuple[tuple[str, Callable[[Registry], None]], ...] = (
 )
 
 
+def _contributed_check(check: Any, registry: Registry) -> None:
+    """A plugin's readiness check, asked with the application's settings."""
+    check.check(registry.settings)
+
+
 def run_checks(registry: Registry) -> dict[str, str]:
     """Every check's outcome: ``ok`` or its short public reason."""
-    checks = list(CORE_CHECKS)
+    checks: list[tuple[str, Callable[[Registry], None]]] = list(CORE_CHECKS)
     for registered in registry.pm.hook.register_readiness_checks():
         for check in registered or ():
-            checks.append((check.name, lambda reg, c=check: c.check(reg.settings)))
+            checks.append((check.name, partial(_contributed_check, check)))
     outcome: dict[str, str] = {}
     for name, check in checks:
         try:

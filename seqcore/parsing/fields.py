@@ -64,7 +64,7 @@ class WholeNumber(fields.Integer):
         return number
 
 
-class Id(fields.Field):
+class Id(fields.Field[int]):
     """The id of a row: a JSON integer or a string of ASCII digits, 0 to
     :data:`~seqcore.parsing.identifiers.MAX_ID`."""
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
@@ -26,7 +26,7 @@ NAME_RULE = ("Names must NOT include the space character and the following: "
              "? ( ) [ ] / \\ = + < > : ; \" ' , * ^ | & .")
 
 
-def forbidden_characters(forbidden: str, whitespace: bool = False):  # noqa: ANN201
+def forbidden_characters(forbidden: str, whitespace: bool = False) -> Callable[[str], None]:
     """A validator giving one message per offending character, in order of appearance."""
 
     def check(value: str) -> None:
@@ -49,15 +49,15 @@ def forbidden_characters(forbidden: str, whitespace: bool = False):  # noqa: ANN
     return check
 
 
-def _required(message: str) -> dict[str, str]:
+def _required(message: str) -> dict[str, Any]:
     return {"required": message, "null": message}
 
 
-def _text(**kw: object) -> fields.String:
+def _text(**kw: Any) -> fields.String:
     return Text(**kw)
 
 
-def _at_least(length: int, short: str, required: str, **kw: object) -> fields.String:
+def _at_least(length: int, short: str, required: str, **kw: Any) -> fields.String:
     """A required string of at least ``length`` characters, with both messages."""
     return Text(required=True, error_messages=_required(required),
                          validate=validate.Length(min=length, max=255, error=short), **kw)
@@ -167,7 +167,7 @@ def _too_short(what: str) -> validate.Length:
                                         "must have at least 3 characters.")
 
 
-def _coordinate(pattern: re.Pattern[str], limit: int, message: str):
+def _coordinate(pattern: re.Pattern[str], limit: int, message: str) -> Callable[[str], None]:
     def check(value: str) -> None:
         if not pattern.fullmatch(value) or abs(float(value)) > limit:
             raise ValidationError(message)
@@ -181,7 +181,7 @@ def _geographic(value: str) -> None:
                               "{term}:{term}:{text}.")
 
 
-class IsoDate(fields.Field):
+class IsoDate(fields.Field[datetime.date]):
     """``yyyy-MM-dd``, and a real calendar date."""
 
     default_error_messages = {"invalid": "'collectionDate' must be in the format yyyy-MM-dd"}
@@ -252,10 +252,10 @@ def check(schema: Schema, data: Mapping[str, Any], *, partial: bool = False,
             message = "Cannot update resource with supplied properties."
         else:
             message = "Your request could not be parsed. Unrecognized property in JSON request."
-        raise Invalid(message=f"{message} Unknown: {', '.join(unknown)}.",
-                      **{"acceptable-properties": accepted})
+        acceptable: dict[str, Any] = {"acceptable-properties": accepted}
+        raise Invalid(message=f"{message} Unknown: {', '.join(unknown)}.", **acceptable)
     try:
-        return schema.load(dict(data), partial=partial, unknown=EXCLUDE)
+        return cast("dict[str, Any]", schema.load(dict(data), partial=partial, unknown=EXCLUDE))
     except ValidationError as err:
         raise Invalid(_flatten(err.messages)) from None
 
@@ -291,4 +291,6 @@ class MetadataTemplateSchema(Schema):
 
     name = Text(required=True, validate=validate.Length(min=1, max=255))
     description = Text(allow_none=True, load_default=None)
-    fields = fields.List(Text(), required=True)
+    # marshmallow takes declared fields out of the class, so this one may be called
+    # ``fields``; its annotations see Schema.fields (the instance's dict of fields) instead.
+    fields = fields.List(Text(), required=True)  # type: ignore[assignment]

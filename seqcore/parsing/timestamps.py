@@ -7,6 +7,15 @@ transport serves timestamps the same way, so the conversion lives below all of t
 from __future__ import annotations
 
 from datetime import datetime
+from typing import overload
+
+
+@overload
+def epoch_ms(value: datetime) -> int: ...
+@overload
+def epoch_ms(value: None) -> None: ...
+@overload
+def epoch_ms(value: datetime | None) -> int | None: ...
 
 
 def epoch_ms(value: datetime | None) -> int | None:

@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Callable
 from email.message import Message
+from typing import Any
 
 from pyramid.config import Configurator
 from pyramid.registry import Registry
@@ -61,6 +62,7 @@ def bad_request_response(raw_path: str, message: str) -> Response:
     """400 in the shape the path's clients read: GraphQL's ``errors``, the REST API's
     ``{"message": ...}``, or plain text for web pages."""
     raw_path = canonical_path(raw_path)
+    body: dict[str, Any]
     if raw_path == "/api/graphql":
         body = {"errors": [{"message": message, "extensions": {"code": "bad_request"}}]}
     elif raw_path == "/api" or raw_path.startswith("/api/"):
@@ -101,7 +103,7 @@ def problem(request: Request) -> str | None:
     return None
 
 
-def wellformed_tween_factory(handler: Callable, registry: Registry) -> Callable:
+def wellformed_tween_factory(handler: Callable[..., Any], registry: Registry) -> Callable[..., Any]:
     def tween(request: Request) -> Response:
         reason = problem(request)
         if reason is not None:

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pluggy
-from sqlalchemy import Select, Table, select
+from sqlalchemy import ColumnElement, Table, select
 from sqlalchemy.orm import Session
 
+from seqcore.db import AnySelect
 from seqcore.framework.contributions import declarations
 from seqcore.models.ncbi import NcbiSubmissionSample
 from seqcore.models.project import Project
@@ -70,7 +71,8 @@ ATTACHMENTS = "seqcore.project_hash_attachments"
 def sample_attachments(models: Iterable[type]) -> tuple[Table, ...]:
     """The tables among ``models`` that attach rows to samples (a foreign key to
     ``sample.id``) beyond the core's own, by name: what plugins keep per sample."""
-    sample_table = Sample.__table__
+    # Declarative classes annotate __table__ as a FromClause; these are mapped to tables.
+    sample_table = cast(Table, Sample.__table__)
     found: dict[str, Table] = {}
     for model in models:
         table = getattr(model, "__table__", None)
@@ -89,7 +91,7 @@ def installed_attachments(pm: pluggy.PluginManager) -> tuple[Table, ...]:
 def hashed_attachments(registry: Any) -> tuple[Table, ...]:
     """The plugin tables the application's hashes include, found once at start-up
     (:func:`includeme`): the models cannot change while it runs."""
-    return registry[ATTACHMENTS]
+    return cast("tuple[Table, ...]", registry[ATTACHMENTS])
 
 
 def includeme(config: Any) -> None:
@@ -115,7 +117,7 @@ def _in_project(project_id: int, sample_id: Any) -> Any:
                          .scalar_subquery())
 
 
-def _parts(project_id: int, attachments: Sequence[Table]) -> Iterable[tuple[str, Select]]:
+def _parts(project_id: int, attachments: Sequence[Table]) -> Iterable[tuple[str, AnySelect]]:
     yield "samples", (select(*SAMPLE_COLUMNS)
                       .where(_in_project(project_id, Sample.id))
                       .order_by(Sample.id))
@@ -135,11 +137,11 @@ def _parts(project_id: int, attachments: Sequence[Table]) -> Iterable[tuple[str,
         yield f"table {table.name}", _attachment_query(project_id, table)
 
 
-def _attachment_query(project_id: int, table: Table) -> Select:
+def _attachment_query(project_id: int, table: Table) -> AnySelect:
     """Every column of ``table``'s rows on the project's samples, followed by the state of
     each stored file a foreign key of the row names."""
-    sample_table = Sample.__table__
-    file_table = SequenceFile.__table__
+    sample_table = cast(Table, Sample.__table__)
+    file_table = cast(Table, SequenceFile.__table__)
     columns: list[Any] = list(table.columns)
     query_joins = []
     for n, fk in enumerate(sorted(table.foreign_keys, key=lambda fk: fk.parent.name)):
@@ -148,13 +150,15 @@ def _attachment_query(project_id: int, table: Table) -> Select:
             columns.extend(stored.c[name] for name in FILE_STATE)
             query_joins.append((stored, stored.c.id == fk.parent))
     query = select(*columns).select_from(table)
-    for stored, condition in query_joins:
-        query = query.outerjoin(stored, condition)
-    condition = None
+    for stored, joined_on in query_joins:
+        query = query.outerjoin(stored, joined_on)
+    condition: ColumnElement[bool] | None = None
     for fk in table.foreign_keys:
         if fk.references(sample_table):
             in_project = _in_project(project_id, fk.parent)
             condition = in_project if condition is None else condition | in_project
+    if condition is None:  # sample_attachments chose tables with a key to sample.id
+        raise ValueError(f"{table.name} has no foreign key to sample.id")
     order = list(table.primary_key.columns) or list(table.columns)
     return query.where(condition).order_by(*order)
 

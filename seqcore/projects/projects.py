@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from sqlalchemy import func, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
@@ -158,14 +159,14 @@ def _insert_ignoring_path_conflict(db: Session, values: dict[str, Any]) -> int |
     the same path to commit or roll back, and never aborts the transaction, so the caller can
     pick another path and try again within the same request.
     """
+    statement: postgresql.Insert | sqlite.Insert
     if db.get_bind().dialect.name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
+        statement = sqlite.insert(Project)
     else:
-        from sqlalchemy.dialects.postgresql import insert
-    statement = (insert(Project).values(**values)
-                 .on_conflict_do_nothing(index_elements=["namespace", "path"])
-                 .returning(Project.id))
-    return db.execute(statement).scalar()
+        statement = postgresql.insert(Project)
+    statement = (statement.values(**values)
+                 .on_conflict_do_nothing(index_elements=["namespace", "path"]))
+    return db.execute(statement.returning(Project.id)).scalar()
 
 
 def create_project(db: Session, owner_id: int, namespace: str, values: dict[str, Any],

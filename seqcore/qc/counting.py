@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -177,7 +178,8 @@ def _count_records(
 
     counts = np.empty((longest, QUAL_HIGH + 1), dtype=np.int64)
     # int32 sums are enough below ~17 Mbp per read and halve the memory traffic.
-    sums = np.zeros(reads, dtype=np.int32 if longest < 10_000_000 else np.int64)
+    sums: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = np.zeros(
+        reads, dtype=np.int32 if longest < 10_000_000 else np.int64)
     bases = np.empty(int(lengths.sum()), dtype=np.uint8)
     first_quality = qual_index.copy()
     filled = 0

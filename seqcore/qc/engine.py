@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import multiprocessing
 import os
 import pathlib
@@ -20,8 +21,9 @@ import queue
 import threading
 import zlib
 from collections.abc import Iterator, Mapping
+from multiprocessing.context import SpawnContext
 from multiprocessing.shared_memory import SharedMemory
-from typing import Any, BinaryIO, Protocol, runtime_checkable
+from typing import Any, BinaryIO, Protocol, cast, runtime_checkable
 
 import dnaio
 import numpy as np
@@ -141,7 +143,8 @@ class FastQCCompatibleEngine:
             return self._run(path)
         except QCError:
             raise
-        except (OSError, EOFError, zlib.error, IsalError) as error:
+        # isal's stub declares IsalError an instance of Exception, not the class it is.
+        except (OSError, EOFError, zlib.error, IsalError) as error:  # type: ignore[misc]
             raise QCError(f"could not read {path.name}: {error}") from error
         except MemoryError as error:
             raise QCError(f"{path.name} needs more memory than is available") from error
@@ -245,7 +248,9 @@ class _WorkerPool:
         self.workers = workers
         self.chunk_size = chunk_size
         self.slots = workers * _SLOTS_PER_WORKER
-        self.context = multiprocessing.get_context(start_method)
+        # get_context(name) is annotated as a BaseContext, which has no Process; the context
+        # of every start method has it.
+        self.context = cast(SpawnContext, multiprocessing.get_context(start_method))
         self.memory: SharedMemory | None = None
         self.tasks: list[Any] = []
         self.results: list[Any] = []
@@ -301,6 +306,8 @@ class _WorkerPool:
             collected += 1
 
         memory = self.memory.buf
+        if memory is None:  # only once the shared memory is closed
+            raise RuntimeError("the worker pool is not open")
         carry = b""
         failure = None
         stream: Any = None
@@ -327,7 +334,9 @@ class _WorkerPool:
                         break
                     self.tasks[worker].put(("chunk", slot, end))
                     dispatched += 1
-        except (OSError, EOFError, zlib.error, IsalError, BufferError) as error:
+        # isal's stub declares IsalError an instance of Exception, not the class it is.
+        except (OSError, EOFError, zlib.error, IsalError,  # type: ignore[misc]
+                BufferError) as error:
             # Turned into a QCError outside the handler, so that the traceback (and the
             # views of the shared memory held by its frames) is dropped before clean-up.
             failure = f"{type(error).__name__}: {error}"
@@ -350,7 +359,7 @@ class _WorkerPool:
     def _receive(self, worker: int) -> tuple[Any, ...]:
         while True:
             try:
-                return self.results[worker].get(timeout=_POLL_SECONDS)
+                return cast("tuple[Any, ...]", self.results[worker].get(timeout=_POLL_SECONDS))
             except queue.Empty:
                 process = self.processes[worker]
                 if not process.is_alive():
@@ -394,6 +403,9 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
     tally = Tally()
     frozen: frozenset[bytes] | None = None
     try:
+        shared = memory.buf
+        if shared is None:  # only once closed
+            raise RuntimeError(f"shared memory {memory_name} is closed")
         while True:
             task = tasks.get()
             if task is None:
@@ -405,7 +417,7 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
             reads_before = tally.reads
             try:
                 data = np.frombuffer(
-                    memory.buf, dtype=np.uint8, count=size, offset=slot * chunk_size
+                    shared, dtype=np.uint8, count=size, offset=slot * chunk_size
                 )
                 try:
                     keys = count_chunk(data, tally)
@@ -420,9 +432,9 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
             except Exception as error:  # reported to the main process, which raises QCError
                 results.put(("error", repr(error)))
                 continue
-            if frozen is not None:
-                keys = {key: keys[key] for key in keys.keys() & frozen}
-            results.put(("chunk", tally.reads - reads_before, dict(keys)))
+            kept = (dict(keys) if frozen is None
+                    else {key: keys[key] for key in keys.keys() & frozen})
+            results.put(("chunk", tally.reads - reads_before, kept))
         results.put(("done", tally))
     finally:
         memory.close()
@@ -468,7 +480,7 @@ def _first_read_is_colorspace(head: bytes) -> bool:
     return len(lines) > 1 and is_colorspace(lines[1].rstrip(b"\r").decode("latin-1"))
 
 
-def _read_into(stream: BinaryIO, view: memoryview) -> int:
+def _read_into(stream: io.BufferedIOBase, view: memoryview) -> int:
     """Fill ``view`` from ``stream`` as far as the data goes; return the bytes read."""
     total = 0
     while total < len(view):
@@ -534,7 +546,9 @@ def _tail_record_end(tail: bytes, at_start: bool) -> int | None:
 
 def _chunks(stream: BinaryIO, chunk_size: int) -> Iterator[memoryview]:
     try:
-        yield from dnaio.read_chunks(stream, chunk_size)
+        # dnaio annotates a BufferedIOBase and uses only readinto, which every stream that
+        # _open gives (a buffered file, an isal gzip reader) has.
+        yield from dnaio.read_chunks(cast(io.BufferedIOBase, stream), chunk_size)
     except dnaio.UnknownFileFormat:
         raise _Restart from None
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import transaction
 from isal import igzip
@@ -34,7 +34,7 @@ from pyramid.registry import Registry
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from seqcore.db import session_for, utcnow
+from seqcore.db import rowcount, session_for, utcnow
 from seqcore.models.sequencing import (
     ProcessingState,
     QCRecord,
@@ -157,7 +157,7 @@ class Worker(LeasedWorker):
                     .values(processing_state=ProcessingState.QUEUED.value,
                             file_processor=self.name, lease_until=now + self.lease,
                             modified=now))
-                if result.rowcount == 1:
+                if rowcount(result) == 1:
                     claimed.append(object_id)
         return claimed
 
@@ -251,7 +251,7 @@ class Worker(LeasedWorker):
         if sha is None:
             digest = _sha256(full)
             with self.session() as (db, _):
-                db.get(SequenceFile, file_id).upload_sha256 = digest
+                db.get_one(SequenceFile, file_id).upload_sha256 = digest
         if (kind is not None and kind.decompress and self.settings[
                 "seqcore.processing.decompress"] and _is_gzip(full)):
             full = self._decompress(file_id, full, name)
@@ -279,7 +279,7 @@ class Worker(LeasedWorker):
                 shutil.copyfileobj(src, dst, 1 << 20)
             with self.session() as (db, manager):
                 relative, _, size = self.storage.store_file(tmp, new_name, manager)
-                record = db.get(SequenceFile, file_id)
+                record = db.get_one(SequenceFile, file_id)
                 record.original_path = record.path
                 record.path = relative
                 record.file_name = new_name
@@ -288,7 +288,7 @@ class Worker(LeasedWorker):
                 record.modified = utcnow()
         finally:
             tmp.unlink(missing_ok=True)
-        return self.storage.path(relative)
+        return cast("Path", self.storage.path(relative))
 
     def _finish(self, object_id: int, state: ProcessingState, error: str | None) -> None:
         with self.session() as (db, _):

@@ -9,7 +9,7 @@ from seqcore.framework.contrib import AnalysisType, FileKind
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.files import file_kinds
-from seqcore.security.access import SUBMISSION, SUBMISSIONS
+from seqcore.security.access import SUBMISSION, SUBMISSIONS, Ace
 from seqcore.security.permissions import Permission
 
 
@@ -32,6 +32,8 @@ class SubmissionsCollection(Context):
 class TypeFilters(Context):
     """``/api/analysisSubmissions/analysisType``."""
 
+    __parent__: SubmissionsCollection
+
     def child(self, key: str) -> Any:
         analysis_type = analysis_registry(self.request.registry).type(key)
         if analysis_type is None:
@@ -42,6 +44,8 @@ class TypeFilters(Context):
 class TypeFilter(Context):
     """``/api/analysisSubmissions/analysisType/{type}``: the caller's submissions of a type;
     POST launches one."""
+
+    __parent__: TypeFilters
 
     def __init__(self, request: Any, name: str, parent: Context,
                  analysis_type: AnalysisType) -> None:
@@ -58,7 +62,7 @@ class SubmissionResource(Context):
         self.submission = submission
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         """From :data:`seqcore.security.access.SUBMISSION`: the submitter and the members of the
         projects it is shared with read it (sequencer accounts too, once it is shared)."""
         if not hasattr(self, "_acl"):
@@ -80,6 +84,8 @@ class SubmissionResource(Context):
 class AnalysisResource(Context):
     """The outputs of a completed submission."""
 
+    __parent__: SubmissionResource
+
     @property
     def submission(self) -> AnalysisSubmission:
         return self.__parent__.submission
@@ -95,6 +101,8 @@ class OutputFiles(Context):
     by the key the analysis type declares (``contigs``): a client that read the type's
     outputs needs no listing to find one."""
 
+    __parent__: AnalysisResource
+
     def child(self, key: str) -> Any:
         outputs = self.__parent__.submission.outputs
         if key.isdigit():
@@ -108,6 +116,8 @@ class OutputFiles(Context):
 
 
 class OutputFileResource(Context):
+    __parent__: OutputFiles
+
     def __init__(self, request: Any, name: str, parent: Context, output: Any) -> None:
         super().__init__(request, name, parent)
         self.output = output
@@ -121,6 +131,8 @@ class SubmissionInputs(Context):
     """``/api/analysisSubmissions/{id}/sequenceFiles/<kind>`` for each registered kind that
     declares an ``input_rel`` (``pairs``, ``unpaired``)."""
 
+    __parent__: SubmissionResource
+
     def child(self, key: str) -> Any:
         kind = file_kinds(self.request).get(key)
         if kind is not None and kind.input_rel:
@@ -130,6 +142,8 @@ class SubmissionInputs(Context):
 
 class InputObjects(Context):
     """A submission's inputs of one kind."""
+
+    __parent__: SubmissionInputs
 
     def __init__(self, request: Any, name: str, parent: Context, kind: FileKind) -> None:
         super().__init__(request, name, parent)

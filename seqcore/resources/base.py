@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pyramid.request import Request
 
 from seqcore.parsing.identifiers import parse_id
+
+if TYPE_CHECKING:
+    from seqcore.models.project import Project
+    from seqcore.models.sample import Sample
 
 
 class Context:
@@ -43,6 +47,27 @@ class Context:
     @property
     def db(self) -> Any:
         return self.request.db
+
+
+class ProjectNode(Protocol):
+    """What the contexts below a project read from their ``__parent__``
+    (:class:`seqcore.resources.projects.ProjectResource`). The tree is built at run time from
+    registered child factories, so a child names what it needs of its parent, not its class."""
+
+    @property
+    def project(self) -> Project: ...
+
+    @property
+    def project_id(self) -> int: ...
+
+
+class SampleNode(Protocol):
+    """What the contexts below a sample read from their ``__parent__``
+    (:class:`seqcore.resources.samples.SampleResource`)."""
+
+    sample: Sample
+
+    def __getitem__(self, key: str) -> Any: ...
 
 
 def int_key(key: str) -> int:

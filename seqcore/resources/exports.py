@@ -10,11 +10,11 @@ same rules' SQL condition.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from seqcore.models.export import DataExport, ExportState
-from seqcore.resources.base import Context, int_key
-from seqcore.security.access import EXPORT, EXPORTS
+from seqcore.resources.base import Context, ProjectNode, int_key
+from seqcore.security.access import EXPORT, EXPORTS, Ace
 from seqcore.security.permissions import Permission
 
 
@@ -42,7 +42,7 @@ class ExportResource(Context):
         self.export = export
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         if not hasattr(self, "_acl"):
             self._acl = EXPORT.acl(self.db, self.export)
         return self._acl
@@ -69,3 +69,8 @@ class ExportDownload(Context):
 
 class ProjectExports(Context):
     """``/api/projects/{id}/exports``: inherits the project's ACL (``export:create``)."""
+
+    @property
+    def project_ctx(self) -> ProjectNode:
+        """The project this collection hangs below."""
+        return cast(ProjectNode, self.__parent__)

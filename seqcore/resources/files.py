@@ -6,7 +6,7 @@ may read its files; whoever may change it may upload and delete.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 
@@ -17,12 +17,12 @@ from seqcore.models.sequencing import (
     SequencingObject,
     SequencingObjectFile,
 )
-from seqcore.resources.base import Context, int_key
+from seqcore.resources.base import Context, SampleNode, int_key
 
 
 def registered_kinds(registry: Any) -> dict[str, FileKind]:
     """Registered kinds by path segment."""
-    return registry.get("seqcore.file_kinds", {})
+    return cast("dict[str, FileKind]", registry.get("seqcore.file_kinds", {}))
 
 
 def file_kinds(request: Any) -> dict[str, FileKind]:
@@ -36,13 +36,18 @@ class SampleSequenceFiles(Context):
 
     @property
     def sample(self) -> Any:
-        return self.__parent__.sample
+        return cast(SampleNode, self.__parent__).sample
+
+    @property
+    def sample_ctx(self) -> Context:
+        """The sample's context, which this collection hangs below."""
+        return cast(Context, self.__parent__)
 
     def child(self, key: str) -> Any:
         kinds = file_kinds(self.request)
         if key in kinds:
             # An alias: the context lives at its canonical place under the sample.
-            return self.__parent__[key]
+            return cast(SampleNode, self.__parent__)[key]
         file_id = int_key(key)
         row = self.db.execute(
             select(SequencingObject, SequenceFile)
@@ -53,7 +58,7 @@ class SampleSequenceFiles(Context):
         if row is None or row.SequencingObject.kind not in {k.name for k in kinds.values()}:
             raise KeyError(key)
         kind = next(k for k in kinds.values() if k.name == row.SequencingObject.kind)
-        objects = SequencingObjects(self.request, kind.path_segment, self.__parent__, kind)
+        objects = SequencingObjects(self.request, kind.path_segment, self.sample_ctx, kind)
         return objects.resource_for(row.SequencingObject)["files"][str(file_id)]
 
 
@@ -66,7 +71,7 @@ class SequencingObjects(Context):
 
     @property
     def sample(self) -> Any:
-        return self.__parent__.sample
+        return cast(SampleNode, self.__parent__).sample
 
     def child(self, key: str) -> Any:
         obj = self.db.get(SequencingObject, int_key(key))
@@ -76,10 +81,12 @@ class SequencingObjects(Context):
 
     def resource_for(self, obj: SequencingObject) -> SequencingObjectResource:
         factory = self.kind.object_context or SequencingObjectResource
-        return factory(self.request, str(obj.id), self, obj)
+        return cast("SequencingObjectResource", factory(self.request, str(obj.id), self, obj))
 
 
 class SequencingObjectResource(Context):
+    __parent__: SequencingObjects
+
     def __init__(self, request: Any, name: str, parent: SequencingObjects,
                  obj: SequencingObject) -> None:
         super().__init__(request, name, parent)
@@ -104,6 +111,8 @@ class SequencingObjectResource(Context):
 
 
 class ObjectFiles(Context):
+    __parent__: SequencingObjectResource
+
     def child(self, key: str) -> Any:
         file_id = int_key(key)
         for sequence_file in self.__parent__.obj.files:
@@ -113,6 +122,8 @@ class ObjectFiles(Context):
 
 
 class SequenceFileResource(Context):
+    __parent__: ObjectFiles
+
     def __init__(self, request: Any, name: str, parent: ObjectFiles,
                  sequence_file: SequenceFile) -> None:
         super().__init__(request, name, parent)

@@ -7,14 +7,14 @@ and changing them ``group:write``, whatever view asks.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 
 from seqcore.models.group import Group, GroupMember, GroupShare
 from seqcore.models.user import User
-from seqcore.resources.base import Context, int_key
-from seqcore.security.access import GROUP, GROUPS
+from seqcore.resources.base import Context, ProjectNode, int_key
+from seqcore.security.access import GROUP, GROUPS, Ace
 from seqcore.security.permissions import Permission
 
 
@@ -42,7 +42,7 @@ class GroupResource(Context):
         self.group = group
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         """From :data:`seqcore.security.access.GROUP`: members of the group or a group above it, and
         of groups it is shared with."""
         if not hasattr(self, "_acl"):
@@ -68,6 +68,8 @@ class GroupProjects(Context):
 class GroupMembers(Context):
     """``/api/groups/{id}/members``: members, by username."""
 
+    __parent__: GroupResource
+
     def child(self, key: str) -> Any:
         row = self.db.execute(
             select(GroupMember, User).join(User, User.id == GroupMember.user_id)
@@ -92,6 +94,8 @@ class GroupMemberResource(Context):
 class GroupShares(Context):
     """``/api/groups/{id}/shares``: the groups this group is shared with."""
 
+    __parent__: GroupResource
+
     def child(self, key: str) -> Any:
         share = self.db.get(GroupShare, int_key(key))
         if share is None or share.shared_group_id != self.__parent__.group.id:
@@ -104,7 +108,7 @@ class ProjectShares(Context):
 
     def child(self, key: str) -> Any:
         share = self.db.get(GroupShare, int_key(key))
-        if share is None or share.project_id != self.__parent__.project_id:
+        if share is None or share.project_id != cast(ProjectNode, self.__parent__).project_id:
             raise KeyError(key)
         return ShareResource(self.request, key, self, share)
 

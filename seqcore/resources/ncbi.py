@@ -7,16 +7,21 @@ asks ``canReadProject``; ``ncbi:submit`` (owners, administrators) creates them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from seqcore.models.ncbi import NcbiSubmission
-from seqcore.resources.base import Context, int_key
+from seqcore.resources.base import Context, ProjectNode, int_key
 
 
 class ProjectNcbiSubmissions(Context):
+    @property
+    def project_ctx(self) -> ProjectNode:
+        """The project this collection hangs below."""
+        return cast(ProjectNode, self.__parent__)
+
     def child(self, key: str) -> Any:
         submission = self.db.get(NcbiSubmission, int_key(key))
-        if submission is None or submission.project_id != self.__parent__.project_id:
+        if submission is None or submission.project_id != self.project_ctx.project_id:
             raise KeyError(key)
         return NcbiSubmissionResource(self.request, key, self, submission)
 

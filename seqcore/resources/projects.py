@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 
@@ -12,7 +12,7 @@ from seqcore.models.project import Project, ProjectMember
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key
 from seqcore.resources.users import UserResource
-from seqcore.security.access import PROJECT, PROJECTS
+from seqcore.security.access import PROJECT, PROJECTS, Ace
 from seqcore.security.permissions import Permission
 
 PROJECT_COLUMNS = tuple(Project.__table__.columns)
@@ -65,13 +65,13 @@ class ProjectResource(Context):
         super().__init__(request, name, parent)
         if project is not None:
             self.project = project
-        self.row = row if row is not None else project
+        self.row: Any = row if row is not None else project
 
     @property
     def project(self) -> Project:
         if "_project" not in self.__dict__:
             self.__dict__["_project"] = attach_project(self.db, self.row)
-        return self.__dict__["_project"]
+        return cast("Project", self.__dict__["_project"])
 
     @project.setter
     def project(self, value: Project) -> None:
@@ -79,10 +79,11 @@ class ProjectResource(Context):
 
     @property
     def project_id(self) -> int:
-        return self.row.id  # type: ignore[no-any-return]
+        project_id: int = self.row.id
+        return project_id
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         """From :data:`seqcore.security.access.PROJECT`: owners write, every member reads, sequencer
         accounts (the uploader) read every project."""
         if not hasattr(self, "_acl"):
@@ -119,6 +120,8 @@ class ProjectResource(Context):
 
 class ProjectUsers(Context):
     """``/api/projects/{id}/users``: the members."""
+
+    __parent__: ProjectResource
 
     def child(self, key: str) -> Any:
         row = self.db.execute(

@@ -6,7 +6,7 @@ from typing import Any
 
 from seqcore.models.sequencing import SequencingRun
 from seqcore.resources.base import Context, int_key
-from seqcore.security.access import RUN, RUNS
+from seqcore.security.access import RUN, RUNS, Ace
 from seqcore.security.permissions import Permission
 
 # Path segments that create a run of that sequencer type (deprecated names included).
@@ -35,7 +35,7 @@ class RunResource(Context):
         self.run = run
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         """From :data:`seqcore.security.access.RUN`: the account that created the run updates it."""
         return RUN.acl(self.db, self.run)
 
@@ -49,6 +49,8 @@ class RunObjects(Context):
     """``/api/sequencingrun/{id}/sequenceFiles``: POST attaches an existing sequencing object
     to the run (the run's rules apply)."""
 
+    __parent__: RunResource
+
     @property
     def run(self) -> SequencingRun:
         return self.__parent__.run
@@ -56,6 +58,8 @@ class RunObjects(Context):
 
 class RunTypeResource(Context):
     """``/api/sequencingrun/{type}``: POST creates a run of that sequencer type."""
+
+    __parent__: RunsCollection
 
     @property
     def sequencer_type(self) -> str:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm.util import identity_key
 
 from seqcore.db.prepared import PreparedRead, attach
+from seqcore.models.project import Project
 from seqcore.models.sample import ProjectSample, Sample
-from seqcore.resources.base import Context, int_key
-from seqcore.security.access import SAMPLE, SAMPLES
+from seqcore.resources.base import Context, ProjectNode, int_key
+from seqcore.security.access import SAMPLE, SAMPLES, Ace
 from seqcore.security.permissions import Permission
 
 
@@ -54,7 +55,7 @@ class SampleResource(Context):
         self.sample = sample
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         """From :data:`seqcore.security.access.SAMPLE`: members of any project holding the
         sample read it; owners of a project that owns it write and own it; sequencer accounts
         read and write (they upload into any sample) but own none."""
@@ -87,7 +88,7 @@ class ProjectSamples(Context):
         row = self.db.execute(
             select(Sample, ProjectSample)
             .join(ProjectSample, ProjectSample.sample_id == Sample.id)
-            .where(ProjectSample.project_id == self.__parent__.project.id,
+            .where(ProjectSample.project_id == self.project.id,
                    Sample.id == int_key(key))
         ).first()
         if row is None:
@@ -95,14 +96,16 @@ class ProjectSamples(Context):
         return ProjectSampleResource(self.request, key, self, row.Sample, row.ProjectSample)
 
     @property
-    def project(self) -> Any:
-        return self.__parent__.project
+    def project(self) -> Project:
+        return cast(ProjectNode, self.__parent__).project
 
 
 class ProjectSampleResource(SampleResource):
     """A sample as reached through a project: its links are the canonical sample's, plus
     ``sample/project`` and ``project/sample``. Reading it needs the project's read
     permission; removing it from the project needs the project's write permission."""
+
+    __parent__: ProjectSamples
 
     read_permission = Permission.PROJECT_READ
 

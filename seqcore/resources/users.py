@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from seqcore.models.user import User
 from seqcore.resources.base import Context, int_key, is_id
-from seqcore.security.access import ACCOUNT, USERS
+from seqcore.security.access import ACCOUNT, USERS, Ace
 from seqcore.security.permissions import Permission
 
 
@@ -40,7 +40,7 @@ class UserResource(Context):
         self.user = user
 
     @property
-    def __acl__(self) -> list:
+    def __acl__(self) -> list[Ace]:
         """From :data:`seqcore.security.access.ACCOUNT`: an account reads and changes itself."""
         return ACCOUNT.acl(self.db, self.user)
 

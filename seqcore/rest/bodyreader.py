@@ -45,11 +45,15 @@ def body_reader(request: Request) -> BodyReader:
 
 
 def _gunicorn_reader(environ: dict[str, Any], length: int | None) -> BodyReader | None:
+    # gunicorn's own objects, which it does not annotate: checked below by what they hold.
     sock = environ.get("gunicorn.socket")
-    body = environ.get("wsgi.input")
-    reader = getattr(body, "reader", None)
-    unreader = getattr(reader, "unreader", None)
-    if (length is None or not isinstance(sock, socket.socket)
+    body: Any = environ.get("wsgi.input")
+    reader: Any = getattr(body, "reader", None)
+    unreader: Any = getattr(reader, "unreader", None)
+    if not isinstance(sock, socket.socket):
+        return None
+    client = sock
+    if (length is None
             or type(reader).__name__ != "LengthReader"
             or getattr(unreader, "sock", None) is not sock
             or not isinstance(getattr(body, "buf", None), io.BytesIO)
@@ -80,7 +84,7 @@ def _gunicorn_reader(environ: dict[str, Any], length: int | None) -> BodyReader 
         try:
             # MSG_WAITALL: whole blocks rather than whatever the socket holds at the moment
             # (fewer, larger writes and hashes); a client that goes away ends it early.
-            data = sock.recv(min(size, left), socket.MSG_WAITALL)
+            data = client.recv(min(size, left), socket.MSG_WAITALL)
         except OSError:  # reset, timeout: the client is gone
             data = b""
         if not data:

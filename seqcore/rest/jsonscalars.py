@@ -22,7 +22,7 @@ def scalar(value: Any) -> str:
     anything else through the encoder."""
     kind = type(value)
     if kind is str:
-        return encode_basestring_ascii(value)  # type: ignore[no-any-return]
+        return encode_basestring_ascii(value)
     if value is None:
         return "null"
     if kind is int:

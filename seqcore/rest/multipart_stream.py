@@ -37,7 +37,7 @@ def _load_memmem() -> Callable[[int, int, bytes, int], int | None] | None:
         return None
     memmem.restype = ctypes.c_void_p
     memmem.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
-    return memmem  # type: ignore[no-any-return]
+    return memmem
 
 
 _memmem = _load_memmem()

@@ -268,7 +268,7 @@ SHAPES: dict[str, dict[str, Any]] = {
     },
 }
 
-SECURITY_SCHEMES = {
+SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
     "bearer": {"type": "http", "scheme": "bearer",
                "description": "An OAuth2 access token from /api/oauth/token."},
     "oauth2": {

@@ -153,15 +153,15 @@ def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Chang
             else:
                 status["not_found"].append(field)
         for field, (value, kind) in entries.items():
-            entry = existing.get(field)
-            if entry is None:
+            stored = existing.get(field)
+            if stored is None:
                 db.add(MetadataEntry(sample_id=sample.id, field=field, value=value, type=kind,
                                      writer_id=caller.user_id))
                 status["added"].append(field)
-            elif (entry.value, entry.type) != (value, kind):
-                entry.value, entry.type, entry.modified = value, kind, now
-                entry.submission_id = entry.ncbi_submission_id = None
-                entry.writer_id = caller.user_id
+            elif (stored.value, stored.type) != (value, kind):
+                stored.value, stored.type, stored.modified = value, kind, now
+                stored.submission_id = stored.ncbi_submission_id = None
+                stored.writer_id = caller.user_id
                 status["updated"].append(field)
             else:
                 status["unchanged"].append(field)

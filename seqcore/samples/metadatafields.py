@@ -113,7 +113,7 @@ def change_field(db: Session, field: MetadataField, values: FieldValues) -> None
     _check_declaration(values, field)
     for key in ("type", "choices", "pattern", "restriction"):
         if key in values:
-            setattr(field, key, values[key])  # type: ignore[literal-required]
+            setattr(field, key, values[key])
     if field.type != "list":
         field.choices = None
     field.modified = utcnow()

@@ -62,7 +62,7 @@ def _check_field(access: FieldAccess, name: str, what: str) -> None:
         raise Invalid.field(what, f"There is no metadata field \"{name}\" to use here.")
 
 
-def matching(project_id: int, query: SampleQuery, access: FieldAccess) -> Select:
+def matching(project_id: int, query: SampleQuery, access: FieldAccess) -> Select[Any]:
     """The ids of the project's samples matching ``query`` (unordered)."""
     statement = (select(Sample.id).join(ProjectSample, ProjectSample.sample_id == Sample.id)
                  .where(ProjectSample.project_id == project_id))

@@ -27,13 +27,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, cached_property, partial
-from typing import Any
+from typing import Any, TypeAlias
 
 from pyramid.authorization import ALL_PERMISSIONS, Allow, AllPermissionsList, Authenticated
 from sqlalchemy import (
     ColumnElement,
+    CompoundSelect,
     Integer,
-    Select,
     bindparam,
     exists,
     false,
@@ -45,6 +45,7 @@ from sqlalchemy import (
 from sqlalchemy import true as sql_true
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from seqcore.db import AnySelect
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
 from seqcore.models.export import DataExport
 from seqcore.models.group import READ_LEVEL, WRITE_LEVEL, Group
@@ -63,7 +64,9 @@ from seqcore.security.principals import (
     user_principal,
 )
 
-Permissions = tuple[str, ...] | AllPermissionsList
+Permissions: TypeAlias = tuple[str, ...] | AllPermissionsList
+# An access control entry as pyramid reads it: (Allow, principal, permissions).
+Ace: TypeAlias = tuple[str, str, Permissions]
 
 
 # -- who ----------------------------------------------------------------------------------
@@ -83,7 +86,7 @@ class Holder:
     """The account named in a column of the object's own row (a submission's submitter, a
     run's creator, an account itself)."""
 
-    column: InstrumentedAttribute
+    column: InstrumentedAttribute[Any]
 
 
 @dataclass(frozen=True)
@@ -92,11 +95,11 @@ class Related:
     labelled ``object_id`` and ``user_id``: the ACL asks it for the accounts of one object,
     the condition for the objects of one account (each by adding a ``WHERE`` to it)."""
 
-    pairs: Callable[[], Select]
+    pairs: Callable[[], AnySelect]
 
 
 @cache
-def _objects_by_account(related: Related) -> tuple[Select, Any]:
+def _objects_by_account(related: Related) -> tuple[AnySelect, Any]:
     """``related``'s object ids and the account column to filter them by, built once: list
     queries ask for them on every request, and building the routes' joins and aliases cost
     more than running them (half of a 1,000-project collection request)."""
@@ -114,7 +117,7 @@ class Grant:
         return permission in self.permissions
 
 
-def _ace(principal: str, grant: Grant) -> tuple:
+def _ace(principal: str, grant: Grant) -> Ace:
     return (Allow, principal, grant.permissions)
 
 
@@ -133,7 +136,7 @@ class Scope:
             if not isinstance(grant.who, Role) or grant.who.when is not None:
                 raise TypeError("a scope grants to roles, unconditionally")
 
-    def acl(self) -> list:
+    def acl(self) -> list[Ace]:
         return [_ace(grant.who.principal, grant) for grant in self.grants]  # type: ignore[union-attr]
 
     def lineage(self) -> Iterable[Scope]:
@@ -158,18 +161,18 @@ class Rules:
     parent: Scope
 
     @property
-    def id_column(self) -> InstrumentedAttribute:
+    def id_column(self) -> InstrumentedAttribute[Any]:
         return self.model.id  # type: ignore[attr-defined, no-any-return]
 
     # The ACL of one object.
 
     @cached_property
-    def _acl_query(self) -> Select | None:
+    def _acl_query(self) -> AnySelect | CompoundSelect[*tuple[Any, ...]] | None:
         """One statement for the related accounts and conditional roles of every grant of
         one object (its id bound as ``object_id``), built once per type: building it costs
         more than running it."""
         object_id = bindparam("object_id", type_=Integer)
-        parts: list[Select] = []
+        parts: list[AnySelect] = []
         for index, grant in enumerate(self.grants):
             who = grant.who
             if isinstance(who, Role) and who.when is not None:
@@ -185,7 +188,7 @@ class Rules:
             return None
         return parts[0] if len(parts) == 1 else parts[0].union_all(*parts[1:])
 
-    def acl(self, db: Session, obj: Any) -> list:
+    def acl(self, db: Session, obj: Any) -> list[Ace]:
         """The ACL of the context standing for ``obj`` (one SQL statement at most: the
         related accounts and the conditional roles of every grant together)."""
         statement = self._acl_query
@@ -196,11 +199,11 @@ class Rules:
         db.flush()
         return self.acl_of(obj, db.connection().execute(statement, {"object_id": obj.id}))
 
-    def acl_of(self, obj: Any, entries: Iterable[tuple[int | None, int | None]]) -> list:
+    def acl_of(self, obj: Any, entries: Iterable[tuple[int | None, int | None]]) -> list[Ace]:
         """The ACL of ``obj`` from the ``(grant, user_id)`` rows of its ACL statement (as
         :meth:`acl` runs it, or as :meth:`with_acl` returns them beside the object's row;
         a row whose grant is ``NULL`` stands for none)."""
-        acl: list = []
+        acl: list[Ace] = []
         for grant in self.grants:
             who = grant.who
             if isinstance(who, Role) and who.when is None:
@@ -214,11 +217,13 @@ class Rules:
                 continue
             grant = self.grants[index]
             who = grant.who
-            principal = who.principal if isinstance(who, Role) else user_principal(user_id)
-            acl.append(_ace(principal, grant))
+            if isinstance(who, Role):
+                acl.append(_ace(who.principal, grant))
+            elif user_id is not None:  # a related account's row always names it
+                acl.append(_ace(user_principal(user_id), grant))
         return acl
 
-    def with_acl(self, *columns: Any) -> Select:
+    def with_acl(self, *columns: Any) -> AnySelect:
         """One statement for an object's ``columns`` and its ACL (the object's id bound as
         ``object_id``): a row per ACL entry (``grant``, ``user_id``), or one row with both
         ``NULL`` when there is none, each carrying the object's columns; no row when there
@@ -300,15 +305,15 @@ USERS = Scope((
 # -- relations ----------------------------------------------------------------------------
 
 
-def project_members() -> Select:
+def project_members() -> AnySelect:
     return select(ProjectMember.project_id.label("object_id"), ProjectMember.user_id)
 
 
-def project_owners() -> Select:
+def project_owners() -> AnySelect:
     return project_members().where(ProjectMember.role == ProjectRole.OWNER.value)
 
 
-def export_requesters() -> Select:
+def export_requesters() -> AnySelect:
     """The account that asked for an export, while it is a member of the export's project
     (one removed from the project no longer reads what it exported from it)."""
     return (select(DataExport.id.label("object_id"), ProjectMember.user_id)
@@ -316,31 +321,31 @@ def export_requesters() -> Select:
                   & (ProjectMember.user_id == DataExport.requester_id)))
 
 
-def sample_readers() -> Select:
+def sample_readers() -> AnySelect:
     """Members of any project holding the sample."""
     return (select(ProjectSample.sample_id.label("object_id"), ProjectMember.user_id)
             .join(ProjectMember, ProjectMember.project_id == ProjectSample.project_id))
 
 
-def sample_owners() -> Select:
+def sample_owners() -> AnySelect:
     """Owners of a project that owns the sample (holds it with ``owner``)."""
     return sample_readers().where(ProjectMember.role == ProjectRole.OWNER.value,
                                   ProjectSample.owner.is_(True))
 
 
-def submission_readers() -> Select:
+def submission_readers() -> AnySelect:
     """Members of the projects a submission is shared with."""
     return (select(SubmissionProject.submission_id.label("object_id"), ProjectMember.user_id)
             .join(ProjectMember, ProjectMember.project_id == SubmissionProject.project_id))
 
 
-def _through_projects(route: Callable[[], Select], object_column: Any, project_column: Any,
-                      *where: Any) -> Callable[[], Select]:
+def _through_projects(route: Callable[[], AnySelect], object_column: Any, project_column: Any,
+                      *where: Any) -> Callable[[], AnySelect]:
     """The pairs of a project ``route`` carried over to what the project holds
     (``object_column``, on rows whose ``project_column`` names the project): whoever reaches
     a project through groups reaches its samples and the submissions shared with it."""
 
-    def pairs() -> Select:
+    def pairs() -> AnySelect:
         projects = route().subquery()
         return (select(object_column.label("object_id"), projects.c.user_id)
                 .join(projects, projects.c.object_id == project_column).where(*where))
@@ -348,7 +353,8 @@ def _through_projects(route: Callable[[], Select], object_column: Any, project_c
     return pairs
 
 
-def _routes(routes: Iterable[Callable[[int], Select]], level: int) -> list[Callable[[], Select]]:
+def _routes(routes: Iterable[Callable[[int], AnySelect]],
+            level: int) -> list[Callable[[], AnySelect]]:
     """Each route as a pairs function at ``level``."""
     return [partial(route, level) for route in routes]
 
@@ -423,11 +429,11 @@ RUN = Rules("run", SequencingRun, Permission.RUN_READ, (
     Grant(Holder(SequencingRun.user_id), (Permission.RUN_UPDATE,)),
 ), RUNS)
 
-def _export_requesters_through(route: Callable[[], Select]) -> Callable[[], Select]:
+def _export_requesters_through(route: Callable[[], AnySelect]) -> Callable[[], AnySelect]:
     """The requester of an export, while a project ``route`` (through groups) still reaches
     the export's project."""
 
-    def pairs() -> Select:
+    def pairs() -> AnySelect:
         projects = route().subquery()
         return (select(DataExport.id.label("object_id"), projects.c.user_id)
                 .join(projects, (projects.c.object_id == DataExport.project_id)
@@ -451,7 +457,7 @@ ACCOUNT = Rules("user", User, Permission.USER_READ, (
 # -- the questions the transports ask ----------------------------------------------------
 
 
-def readable_projects(user_id: int, role: SystemRole | str) -> Select:
+def readable_projects(user_id: int, role: SystemRole | str) -> AnySelect:
     """The projects an account may read, by id (one statement, whatever the count)."""
     return select(Project).where(PROJECT.readable(user_id, role)).order_by(Project.id)
 

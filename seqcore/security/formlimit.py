@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from typing import Any, cast
 
 from pyramid.config import Configurator
 from pyramid.registry import Registry
@@ -78,12 +79,12 @@ def unparsable(request: Request) -> Response | None:
 
 def _has_body(request: Request) -> bool:
     if request.content_length is not None:
-        return request.content_length > 0
+        return cast("bool", request.content_length > 0)
     return ("chunked" in (request.headers.get("Transfer-Encoding") or "").lower()
             or bool(request.environ.get("wsgi.input_terminated")))
 
 
-def form_limit_tween_factory(handler: Callable, registry: Registry) -> Callable:
+def form_limit_tween_factory(handler: Callable[..., Any], registry: Registry) -> Callable[..., Any]:
     limit = int(registry.settings["seqcore.max_form_bytes"])
 
     def tween(request: Request) -> Response:

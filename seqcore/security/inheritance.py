@@ -20,14 +20,15 @@ group's members nothing (as IRIDA Next, which reads one share deep).
 
 from __future__ import annotations
 
-from sqlalchemy import Select, select
+from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
+from seqcore.db import AnySelect
 from seqcore.models.group import GroupHierarchy, GroupMember, GroupShare
 from seqcore.models.project import Project
 
 
-def group_members(level: int) -> Select:
+def group_members(level: int) -> AnySelect:
     """Members of the group or of a group above it, at ``level`` or above."""
     tree, member = aliased(GroupHierarchy), aliased(GroupMember)
     return (select(tree.descendant_id.label("object_id"), member.user_id)
@@ -35,7 +36,7 @@ def group_members(level: int) -> Select:
             .where(member.access_level >= level))
 
 
-def group_sharees(level: int) -> Select:
+def group_sharees(level: int) -> AnySelect:
     """Members of a group that the group (or a group above it) is shared with at
     ``level`` or above."""
     shared, tree, member = aliased(GroupHierarchy), aliased(GroupHierarchy), aliased(GroupMember)
@@ -46,7 +47,7 @@ def group_sharees(level: int) -> Select:
             .where(GroupShare.access_level >= level, member.access_level >= level))
 
 
-def project_group_members(level: int) -> Select:
+def project_group_members(level: int) -> AnySelect:
     """Members of the project's group or a group above it, at ``level`` or above."""
     tree, member = aliased(GroupHierarchy), aliased(GroupMember)
     return (select(Project.id.label("object_id"), member.user_id)
@@ -55,7 +56,7 @@ def project_group_members(level: int) -> Select:
             .where(member.access_level >= level))
 
 
-def project_sharees(level: int) -> Select:
+def project_sharees(level: int) -> AnySelect:
     """Members of a group the project itself is shared with, capped at the share."""
     tree, member = aliased(GroupHierarchy), aliased(GroupMember)
     return (select(GroupShare.project_id.label("object_id"), member.user_id)
@@ -65,7 +66,7 @@ def project_sharees(level: int) -> Select:
                    member.access_level >= level))
 
 
-def project_group_sharees(level: int) -> Select:
+def project_group_sharees(level: int) -> AnySelect:
     """Members of a group that the project's group (or one above it) is shared with,
     capped at the share."""
     shared, tree, member = aliased(GroupHierarchy), aliased(GroupHierarchy), aliased(GroupMember)

@@ -87,7 +87,7 @@ def apply_forwarded(environ: dict[str, Any], networks: tuple[Network, ...]) -> N
         environ.pop(name, None)
 
 
-def forwarded_tween_factory(handler: Callable, registry: Registry) -> Callable:
+def forwarded_tween_factory(handler: Callable[..., Any], registry: Registry) -> Callable[..., Any]:
     networks = parse_networks(str(registry.settings.get("seqcore.trusted_proxies", "")))
 
     def tween(request: Request) -> Response:

@@ -177,7 +177,7 @@ def authenticate(request: Request, login: str, password: str) -> SignIn:
         ok = False
     else:
         ok = verify_password(user.password_hash, password or "") and user.enabled
-    if not ok:
+    if not ok or user is None:
         record_failure(request, key)
         return SignIn(Outcome.BAD)
     record_success(request, key, user)

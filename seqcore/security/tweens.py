@@ -8,6 +8,7 @@ not, so the check lives here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from pyramid.config import Configurator
 from pyramid.interfaces import IRoutesMapper
@@ -47,7 +48,7 @@ def allowed_methods(request: Request) -> list[str]:
     return ["OPTIONS"]
 
 
-def api_auth_tween_factory(handler: Callable, registry: Registry) -> Callable:
+def api_auth_tween_factory(handler: Callable[..., Any], registry: Registry) -> Callable[..., Any]:
     def tween(request: Request) -> Response:
         if not is_api(request.path_info) or _public(request):
             return handler(request)

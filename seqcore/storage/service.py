@@ -17,7 +17,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import transaction
 from pyramid.config import Configurator
@@ -375,7 +375,7 @@ class TransactionFiles:
 
 def get_storage(request: Request) -> Storage:
     """``request.storage``: the :class:`~seqcore.services.IStorage` service."""
-    return request.find_service(IStorage, context=None)
+    return cast("Storage", request.find_service(IStorage, context=None))
 
 
 def includeme(config: Configurator) -> None:

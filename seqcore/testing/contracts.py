@@ -71,13 +71,13 @@ class FileKindContract:
     def _media_type(self) -> str:
         return self.media_type or self._kind.media_types[0]
 
-    def upload(self, testapp: Any, sample: Any, headers: dict, files: list | None = None,
-               status: int | str = 201) -> Any:
+    def upload(self, testapp: Any, sample: Any, headers: dict[str, Any],
+               files: list[Any] | None = None, status: int | str = 201) -> Any:
         body, content_type = multipart(upload_parts(self._kind, files or self.good_files()))
         return testapp.post(f"/api/samples/{sample.id}/{self.segment}", body,
                             headers={**headers, "Content-Type": content_type}, status=status)
 
-    def _setup(self, factories: Any) -> tuple[Any, Any, dict]:
+    def _setup(self, factories: Any) -> tuple[Any, Any, dict[str, Any]]:
         owner = factories.user()
         project = factories.project(owner=owner)
         sample = factories.sample(project)
@@ -188,7 +188,7 @@ class AnalysisPluginContract:
                                       "implement sample_data()")
         return [kind.sample_files()]
 
-    def launch_body(self, testapp: Any, headers: dict, project: Any, samples: list[Any]
+    def launch_body(self, testapp: Any, headers: dict[str, Any], project: Any, samples: list[Any]
                     ) -> dict[str, Any]:
         """Launch fields besides the inputs and ``parameters`` (default: none)."""
         return {}
@@ -207,7 +207,7 @@ class AnalysisPluginContract:
     def _input_kind(self, app: Any) -> str:
         return self.input_kind or self._declared(app).inputs[0]
 
-    def _world(self, factories: Any, app: Any) -> tuple[Any, Any, dict]:
+    def _world(self, factories: Any, app: Any) -> tuple[Any, Any, dict[str, Any]]:
         owner = factories.user()
         sample = factories.sample(factories.project(owner=owner))
         obj = factories.sequencing_object(sample, self._input_kind(app))

@@ -69,6 +69,8 @@ def copy_database(source: str, tmp_dir: Path, name: str) -> str:
     connected to ``source`` on PostgreSQL (``CREATE DATABASE ... TEMPLATE``)."""
     url = make_url(source)
     if url.get_backend_name() == "sqlite":
+        if url.database is None:
+            raise ValueError(f"{source} names no SQLite file to copy")
         target = tmp_dir / f"seqcore-test-{_named(name)}.sqlite"
         copy_sqlite(Path(url.database), target)
         return f"sqlite:///{target}"

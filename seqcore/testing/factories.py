@@ -205,7 +205,7 @@ class Factories:
                                  fields.pop("path", None), fields.pop("description", None),
                                  above)
             for user, level in members:
-                add_group_member(db, group, db.get(User, user.id), AccessLevel(level))
+                add_group_member(db, group, db.get_one(User, user.id), AccessLevel(level))
             return group
 
         return self._write(work)  # type: ignore[no-any-return]
@@ -217,7 +217,7 @@ class Factories:
 
         def work(db: Session) -> GroupShare:
             return share_with_group(
-                db, db.get(Group, grantee.id), AccessLevel(level),
+                db, db.get_one(Group, grantee.id), AccessLevel(level),
                 group=db.get(Group, group.id) if group is not None else None,
                 project=db.get(Project, project.id) if project is not None else None)
 
@@ -244,8 +244,7 @@ class Factories:
                    group: Group | None = None) -> Any:
         """An attachment row on a sample, a project or a group, its file recorded but not
         stored (listing, filtering and paging need no bytes)."""
-        from seqcore.files.attachments import file_metadata
-        from seqcore.models.attachment import Attachment
+        from seqcore.models.attachment import Attachment, file_metadata
 
         attachment = Attachment(
             sample_id=sample.id if sample else None,

@@ -37,10 +37,10 @@ import re
 import time
 import urllib.parse
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -167,7 +167,8 @@ def field_names() -> list[str]:
     from marshmallow import Schema
 
     def subclasses(cls: type) -> list[type]:
-        found = []
+        found: list[type] = []
+        sub: type
         for sub in cls.__subclasses__():
             found += [sub, *subclasses(sub)]
         return found
@@ -268,8 +269,9 @@ def _text(max_size: int = 30) -> st.SearchStrategy[str]:
 
 @st.composite
 def _colliding_metadata(draw: Any) -> dict[str, Any]:
-    return draw(st.dictionaries(st.sampled_from(METADATA_KEYS), Strategies.scalars,
-                                min_size=1, max_size=4))
+    drawn: dict[str, Any] = draw(st.dictionaries(st.sampled_from(METADATA_KEYS),
+                                                 Strategies.scalars, min_size=1, max_size=4))
+    return drawn
 
 
 class Strategies:
@@ -324,7 +326,7 @@ class Strategies:
                 return _quote(draw(self.identifier(name)))
 
             path = PLACEHOLDER.sub(fill, target.pattern)
-            return path + draw(st.sampled_from(("", "", "", "", "/", "//")))
+            return cast("str", path + draw(st.sampled_from(("", "", "", "", "/", "//"))))
 
         return build()
 
@@ -562,7 +564,7 @@ def _dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=True).encode("ascii")
 
 
-def _multipart(args: tuple[list[tuple[str, str | None, bytes, str | None]], str]
+def _multipart(args: tuple[Sequence[tuple[str, str | None, bytes, str | None]], str]
                ) -> tuple[bytes, str | None]:
     parts, boundary = args
     chunks = []
@@ -875,7 +877,7 @@ def fuzz(targets: list[Target], strategies: Strategies, accounts: list[Account],
             reseed_now()
             send_one(data, target, method)
 
-        return one  # type: ignore[no-any-return]
+        return one
 
     # Chunks of CHUNK requests, each with a seed of its own, so the time budget is checked
     # between them (a test that stopped drawing midway would confuse hypothesis) and the

@@ -22,7 +22,7 @@ Step = Request | Callable[[random.Random], Request]
 class LoadResult:
     seconds: float
     latencies: list[float] = field(default_factory=list)  # seconds, per completed request
-    statuses: Counter = field(default_factory=Counter)
+    statuses: Counter[int] = field(default_factory=Counter[int])
     errors: list[str] = field(default_factory=list)  # connection failures, timeouts
 
     @property
@@ -66,7 +66,7 @@ def run_load(port: int, steps: Sequence[tuple[Step, int]], clients: int, seconds
         rng = random.Random(seed * 1000 + number)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         latencies: list[float] = []
-        statuses: Counter = Counter()
+        statuses: Counter[int] = Counter()
         errors: list[str] = []
         start_gate.wait()
         while time.perf_counter() < stop[0]:

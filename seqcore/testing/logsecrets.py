@@ -26,7 +26,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qsl
 
 import pytest
@@ -91,13 +91,14 @@ class SecretRecorder:
     """WSGI middleware (tests only): learns the secrets that pass through it; everything
     else about the app is reached through it unchanged (``.registry``)."""
 
-    def __init__(self, app: Callable) -> None:
+    def __init__(self, app: Callable[..., Any]) -> None:
         self.app = app
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.app, name)
 
-    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+    def __call__(self, environ: dict[str, Any],
+                 start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("HTTP_AUTHORIZATION"):
             _authorization(environ["HTTP_AUTHORIZATION"])
         for key, value in parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True):
@@ -116,7 +117,7 @@ class SecretRecorder:
             _fields(body, content_type, "request")
         seen: dict[str, Any] = {}
 
-        def recording_start(status: str, headers: list, *rest: Any) -> Any:
+        def recording_start(status: str, headers: list[Any], *rest: Any) -> Any:
             seen["type"] = next((v for k, v in headers if k.lower() == "content-type"), "")
             for key, value in headers:
                 if key.lower() == "set-cookie":
@@ -125,7 +126,7 @@ class SecretRecorder:
 
         result = self.app(environ, recording_start)
         if "json" not in seen.get("type", ""):
-            return result
+            return cast("Iterable[bytes]", result)
         chunks = list(result)
         close = getattr(result, "close", None)
         if close is not None:

@@ -24,7 +24,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from seqcore.testing.database import copy_sqlite, recreate_database
 
@@ -34,7 +34,7 @@ SEQCORE = [sys.executable, "-m", "seqcore.cli"]
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        return cast("int", sock.getsockname()[1])
 
 
 @dataclass
@@ -42,7 +42,7 @@ class LiveServer:
     root: Path
     port: int
     ini: Path
-    process: subprocess.Popen | None = None
+    process: subprocess.Popen[bytes] | None = None
     tokens: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
@@ -63,7 +63,10 @@ class LiveServer:
 
     def create_client(self, client_id: str, *extra: str) -> str:
         out = self.cli("clients", "create", "--client-id", client_id, *extra)
-        return re.search(r"client_secret: (\w+)", out).group(1)
+        found = re.search(r"client_secret: (\w+)", out)
+        if found is None:
+            raise AssertionError(f"`seqcore clients create` printed no secret: {out}")
+        return found.group(1)
 
     def start(self, server: str = "waitress", workers: int = 2) -> None:
         """Serve with waitress (``seqcore serve``, the development server, embedded worker)
@@ -106,7 +109,7 @@ class LiveServer:
         return self.tokens[key]
 
     def request(self, method: str, path: str, token: str, body: Any = None,
-                accept: str = "application/json") -> tuple[int, bytes, dict]:
+                accept: str = "application/json") -> tuple[int, bytes, dict[str, Any]]:
         url = path if path.startswith("http") else self.url + path
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(url, data=data, method=method, headers={
@@ -226,7 +229,7 @@ def live_server(root: Path, **settings: str) -> LiveServer:
 
 
 def start_worker(directory: Path, settings: dict[str, Any], **overrides: str
-                 ) -> subprocess.Popen:
+                 ) -> subprocess.Popen[bytes]:
     """A ``seqcore worker`` process over the test app's database and storage, with
     ``overrides`` (plugins, executor, lease) written into its own ini file.
 

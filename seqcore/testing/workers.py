@@ -38,7 +38,7 @@ def run_until_state(worker: AnalysisWorker, db: Session, submission_id: int,
     while True:
         worker.run_once()
         db.expire_all()
-        submission = db.get(AnalysisSubmission, submission_id)
+        submission = db.get_one(AnalysisSubmission, submission_id)
         if submission.state in states:
             return submission
         if time.monotonic() >= deadline:

@@ -6,7 +6,7 @@ permission (``project:write``) REST's members, fields and templates endpoints us
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pyramid.config import Configurator
 from pyramid.httpexceptions import HTTPSeeOther
@@ -19,6 +19,7 @@ from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
 from seqcore.projects.projects import add_member, remove_member
 from seqcore.samples.metadatafields import (
+    FieldValues,
     create_template,
     declare_field,
     get_field,
@@ -103,7 +104,7 @@ def field_add(request: Request) -> Response:
     choices = [c.strip() for c in request.POST.get("choices", "").split(",") if c.strip()]
     if choices:
         values["choices"] = choices
-    field = declare_field(request.db, project.id, values)
+    field = declare_field(request.db, project.id, cast(FieldValues, values))
     return _back(request, project.id, _("Field ${name} declared.", mapping={"name": field.name}))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from pyramid.config import Configurator
 from pyramid.httpexceptions import HTTPSeeOther
@@ -18,7 +18,7 @@ from sqlalchemy import select
 from seqcore.errors.domain import Invalid
 from seqcore.models.project import Project
 from seqcore.parsing.schemas import ProjectSchema
-from seqcore.projects.projects import new_project
+from seqcore.projects.projects import ProjectValues, new_project
 from seqcore.samples.linelist import FIXED, FORMATS, file_name, write_rows
 from seqcore.samples.metadatafields import find_template, project_templates, template_columns
 from seqcore.samples.sampletable import (
@@ -109,7 +109,8 @@ def create(request: Request) -> Response:
     if not problems:
         try:
             project = new_project(request.db, identity.user_id, identity.username,
-                                  {FORM_FIELDS[k]: v for k, v in data.items()}, group=group)
+                                  cast(ProjectValues, {FORM_FIELDS[k]: v for k, v in data.items()}),
+                                  group=group)
         except Invalid as error:
             problems = {key: " ".join(messages) for key, messages in error.problems.items()}
     if problems:

@@ -52,7 +52,7 @@ def lookup(registry: Any = None) -> TemplateLookup:
     found = registry.get(LOOKUP)
     if found is None:
         found = registry[LOOKUP] = _new_lookup(registry.get(_DIRECTORIES, [str(TEMPLATES)]))
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def _new_lookup(directories: list[str]) -> TemplateLookup:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import urlencode
 
 from pyramid.i18n import TranslationString
@@ -24,7 +24,7 @@ from sqlalchemy import Select, func, select
 
 from seqcore.web.i18n import _
 
-Message = str | TranslationString
+Message: TypeAlias = str | TranslationString
 
 
 class TableProblem(ValueError):

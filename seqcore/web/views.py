@@ -63,6 +63,8 @@ def sign_in(request: Request) -> Response:
         return page(request, "sign_in.mako", status=400, username=username, next_url=next_url,
                     error=BAD_CREDENTIALS)
     user = result.user
+    if user is None:  # an OK outcome names the account
+        raise RuntimeError("sign-in succeeded without an account")
     # A fresh session (and CSRF token) on sign-in, so a planted cookie gains nothing.
     request.session.invalidate()
     request.session[SESSION_USER] = user.id
@@ -138,6 +140,8 @@ def _status(token: PersonalAccessToken) -> str:
 
 def tokens_page(request: Request, status: int = 200, **values: Any) -> Response:
     identity = session_identity(request)
+    if identity is None:
+        return sign_in_redirect(request)
     values.setdefault("new_token", None)
     values.setdefault("problems", {})
     values.setdefault("form", {})

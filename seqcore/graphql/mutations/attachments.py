@@ -126,7 +126,7 @@ class OwnerSpec:
     type_name: str
     collection: str
     permission: Permission
-    model: type
+    model: type[Any]
     graphql_type: Callable[[], type]
     refusal: str | None = None
 
@@ -169,13 +169,13 @@ def find_owner(info: Any, spec: OwnerSpec, gid: str | None, puid: str | None) ->
     return context
 
 
-def attach_files_mutation(spec: OwnerSpec) -> type:
+def attach_files_mutation(spec: OwnerSpec) -> type[Any]:
     """``attachFilesTo<Owner>`` for one owner kind: input ``files`` (signedBlobIds) and one
     of ``<owner>Id``/``<owner>Puid``; payload ``<owner>``, ``status``, ``errors``."""
     name = spec.type_name
     id_arg, puid_arg = f"{spec.kind}_id", f"{spec.kind}_puid"
 
-    def mutate_and_get_payload(cls: type, root: Any, info: Any, files: list[str],
+    def mutate_and_get_payload(cls: type[Any], /, root: Any, info: Any, files: list[str],
                                **given: Any) -> Any:
         gid, puid = given.get(id_arg), given.get(puid_arg)
         if (gid is None) == (puid is None):

@@ -46,7 +46,7 @@ def group_to_create_in(info: Any, group_id: str | None, group_puid: str | None
     if group_id is None and group_puid is None:
         return None
     field = "groupId" if group_id is not None else "groupPuid"
-    return find_group(info, group_id, group_puid, field).group  # type: ignore[no-any-return]
+    return find_group(info, group_id, group_puid, field).group
 
 
 class CreateGroup(graphene.relay.ClientIDMutation):

@@ -3,7 +3,6 @@ administrators), with :mod:`seqcore.samples.metadatafields`'s rules and messages
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import graphene
@@ -137,7 +136,7 @@ class _DeleteOwned(graphene.relay.ClientIDMutation):
 
     type_name: ClassVar[str]
     model: ClassVar[type]
-    remove: ClassVar[Callable[[Session, Any], None]]
+    remove: ClassVar[staticmethod[[Session, Any], None]]
 
     @classmethod
     def mutate_and_get_payload(cls, root: Any, info: Any, id: str, **_: Any) -> Any:

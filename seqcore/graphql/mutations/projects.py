@@ -19,7 +19,7 @@ from seqcore.graphql.mutations.groups import group_to_create_in
 from seqcore.graphql.types import Project
 from seqcore.parsing.schemas import ProjectSchema
 from seqcore.projects.namespaces import namespace_for, unusable_path
-from seqcore.projects.projects import new_project
+from seqcore.projects.projects import ProjectValues, new_project
 from seqcore.security.permissions import Permission
 
 
@@ -64,7 +64,8 @@ class CreateProject(graphene.relay.ClientIDMutation):
                     errors.append({"message": trouble, "path": ["project", "path"]})
             if errors:
                 raise Problems(errors)
-            values = {"name": data["name"], "description": data.get("projectDescription")}
+            values = ProjectValues(name=data["name"],
+                                   description=data.get("projectDescription"))
             try:  # a concurrent create may take the path after the check above
                 project = new_project(info.context.db, info.context.identity.user_id,
                                       username, values, path=path, group=group)

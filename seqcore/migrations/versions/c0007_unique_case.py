@@ -14,6 +14,8 @@ Create Date: 2026-11-25 11:20:00
 """
 
 from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -30,7 +32,7 @@ USERS = sa.table("user", sa.column("id", sa.Integer), sa.column("username", sa.S
                  sa.column("email_key", sa.String))
 
 
-def _case_duplicates(rows: list) -> list[str]:
+def _case_duplicates(rows: Sequence[Any]) -> list[str]:
     """One line per group of accounts whose username or e-mail differ only in case."""
     problems = []
     for field in ("username", "email"):

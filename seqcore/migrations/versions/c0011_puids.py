@@ -8,7 +8,9 @@ Revision ID: c0011
 Revises: c0010
 """
 
+from collections.abc import Sequence
 from datetime import UTC
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -24,7 +26,7 @@ TABLES = {"project": PROJECT, "sample": SAMPLE}
 
 
 def _backfill(connection: sa.Connection, table: str, kind: str) -> list[str]:
-    rows = connection.execute(
+    rows: Sequence[Any] = connection.execute(
         sa.select(sa.column("id"), sa.column("created", sa.DateTime()))
         .select_from(sa.table(table)).order_by(sa.column("created"), sa.column("id"))).all()
     issued: list[str] = []

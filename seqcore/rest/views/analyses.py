@@ -122,7 +122,7 @@ def launch_request(analysis_type: str, body: dict[str, Any]) -> LaunchRequest:
     try:
         typed = schema.load({k: v for k, v in body.items() if k in typed_keys})
     except ValidationError as err:
-        for key, messages in err.messages.items():
+        for key, messages in err.normalized_messages().items():
             if isinstance(messages, dict):  # a list's items: one message for the list
                 messages = [schema.fields[key].error_messages["invalid"]]
             problems[key] = [str(m) for m in messages]
@@ -194,7 +194,7 @@ def get_analysis(request: Request) -> dict:
     rels = _output_rels(request, submission)
     links = [{"rel": "self", "href": url_for(request, context)}]
     for output in submission.outputs:
-        href = url_for(request, context, "file", output.id)
+        href = url_for(request, context, "file", str(output.id))
         for rel in rels.get(output.key, [f"outputFile/{output.key}"]):
             links.append({"rel": rel, "href": href})
     analysis_type = analysis_registry(request.registry).type(submission.analysis_type)

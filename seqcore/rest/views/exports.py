@@ -79,7 +79,7 @@ def list_project_exports(request: Request) -> dict:
     context: ProjectExports = request.context
     root = _exports_root(request)
     entries = [export_entry(request, root.resource_for(export), manifest=False)
-               for export in readable_exports(request, context.__parent__.project_id)]
+               for export in readable_exports(request, context.project_ctx.project_id)]
     return collection(request, context, entries)
 
 
@@ -94,7 +94,7 @@ def create(request: Request) -> dict:
     """Check the selection (one 400 with every problem, nothing stored), then queue the
     export for the caller; the worker builds it."""
     context: ProjectExports = request.context
-    export = create_export(request.db, Actor(request), context.__parent__.project,
+    export = create_export(request.db, Actor(request), context.project_ctx.project,
                            read_json(request), export_kinds(request.registry))
     resource = _exports_root(request).resource_for(export)
     request.response.status = 201

@@ -142,7 +142,7 @@ def list_sample_files(request: Request) -> dict:
     """Every file of every object of the sample, each linked at its canonical place."""
     context: SampleSequenceFiles = request.context
     kinds = {k.name: k for k in file_kinds(request).values()}
-    sample_ctx = context.__parent__
+    sample_ctx = context.sample_ctx
     rows = request.db.scalars(
         select(SequencingObject).where(SequencingObject.sample_id == context.sample.id)
         .order_by(SequencingObject.id))
@@ -165,7 +165,7 @@ def upload(request: Request) -> dict:
         kind = next((k for k in file_kinds(request).values() if k.default_upload), None)
         if kind is None:
             raise ApiError(405, message="No file kind takes uploads here.")
-        context = context.__parent__[kind.path_segment]
+        context = context.sample_ctx[kind.path_segment]
     kind = context.kind
     obj, stored = receive(request, kind, context.sample.id)
     obj_ctx = context.resource_for(obj)

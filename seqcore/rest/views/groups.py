@@ -9,7 +9,7 @@ beside their numbers (``accessLevelValue``); requests may send either.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pyramid.request import Request
 from sqlalchemy import select
@@ -36,7 +36,7 @@ from seqcore.projects.groups import (
     share_with_group,
     unshare,
 )
-from seqcore.projects.projects import new_project
+from seqcore.projects.projects import ProjectValues, new_project
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
@@ -151,7 +151,8 @@ def create_group_project(request: Request) -> dict:
     data = load(request, ProjectSchema(), allow_unknown=lenient_create(request))
     group = request.context.__parent__.group
     project = new_project(request.db, request.identity.user_id, request.identity.username,
-                          {PROJECT_FIELDS[k]: v for k, v in data.items()}, group=group)
+                          cast(ProjectValues, {PROJECT_FIELDS[k]: v for k, v in data.items()}),
+                          group=group)
     context = request.root["api"]["projects"].resource_for(project)
     request.response.status = 201
     request.response.location = url_for(request, context)

@@ -26,7 +26,7 @@ def metadata_body(request: Request, sample_id: int, sample_name: str,
                   ) -> dict[str, Any]:
     """``{"metadata": {field: {value, type}}, "links": [self, sample], ...}``."""
     sample_url = prefix + str(sample_id) if prefix else url_for(
-        request, request.root["api"]["samples"], sample_id)
+        request, request.root["api"]["samples"], str(sample_id))
     return {
         "metadata": {field: {"value": value, "type": kind} for field, value, kind in entries},
         "sampleName": sample_name,

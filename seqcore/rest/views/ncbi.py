@@ -80,7 +80,7 @@ def list_submissions(request: Request) -> dict:
     context: ProjectNcbiSubmissions = request.context
     entries = [submission_entry(request, context.resource_for(submission))
                for submission in project_submissions(request.db,
-                                                     context.__parent__.project_id)]
+                                                     context.project_ctx.project_id)]
     return collection(request, context, entries)
 
 
@@ -90,7 +90,7 @@ def create(request: Request) -> dict:
     context: ProjectNcbiSubmissions = request.context
     settings = request.registry.settings
     submission = create_submission(
-        request.db, Actor(request), context.__parent__.project, read_json(request),
+        request.db, Actor(request), context.project_ctx.project, read_json(request),
         settings["seqcore.ncbi.vocabulary"], file_kinds(request).values(),
         settings["seqcore.ncbi.namespace"])
     resource = context.resource_for(submission)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from pyramid.request import Request
 
@@ -13,7 +13,7 @@ from seqcore.framework.links import links_template, url_for
 from seqcore.models.project import Project
 from seqcore.parsing.schemas import ProjectSchema
 from seqcore.projects.projecthash import hashed_attachments, project_hash
-from seqcore.projects.projects import new_project
+from seqcore.projects.projects import ProjectValues, new_project
 from seqcore.projects.projects import update_project as change_project
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
@@ -106,7 +106,7 @@ def list_projects(request: Request) -> Any:
 def create_project(request: Request) -> dict:
     data = load(request, ProjectSchema(), allow_unknown=lenient_create(request))
     project = new_project(request.db, request.identity.user_id, request.identity.username,
-                          {FIELDS[k]: v for k, v in data.items()})
+                          cast(ProjectValues, {FIELDS[k]: v for k, v in data.items()}))
     context = request.context.resource_for(project)
     request.response.status = 201
     request.response.location = url_for(request, context)
@@ -119,7 +119,8 @@ def get_project(request: Request) -> dict:
 
 def update_project(request: Request) -> dict:
     data = load(request, ProjectSchema(), partial=True)
-    change_project(request.db, request.context.project, {FIELDS[k]: v for k, v in data.items()})
+    change_project(request.db, request.context.project,
+                   cast(ProjectValues, {FIELDS[k]: v for k, v in data.items()}))
     return links_only([("self", url_for(request, request.context)),
                        ("collection", url_for(request, request.context.__parent__))])
 

@@ -63,7 +63,8 @@ def _split(data: dict[str, Any], creating: bool) -> tuple[dict[str, Any], dict[s
     try:
         core.update(RunSchema().load(typed))
     except ValidationError as err:
-        problems.update({key: list(messages) for key, messages in err.messages.items()})
+        problems.update({key: list(messages)
+                         for key, messages in err.normalized_messages().items()})
         core.update(err.valid_data or {})
     for key, value in data.items():
         if key in READ_ONLY or key in typed_keys:
@@ -104,7 +105,7 @@ def create_run(request: Request) -> dict:
     else:
         sequencer_type = _sequencer_type(core.get("sequencerType"), problems)
         runs = context
-    if problems:
+    if problems or sequencer_type is None:  # a type missing or malformed is a problem
         raise validation_error(problems)
     run = new_run(request.db, request.identity.user_id, sequencer_type, core["layoutType"],
                   core.get("description"), sheet)

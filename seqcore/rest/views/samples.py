@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from pyramid.httpexceptions import HTTPFound
 from pyramid.request import Request
@@ -23,8 +23,8 @@ from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.paging import paging
 from seqcore.rest.streaming import encode, stream_collection
 from seqcore.rest.values import epoch_ms
+from seqcore.samples.samples import SampleValues, duplicate_name, remove_from_project
 from seqcore.samples.samples import create_sample as new_sample
-from seqcore.samples.samples import duplicate_name, remove_from_project
 from seqcore.samples.samples import share_samples as add_to_project
 from seqcore.samples.samples import update_sample as change_sample
 from seqcore.security.permissions import Permission
@@ -125,8 +125,8 @@ def list_project_samples(request: Request) -> Any:
 
     context = request.context
     query, limit, page = project_samples_query(request, context.project.id)
-    sentinel = ProjectSampleResource(request, str(SENTINEL), context, Sample(id=SENTINEL))
-    template = links_template(request, sentinel, str(SENTINEL))
+    sentinel_ctx = ProjectSampleResource(request, str(SENTINEL), context, Sample(id=SENTINEL))
+    template = links_template(request, sentinel_ctx, str(SENTINEL))
     state = {"more": False}
 
     # The links of every entry are the sentinel's with the id substituted: encode them once.
@@ -167,7 +167,8 @@ def create_sample(request: Request) -> Any:
         return share_samples(request)
     project_id = request.context.project.id  # read now: a failed flush expires the session
     data = load(request, SampleSchema(), allow_unknown=lenient_create(request))
-    sample = new_sample(request.db, project_id, {FIELDS[k]: v for k, v in data.items()})
+    sample = new_sample(request.db, project_id,
+                        cast(SampleValues, {FIELDS[k]: v for k, v in data.items()}))
     try:
         request.db.flush()
     except IntegrityError:  # a concurrent create took the name first
@@ -238,7 +239,7 @@ def share_samples(request: Request) -> dict:
     request.response.status = 201
     entries = []
     for sample, join in joined:
-        location = url_for(request, project_ctx, "samples", sample.id)
+        location = url_for(request, project_ctx, "samples", str(sample.id))
         request.response.headers.add("Location", location)
         entries.append(join_entry(request, project_ctx, sample, join))
     body: dict[str, Any] = {"resource": {"resources": entries, "links": [
@@ -269,7 +270,7 @@ def join_entry(request: Request, project_ctx: Any, sample: Sample, join: Project
         "links": [
             {"rel": "self", "href": url_for(request, canonical)},
             {"rel": "project/sample", "href": url_for(request, project_ctx, "samples",
-                                                      sample.id)},
+                                                      str(sample.id))},
             {"rel": "sample/sequenceFiles", "href": url_for(request, canonical,
                                                             "sequenceFiles")},
             {"rel": "sample/project", "href": url_for(request, project_ctx)},
@@ -324,7 +325,7 @@ def get_sample(request: Request) -> dict:
 def update_sample(request: Request) -> dict:
     sample: Sample = request.context.sample
     data = load(request, SampleSchema(), partial=True)
-    change_sample(request.db, sample, {FIELDS[k]: v for k, v in data.items()})
+    change_sample(request.db, sample, cast(SampleValues, {FIELDS[k]: v for k, v in data.items()}))
     name = sample.name  # read before the flush: a failed flush expires the session
     try:
         request.db.flush()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from pyramid.registry import Registry
 from pyramid.request import Request
 
@@ -15,7 +17,7 @@ def bearer_token(request: Request) -> str | None:
     scheme, _, value = header.partition(" ")
     if scheme.lower() != "bearer" or not value.strip():
         return None
-    return value.strip()
+    return cast("str | None", value.strip())
 
 
 def token_check(request: Request) -> TokenCheck | None:
@@ -30,7 +32,7 @@ def token_check(request: Request) -> TokenCheck | None:
             None if token is None else
             check_access_token(request.db, token, token_cache(request.registry))
         )
-    return request.environ["seqcore.token_check"]
+    return cast("TokenCheck | None", request.environ["seqcore.token_check"])
 
 
 def token_cache(registry: Registry) -> TokenCache:
@@ -40,7 +42,7 @@ def token_cache(registry: Registry) -> TokenCache:
         seconds = float(registry.settings.get("seqcore.oauth.token_cache_seconds",
                                               CACHE_SECONDS))
         cache = registry.setdefault("seqcore.token_cache", TokenCache(seconds))
-    return cache
+    return cast("TokenCache", cache)
 
 
 class BearerTokenPolicy:

@@ -9,6 +9,8 @@ it at once.
 
 from __future__ import annotations
 
+from typing import cast
+
 from pyramid.request import Request
 
 from seqcore.security.credentials import web_session_user
@@ -36,7 +38,7 @@ def session_identity(request: Request) -> Identity | None:
         if user is not None:
             identity = identity_of(user, SESSION_SCOPES)
         request.environ["seqcore.session_identity"] = identity
-    return request.environ["seqcore.session_identity"]
+    return cast("Identity | None", request.environ["seqcore.session_identity"])
 
 
 class SessionPolicy:

@@ -14,7 +14,7 @@ the principals of the account (:func:`seqcore.security.principals.account_princi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pyramid.authorization import ACLHelper, Everyone
 from pyramid.interfaces import ISecurityPolicy
@@ -62,11 +62,11 @@ class TopLevelPolicy:
 
     def subpolicy(self, request: Request) -> SubPolicy:
         """The sub-policy that judges this request (chosen once)."""
-        return self._subpolicy.get_or_create(request)
+        return cast("SubPolicy", self._subpolicy.get_or_create(request))
 
     def credentials(self, request: Request) -> Credentials:
         """The outcome of authenticating this request (checked once)."""
-        return self._credentials.get_or_create(request)
+        return cast("Credentials", self._credentials.get_or_create(request))
 
     def identity(self, request: Request) -> Identity | None:
         return self.credentials(request).identity
@@ -78,10 +78,10 @@ class TopLevelPolicy:
     def permits(self, request: Request, context: Any, permission: str) -> Any:
         return ACLHelper().permits(context, principals_for(request.identity), permission)
 
-    def remember(self, request: Request, userid: Any, **kw: Any) -> list:
+    def remember(self, request: Request, userid: Any, **kw: Any) -> list[Any]:
         return []
 
-    def forget(self, request: Request, **kw: Any) -> list:
+    def forget(self, request: Request, **kw: Any) -> list[Any]:
         return []
 
 
@@ -89,4 +89,4 @@ def credentials(request: Request) -> Credentials:
     """How the request authenticated, for transports that answer 401 in their own shape
     (GraphQL) or treat credentials differently (CSRF for sessions, scopes for tokens)."""
     policy = request.registry.getUtility(ISecurityPolicy)
-    return policy.credentials(request)
+    return cast("Credentials", policy.credentials(request))

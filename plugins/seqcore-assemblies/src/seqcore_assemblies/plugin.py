@@ -44,6 +44,8 @@ FASTA = "application/fasta"
 class SampleAssemblies(Context):
     """``/api/samples/{sid}/assemblies``; inherits the sample's ACL."""
 
+    __parent__: SampleResource
+
     @property
     def sample(self) -> Any:
         return self.__parent__.sample

@@ -101,7 +101,10 @@ def annotate_with_pyrodigal(contigs: list[Contig], out_dir: Path,
     if meta:
         say(f"Less than {META_BELOW} bp: metagenomic mode (pre-trained models)")
     else:
-        finder.train(*(c.sequence for c in contigs), translation_table=options.gcode)
+        # pyrodigal's stub lists the valid tables as a Literal; the parameter is a checked
+        # int, and pyrodigal refuses (ValueError) a table it does not know.
+        finder.train(*(c.sequence for c in contigs),
+                     translation_table=options.gcode)  # type: ignore[call-overload]
         say(f"Trained on the assembly, translation table {options.gcode}")
     inference = f"ab initio prediction:pyrodigal:{pyrodigal.__version__}"
     today = date.today().strftime("%d-%b-%Y").upper()
@@ -113,7 +116,8 @@ def annotate_with_pyrodigal(contigs: list[Contig], out_dir: Path,
         record.annotations.update({
             "molecule_type": "DNA", "topology": "linear", "data_file_division": "BCT",
             "date": today, "organism": options.organism, "source": options.organism,
-            "taxonomy": ["Bacteria"]})
+            # Biopython annotates the values as str | int; GenBank's taxonomy is a list.
+            "taxonomy": ["Bacteria"]})  # type: ignore[dict-item]
         record.features.append(SeqFeature(
             FeatureLocation(0, len(contig)), type="source",
             qualifiers={"organism": [options.organism], "mol_type": ["genomic DNA"],
@@ -157,11 +161,12 @@ def annotate_with_prokka(contigs: list[Contig], out_dir: Path, options: Annotati
     pairs = renamed(contigs)
     write_fasta(fasta, (Contig(name, c.sequence) for name, c in pairs))
     log, err = out_dir / "prokka.log", out_dir / "prokka.err"
-    argv = ["prokka", "--outdir", work, "--prefix", "genome", "--force",
-            "--cpus", options.threads, "--evalue", f"{options.evalue:g}",
-            "--gcode", options.gcode, "--kingdom", "Bacteria", "--locustag", options.locustag,
-            "--genus", options.genus, "--species", options.species, "--strain", options.strain,
-            "--dbdir", options.prokka_dbdir, fasta]
+    argv: list[str | float | Path] = [
+        "prokka", "--outdir", work, "--prefix", "genome", "--force",
+        "--cpus", options.threads, "--evalue", f"{options.evalue:g}",
+        "--gcode", options.gcode, "--kingdom", "Bacteria", "--locustag", options.locustag,
+        "--genus", options.genus, "--species", options.species, "--strain", options.strain,
+        "--dbdir", options.prokka_dbdir, fasta]
     runner.run("Prokka", argv, cwd=out_dir, stdout=log, stderr=err, error_log=err)
     genbank = next((work / f"genome.{ext}" for ext in ("gbk", "gbf")
                     if (work / f"genome.{ext}").is_file()), None)

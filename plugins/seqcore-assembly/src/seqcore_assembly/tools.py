@@ -86,7 +86,7 @@ class ToolRunner:
 
     log: Callable[[str], None]
 
-    def run(self, label: str, argv: Sequence[str], *, cwd: Path, stdout: Path,
+    def run(self, label: str, argv: Sequence[str | float | Path], *, cwd: Path, stdout: Path,
             stderr: Path | None = None, version_args: Sequence[str] = ("--version",),
             error_log: Path | None = None) -> float:
         """Run ``argv``; stdout (and stderr, unless given its own file) go to ``stdout``,
@@ -94,7 +94,7 @@ class ToolRunner:
 
         ``error_log`` is where the tool writes its own log (SPAdes, MEGAHIT), quoted in the
         error when it fails."""
-        command = argv[0]
+        command = str(argv[0])
         if shutil.which(command) is None:
             raise PipelineError(f"{label} ({command}) is not installed on the worker")
         version = tool_version(command, *version_args)

@@ -221,6 +221,8 @@ class ProjectReferenceFiles(Context):
     """``/api/projects/{id}/referenceFiles``: inherits the project's ACL (members read,
     owners write) through ``__parent__``."""
 
+    __parent__: ProjectResource
+
     @property
     def project(self) -> Any:
         return self.__parent__.project

@@ -17,7 +17,7 @@ from typing import NoReturn
 try:
     from seqcore_serotyper.database import database_problem, describe
 except ImportError:  # run by path in SISTR's environment: database.py lies beside this file
-    from database import database_problem, describe  # type: ignore[no-redef]
+    from database import database_problem, describe  # type: ignore[no-redef, import-not-found]
 
 DATABASE_MISSING = 3
 
