@@ -3,4 +3,5 @@
 
 from seqcore.cli import main
 
-main()
+if __name__ == "__main__":  # imported by a module walk, it does nothing
+    main()
