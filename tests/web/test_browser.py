@@ -8,7 +8,6 @@ browser. The test is skipped only when no Chromium can be found.
 import base64
 import json
 import shutil
-import threading
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -28,19 +27,6 @@ def find_chromium():
 
 
 CHROMIUM = find_chromium()
-
-
-@pytest.fixture
-def live_server(app, engine):
-    """The test application served by waitress on a free loopback port."""
-    from waitress.server import create_server
-
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-    thread.join(timeout=5)
 
 
 @pytest.mark.slow

@@ -7,7 +7,6 @@ serious or critical violation. Screenshots go to ``test-artifacts/`` (``docs/web
 
 import io
 import json
-import threading
 from pathlib import Path
 
 import pytest
@@ -24,18 +23,6 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="Chromium not found (apt-get install chromium)"),
     pytest.mark.skipif(not AXE.is_file(), reason="axe-core not installed (npm ci)"),
 ]
-
-
-@pytest.fixture
-def live_server(app, engine):
-    from waitress.server import create_server
-
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-    thread.join(timeout=5)
 
 
 def check_accessibility(page):
