@@ -11,7 +11,9 @@ another program. The benchmarks build their applications here:
   (:func:`seqcore.config.main`) itself, with the process's logging set up as a server's is
   (the access log at INFO), written to a file instead of the terminal; :func:`served` does
   the same for a configuration :func:`setup` made (an application driven in process);
-* :func:`loaded_plugins` names the plugins loaded, for the benchmark's printout.
+* :func:`loaded_plugins` names the plugins loaded, for the benchmark's printout;
+* :func:`seed_project` fills one project with samples and metadata fields, for the benchmarks
+  of a large project's pages and line lists.
 """
 
 from __future__ import annotations
@@ -47,6 +49,53 @@ def setup(settings: Mapping[str, Any]) -> Configurator:
     print(f"plugins loaded: {', '.join(loaded_plugins(config.registry)) or 'none'}",
           file=sys.stderr)
     return config
+
+
+def seed_project(config: Configurator, samples: int, fields: int,
+                 password_hash: str = "x") -> str:
+    """Project 1, owned by the account ``bench`` (with ``password_hash``), holding ``samples``
+    samples with ``fields`` text metadata fields each, inserted in batches of 10,000; returns
+    a read and write bearer token for ``bench``."""
+    import transaction
+    from sqlalchemy import insert
+
+    from seqcore.db import session_for
+    from seqcore.models import (
+        MetadataEntry,
+        OAuthClient,
+        Project,
+        ProjectMember,
+        ProjectSample,
+        Sample,
+        User,
+    )
+    from seqcore.models.oauth import digest
+    from seqcore.oauth.tokens import issue_token
+    from seqcore.services import ISessionFactory, registry_service
+
+    factory = registry_service(config.registry, ISessionFactory)
+    with transaction.manager:
+        db = session_for(factory, transaction.manager)
+        user = User(username="bench", email="bench@example.org", password_hash=password_hash,
+                    first_name="Bench", last_name="Mark", phone_number="0000")
+        client = OAuthClient(client_id="bench", secret_hash=digest("bench"))
+        db.add_all([user, client, Project(name="Bench project", namespace="bench",
+                                          path="bench")])
+        db.flush()
+        db.add(ProjectMember(project_id=1, user_id=user.id, role="PROJECT_OWNER",
+                             metadata_role="LEVEL_4"))
+        step = 10_000
+        for start in range(1, samples + 1, step):
+            ids = range(start, min(start + step, samples + 1))
+            db.execute(insert(Sample), [{"id": i, "name": f"sample-{i:06d}",
+                                         "puid": f"INXT_SAM_{i:010d}"} for i in ids])
+            db.execute(insert(ProjectSample), [{"project_id": 1, "sample_id": i,
+                                                "sample_name": f"sample-{i:06d}",
+                                                "owner": True} for i in ids])
+            db.execute(insert(MetadataEntry), [
+                {"sample_id": i, "field": f"field_{f:02d}", "value": f"value {i}-{f}",
+                 "type": "text"} for i in ids for f in range(fields)])
+        return str(issue_token(db, client, user))
 
 
 def log_to_file(path: Path) -> None:

@@ -49,51 +49,12 @@ def serve(port: int, url: str) -> None:
 
 
 def prepare(url: str, samples: int, fields: int) -> str:
-    import transaction
-    from sqlalchemy import insert
-
-    from bench.deployed import bench_settings, setup
-    from seqcore.db import session_for
+    from bench.deployed import bench_settings, seed_project, setup
     from seqcore.db.migrations import upgrade
-    from seqcore.models import (
-        MetadataEntry,
-        OAuthClient,
-        Project,
-        ProjectMember,
-        ProjectSample,
-        Sample,
-        User,
-    )
-    from seqcore.models.oauth import digest
-    from seqcore.oauth.tokens import issue_token
-    from seqcore.services import ISessionFactory, registry_service
 
     config = setup(bench_settings(url))
     upgrade(config.get_settings(), config.registry.pm)
-    factory = registry_service(config.registry, ISessionFactory)
-    with transaction.manager:
-        db = session_for(factory, transaction.manager)
-        user = User(username="bench", email="bench@example.org", password_hash="x",
-                    first_name="Bench", last_name="Mark", phone_number="0000")
-        client = OAuthClient(client_id="bench", secret_hash=digest("bench"))
-        db.add_all([user, client, Project(name="Bench project", namespace="bench",
-                                          path="bench")])
-        db.flush()
-        db.add(ProjectMember(project_id=1, user_id=user.id, role="PROJECT_OWNER",
-                             metadata_role="LEVEL_4"))
-        step = 10_000
-        for start in range(1, samples + 1, step):
-            ids = range(start, min(start + step, samples + 1))
-            db.execute(insert(Sample), [{"id": i, "name": f"sample-{i}",
-                                         "puid": f"INXT_SAM_{i:010d}"} for i in ids])
-            db.execute(insert(ProjectSample), [{"project_id": 1, "sample_id": i,
-                                                "sample_name": f"sample-{i}", "owner": True}
-                                               for i in ids])
-            db.execute(insert(MetadataEntry), [
-                {"sample_id": i, "field": f"field_{f:02d}", "value": f"value {i}-{f}",
-                 "type": "text"} for i in ids for f in range(fields)])
-        token = issue_token(db, client, user)
-    return token
+    return seed_project(config, samples, fields)
 
 
 def peak_kib(pid: int) -> int:

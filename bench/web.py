@@ -31,61 +31,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-SECRET = "bench-session-secret"
 PASSWORD = "Bench-password-1"
 
 
 def prepare(url: str, samples: int, fields: int):
-    import transaction
-    from sqlalchemy import insert
-
-    from seqcore.config import configure
-    from seqcore.db import session_for
+    from bench.deployed import bench_settings, seed_project, served, setup
     from seqcore.db.migrations import upgrade
-    from seqcore.models import (
-        MetadataEntry,
-        OAuthClient,
-        Project,
-        ProjectMember,
-        ProjectSample,
-        Sample,
-        User,
-    )
-    from seqcore.models.oauth import digest
-    from seqcore.oauth.tokens import issue_token
     from seqcore.security.passwords import hash_password
-    from seqcore.services import ISessionFactory, registry_service
 
-    settings = {"sqlalchemy.url": url, "seqcore.session.secret": SECRET,
-                "seqcore.password_hash.time_cost": 1, "seqcore.password_hash.memory_cost": 64}
-    config = configure(settings)
-    config.commit()
+    config = setup(bench_settings(url, **{"seqcore.password_hash.time_cost": 1,
+                                          "seqcore.password_hash.memory_cost": 64}))
     upgrade(config.get_settings(), config.registry.pm)
-    factory = registry_service(config.registry, ISessionFactory)
-    with transaction.manager:
-        db = session_for(factory, transaction.manager)
-        user = User(username="bench", email="bench@example.org",
-                    password_hash=hash_password(PASSWORD, 1, 64),
-                    first_name="Bench", last_name="Mark", phone_number="0000")
-        client = OAuthClient(client_id="bench", secret_hash=digest("bench"))
-        db.add_all([user, client, Project(name="Bench project", namespace="bench",
-                                          path="bench")])
-        db.flush()
-        db.add(ProjectMember(project_id=1, user_id=user.id, role="PROJECT_OWNER",
-                             metadata_role="LEVEL_4"))
-        step = 10_000
-        for start in range(1, samples + 1, step):
-            ids = range(start, min(start + step, samples + 1))
-            db.execute(insert(Sample), [{"id": i, "name": f"sample-{i:06d}",
-                                         "puid": f"INXT_SAM_{i:010d}"} for i in ids])
-            db.execute(insert(ProjectSample), [{"project_id": 1, "sample_id": i,
-                                                "sample_name": f"sample-{i:06d}",
-                                                "owner": True} for i in ids])
-            db.execute(insert(MetadataEntry), [
-                {"sample_id": i, "field": f"field_{f:02d}", "value": f"value {i}-{f}",
-                 "type": "text"} for i in ids for f in range(fields)])
-        token = issue_token(db, client, user)
-    return config.make_wsgi_app(), token
+    token = seed_project(config, samples, fields, hash_password(PASSWORD, 1, 64))
+    return served(config), token
 
 
 def timed(call, repeat: int) -> tuple[float, list[float]]:
