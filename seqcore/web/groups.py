@@ -21,7 +21,7 @@ from seqcore.models.user import User
 from seqcore.projects.groups import create_group
 from seqcore.security.access import GROUP, PROJECT
 from seqcore.security.permissions import Permission
-from seqcore.web.guard import add_page, context_at, may, require, signed_in
+from seqcore.web.guard import add_page, context_at, may, parent_group, signed_in
 from seqcore.web.i18n import _
 from seqcore.web.labels import ACCESS_LEVELS
 from seqcore.web.render import page
@@ -58,14 +58,7 @@ def groups_page(request: Request, status: int = 200, **values: object) -> Respon
 
 def create(request: Request) -> Response:
     identity = signed_in(request)
-    parent_id = request.POST.get("parent_id", "")
-    parent = None
-    if parent_id:
-        context = context_at(request, "groups", parent_id)
-        require(request, context, Permission.GROUP_WRITE)
-        parent = context.group
-    else:
-        require(request, context_at(request, "groups"), Permission.GROUP_CREATE)
+    parent = parent_group(request, "parent_id", "groups", Permission.GROUP_CREATE)
     form = {"name": request.POST.get("name", "").strip(),
             "path": request.POST.get("path", "").strip(),
             "description": request.POST.get("description", "").strip()}

@@ -25,6 +25,7 @@ from seqcore.errors.domain import Conflict, DomainError, Forbidden, Invalid, Not
 from seqcore.resources.base import Context, readable
 from seqcore.resources.root import Root
 from seqcore.security.identity import Identity
+from seqcore.security.permissions import Permission
 from seqcore.security.policy import session_identity
 from seqcore.web.i18n import _, translate
 from seqcore.web.render import page
@@ -78,6 +79,19 @@ def require(request: Request, context: Context, permission: str) -> None:
     """A 403 :class:`PageError` unless the caller holds ``permission`` on ``context``."""
     if not request.has_permission(permission, context):
         raise PageError(403, _("You may see this but not change it."))
+
+
+def parent_group(request: Request, field: str, top: str, create: str) -> Any:
+    """The group a create form names in its ``field`` (the caller must write it), or ``None``
+    for a top-level create, where the caller needs ``create`` on the ``top`` collection
+    (``"projects"``, ``"groups"``)."""
+    group_id = request.POST.get(field, "")
+    if not group_id:
+        require(request, context_at(request, top), create)
+        return None
+    context = context_at(request, "groups", group_id)
+    require(request, context, Permission.GROUP_WRITE)
+    return context.group
 
 
 def may(request: Request, context: Context, permission: str) -> bool:

@@ -32,7 +32,7 @@ from seqcore.security.access import PROJECT
 from seqcore.security.fieldaccess import Caller, readable_fields
 from seqcore.security.permissions import Permission
 from seqcore.web.forms import load_form
-from seqcore.web.guard import PageError, add_page, context_at, may, require, signed_in
+from seqcore.web.guard import PageError, add_page, context_at, may, parent_group, require, signed_in
 from seqcore.web.i18n import _
 from seqcore.web.navigation import has_route
 from seqcore.web.render import page
@@ -93,14 +93,7 @@ def projects_page(request: Request, status: int = 200, **values: Any) -> Respons
 
 def create(request: Request) -> Response:
     identity = signed_in(request)
-    group = None
-    group_id = request.POST.get("group_id", "")
-    if group_id:
-        context = context_at(request, "groups", group_id)
-        require(request, context, Permission.GROUP_WRITE)
-        group = context.group
-    else:
-        require(request, context_at(request, "projects"), Permission.PROJECT_CREATE)
+    group = parent_group(request, "group_id", "projects", Permission.PROJECT_CREATE)
     form = {key: request.POST.get(key, "").strip() for key in FORM_FIELDS}
     # A form sends numbers as text; the schema (JSON's) wants them as numbers.
     values = {key: int(value) if key in NUMBERS and value.isascii() and value.isdigit()
