@@ -145,6 +145,9 @@ def test_lower_metadata_level_sees_no_restricted_column(live_server, factories, 
         assert "ST6" in content or path == "/"
         assert "patient_id" not in content and "PX-4471" not in content
         check_accessibility(page)
+        if path == f"/-/projects/{project.id}":
+            # What docs/web.md shows: the member's project page, without the column.
+            page.screenshot(path=ARTIFACTS / "web-4-member-view.png")
     # Sorting on it is refused in the same words as on a field that does not exist.
     hidden = page.goto(f"{live_server}/-/projects/{project.id}?sort=m:patient_id")
     hidden_text = page.locator("[role=alert]").inner_text()
@@ -152,4 +155,3 @@ def test_lower_metadata_level_sees_no_restricted_column(live_server, factories, 
     assert hidden.status == missing.status == 400
     assert hidden_text.replace("patient_id", "X") == page.locator(
         "[role=alert]").inner_text().replace("nonesuch", "X")
-    page.screenshot(path=ARTIFACTS / "web-4-member-view.png")
