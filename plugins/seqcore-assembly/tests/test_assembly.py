@@ -57,13 +57,18 @@ _cache: dict = {}
 
 
 def dataset(reads_dir, name, length, seed, coverage=30.0, families=((1500, 5), (5000, 3))):
-    """A genome and its simulated reads (as FASTQ bytes), made once per session."""
-    if name not in _cache:
+    """A genome and its simulated reads (as FASTQ bytes), made once per session.
+
+    Kept by every argument, not the name alone: two tests that reuse a name with other
+    repeat families or another seed each get their own genome."""
+    key = (name, length, seed, coverage, families)
+    if key not in _cache:
         genome = random_genome(length, seed=seed, families=families)
-        r1, r2 = reads_dir / f"{name}_R1.fastq", reads_dir / f"{name}_R2.fastq"
+        stem = f"{name}-{len(_cache)}"
+        r1, r2 = reads_dir / f"{stem}_R1.fastq", reads_dir / f"{stem}_R2.fastq"
         simulate_reads(genome.sequence, coverage, r1, r2, seed=seed + 100)
-        _cache[name] = (genome, r1.read_bytes(), r2.read_bytes())
-    return _cache[name]
+        _cache[key] = (genome, r1.read_bytes(), r2.read_bytes())
+    return _cache[key]
 
 
 def world(factories, reads, name="isolate-1", project=None, owner=None):
@@ -294,7 +299,7 @@ def test_copy_numbers_from_reads_mapped_back(testapp, app_config, factories, rea
     among the contigs without repeats."""
     import mappy
 
-    data = dataset(reads_dir, "g300", 300_000, seed=5, families=COPY_FAMILIES)
+    data = dataset(reads_dir, "copies300", 300_000, seed=5, families=COPY_FAMILIES)
     genome = data[0]
     _, _, _, pair, headers = world(factories, data)
     parameters = {"assembler": assembler, "coverage_mean": "median",
