@@ -129,9 +129,18 @@ def find_pairs(attachments: Sequence[Attachment]) -> list[tuple[Attachment, Atta
 
 
 def md5_base64(checksum: object) -> bytes | None:
-    """The 16 bytes of a base64 MD5 (Active Storage's ``checksum``), or ``None``."""
+    """The 16 bytes of an MD5 given as base64 (Active Storage's ``checksum``, 24 characters)
+    or as 32 hexadecimal digits (what ``md5sum`` prints), or ``None``.
+
+    The two forms cannot be confused: a 32-character base64 text decodes to 24 bytes, not
+    16, so a 32-character value is read as hexadecimal only."""
     if not isinstance(checksum, str):
         return None
+    if len(checksum) == 32:
+        try:
+            return bytes.fromhex(checksum)
+        except ValueError:
+            return None
     try:
         raw = base64.b64decode(checksum, validate=True)
     except (binascii.Error, ValueError):
@@ -165,8 +174,10 @@ def announce(db: Session, user_id: int, *, filename: str, content_type: str, che
         problems["byteSize"] = ["byteSize must be greater than 0"]
     elif byte_size > limit:
         problems["byteSize"] = [f"byteSize is larger than the upload limit of {limit} bytes."]
-    if md5_base64(checksum) is None:
-        problems["checksum"] = ["checksum must be the base64 MD5 of the file (24 characters)."]
+    digest = md5_base64(checksum)
+    if digest is None:
+        problems["checksum"] = ["checksum must be the MD5 of the file, in base64 (24 "
+                                "characters) or hexadecimal (32 digits)."]
     if not isinstance(content_type, str) or not content_type or len(content_type) > 255:
         problems["contentType"] = ["contentType must be a media type."]
     if problems:
@@ -176,8 +187,11 @@ def announce(db: Session, user_id: int, *, filename: str, content_type: str, che
         raise Invalid(message=f"You have {max_pending} direct uploads not yet attached; "
                               "attach them, or wait until unattached ones expire, before "
                               "announcing more.")
+    # Kept in base64 whichever form was sent: the Content-MD5 header of the PUT is base64.
     blob = DirectUpload(key=secrets.token_urlsafe(24), user_id=user_id, filename=filename,
-                        content_type=content_type, checksum=checksum, byte_size=byte_size)
+                        content_type=content_type,
+                        checksum=base64.b64encode(digest or b"").decode(),
+                        byte_size=byte_size)
     db.add(blob)
     db.flush()
     return blob

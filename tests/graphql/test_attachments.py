@@ -129,7 +129,9 @@ def test_bad_blob_ids_and_duplicates_are_payload_errors(graphql, testapp, outbre
 @pytest.mark.parametrize(("override", "message"), [
     ({"byteSize": 0}, "byteSize must be greater than 0"),
     ({"byteSize": -5}, "byteSize must be greater than 0"),
-    ({"checksum": "not base64!"}, "checksum must be the base64 MD5"),
+    ({"checksum": "not base64!"}, "checksum must be the MD5 of the file"),
+    ({"checksum": "g" * 32}, "checksum must be the MD5 of the file"),
+    ({"checksum": "ab" * 15}, "checksum must be the MD5 of the file"),
     ({"filename": "../etc/passwd"}, "filename must be a file name"),
 ])
 def test_bad_announcements_are_refused(graphql, outbreak, db, override, message):
@@ -137,6 +139,34 @@ def test_bad_announcements_are_refused(graphql, outbreak, db, override, message)
     body = announce(graphql.as_user(owner), "a.fastq", b"x", **override)
     assert body["errors"][0]["message"].startswith(message)
     assert db.scalar(select(func.count()).select_from(DirectUpload)) == 0
+
+
+def test_a_hexadecimal_md5_is_accepted_as_the_base64_one(graphql, testapp, outbreak):
+    """``md5sum`` prints 32 hexadecimal digits; Active Storage sends base64. Both name the
+    same digest, and the headers handed back for the PUT carry the base64 form (what
+    ``Content-MD5`` holds), so a client that announced hex uploads as any other."""
+    import hashlib
+
+    owner, _, samples = outbreak
+    data = fastq(seed=7)
+    hexadecimal = hashlib.md5(data, usedforsecurity=False).hexdigest()
+    body = announce(graphql.as_user(owner), "hex_R1.fastq", data, checksum=hexadecimal.upper())
+    upload = body["data"]["createDirectUpload"]["directUpload"]
+    headers = json.loads(upload["headers"])
+    assert headers["Content-MD5"] == md5_base64(data)
+    # A Content-MD5 header in either form is compared by digest.
+    testapp.put(upload["url"], data, headers={**headers, "Content-MD5": hexadecimal},
+                status=204)
+    attached = graphql(ATTACH_TO_SAMPLE, {"files": [upload["signedBlobId"]],
+                                          "sampleId": gid("Sample", samples[0].id)})
+    assert attached["data"]["attachFilesToSample"]["errors"] == []
+    # The wrong digest in hex is refused like the wrong digest in base64.
+    other = announce(graphql, "hex2.fastq", data,
+                     checksum=hashlib.md5(b"other", usedforsecurity=False).hexdigest())
+    url = other["data"]["createDirectUpload"]["directUpload"]["url"]
+    refused = testapp.put(url, data, headers={"Content-Type": "application/octet-stream"},
+                          status=400).json
+    assert "MD5 differs" in json.dumps(refused)
 
 
 def test_announcements_beyond_the_upload_limit_are_refused(graphql, outbreak, app_config):

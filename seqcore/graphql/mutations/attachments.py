@@ -100,7 +100,7 @@ class CreateDirectUpload(graphene.relay.ClientIDMutation):
         except Invalid as err:  # IRIDA Next answers bad arguments with a top-level error
             messages = [m for ms in err.problems.values() for m in ms] or [err.message]
             raise GraphQLError(messages[0], extensions={"code": "invalid"}) from None
-        headers = {"Content-Type": content_type, "Content-MD5": checksum}
+        headers = {"Content-Type": content_type, "Content-MD5": blob.checksum}
         return cls(direct_upload=DirectUpload(
             url=f"{request.application_url}/api/directUploads/{blob.key}",
             headers=json.dumps(headers, separators=(",", ":")),

@@ -55,7 +55,7 @@ def put_upload(request: Request) -> Response:
     if blob.file_id is not None:
         raise ApiError(409, message="This upload has already been received.")
     sent_md5 = request.headers.get("Content-MD5")
-    if sent_md5 is not None and sent_md5 != blob.checksum:
+    if sent_md5 is not None and md5_base64(sent_md5) != md5_base64(blob.checksum):
         raise ApiError(400, message="Content-MD5 differs from the checksum given to "
                                     "createDirectUpload.")
     length = request.content_length
