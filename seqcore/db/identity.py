@@ -14,6 +14,8 @@ batch migration's rebuild): :func:`never_reuse_ids` listens to every table's
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Integer, Table, event
@@ -90,4 +92,31 @@ def rebuild_with_autoincrement(connection: Connection) -> list[str]:
     return rebuilt
 
 
-__all__ = ["never_reuse_ids", "rebuild_with_autoincrement", "single_integer_key"]
+@contextmanager
+def sequence_kept(connection: Connection, table: str) -> Iterator[None]:
+    """Keep ``table``'s highest id ever handed out across a rebuild of the table on SQLite.
+
+    A batch migration (``op.batch_alter_table`` when SQLite cannot alter in place) copies
+    the rows into a new table, whose ``AUTOINCREMENT`` counter then starts from the
+    largest id still present: the id of a row deleted before the rebuild would come back.
+    Wrap the batch in this to put the old counter back. Nothing to do on PostgreSQL."""
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    before = connection.exec_driver_sql(
+        "SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).scalar()
+    yield
+    if before is None:
+        return
+    after = connection.exec_driver_sql(
+        "SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).scalar()
+    if after is None:
+        connection.exec_driver_sql(
+            "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table, before))
+    elif after < before:
+        connection.exec_driver_sql(
+            "UPDATE sqlite_sequence SET seq = ? WHERE name = ?", (before, table))
+
+
+__all__ = ["never_reuse_ids", "rebuild_with_autoincrement", "sequence_kept",
+           "single_integer_key"]

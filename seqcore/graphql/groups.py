@@ -130,7 +130,9 @@ class Namespace(graphene.ObjectType):
     full_path = graphene.ID(required=True)
     full_name = graphene.String(required=True)
     description = graphene.String()
-    puid = graphene.ID(description="The group's PUID; null for an account's namespace.")
+    puid = graphene.ID(description="Persistent unique id: INXT_GRP_... for a group, "
+                                   "INXT_USR_... for an account's namespace (null only for "
+                                   "the namespace of an account that was deleted).")
     created_at = graphene.DateTime(required=True)
     updated_at = graphene.DateTime(required=True)
     projects = graphene.Field(lambda: connection_for(Project), **connection_args(),

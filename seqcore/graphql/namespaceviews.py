@@ -35,18 +35,30 @@ class NamespaceView:
 
     @classmethod
     def of_user(cls, namespace: str, user: Any) -> NamespaceView:
-        return cls("User", user.id, namespace, namespace, namespace, namespace, None, None,
-                   user.created, user.modified, None)
+        return cls("User", user.id, namespace, namespace, namespace, namespace, None,
+                   user.namespace_puid, user.created, user.modified, None)
 
 
-async def project_namespace(project: ProjectModel, info: Any) -> NamespaceView | None:
-    """The namespace a project lives in (a group the caller may not read shows as null)."""
+    @classmethod
+    def of_hidden_group(cls, group: GroupModel) -> NamespaceView:
+        """A group the caller may not read, above a project it may (shared with it): only
+        what the project's own ``fullPath`` already tells (the path), and the PUID."""
+        return cls("Group", group.id, group.path, group.path, group.full_path,
+                   group.full_path, None, group.puid, group.created, None, group.id)
+
+
+async def project_namespace(project: ProjectModel, info: Any) -> NamespaceView:
+    """The namespace a project lives in; never null, as IRIDA Next's ``Project.parent``
+    (a group the caller may not read shows only its path and PUID)."""
     loaders = info.context.loaders
     if project.group_id is not None:
         group = await loaders.group.load(project.group_id)
-        return None if group is None else NamespaceView.of_group(group)
+        if group is None:
+            return NamespaceView.of_hidden_group(
+                info.context.db.get(GroupModel, project.group_id))
+        return NamespaceView.of_group(group)
     user = await loaders.user_namespace.load(project.namespace)
-    if user is None:
+    if user is None:  # the account was deleted; its projects keep their namespace
         return NamespaceView("User", 0, project.namespace, project.namespace,
                              project.namespace, project.namespace, None, None,
                              project.created, None, None)

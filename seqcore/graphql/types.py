@@ -96,9 +96,10 @@ class Project(graphene.ObjectType):
                                                             "the project's: `Lab / Outbreaks "
                                                             "/ Listeria`.")
     puid = graphene.ID(required=True, description="Persistent unique id: INXT_PRJ_...")
-    parent = graphene.Field("seqcore.graphql.groups.Namespace",
-                            description="The namespace the project lives in (null if it is "
-                                        "a group the caller may not read).")
+    parent = graphene.Field("seqcore.graphql.groups.Namespace", required=True,
+                            description="The namespace the project lives in (a group the "
+                                        "caller may not read shows only its path and "
+                                        "PUID).")
     metadata_summary = graphene.Field(
         JSON, required=True, keys=graphene.List(graphene.NonNull(graphene.String)),
         description="How many of the project's samples hold each metadata field; `keys` "
@@ -144,8 +145,7 @@ class Project(graphene.ObjectType):
     @staticmethod
     async def resolve_full_name(project: ProjectModel, info: Any) -> str:
         namespace = await project_namespace(project, info)
-        above = namespace.full_name if namespace is not None else project.namespace
-        return f"{above} / {project.name}"
+        return f"{namespace.full_name} / {project.name}"
 
     @staticmethod
     def resolve_parent(project: ProjectModel, info: Any) -> Any:
@@ -209,8 +209,9 @@ class Sample(graphene.ObjectType):
     activities = activity_field()
     resolve_activities = staticmethod(resolve_sample_activities)
     resolve_metadata_provenance = staticmethod(resolve_metadata_provenance)
-    project = graphene.Field(Project, description="The project holding the sample that the "
-                                                  "caller may read, the owning one first.")
+    project = graphene.Field(Project, required=True,
+                             description="The project holding the sample that the caller "
+                                         "may read, the owning one first.")
     created_at = graphene.DateTime(required=True)
     updated_at = graphene.DateTime(required=True)
 

@@ -11,6 +11,7 @@ from sqlalchemy import Index, String
 from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from seqcore.db import Base, utcnow
+from seqcore.models.puid import USER_NAMESPACE, puid_default
 
 
 class SystemRole(enum.StrEnum):
@@ -75,6 +76,10 @@ class User(Base):
     locale: Mapped[str] = mapped_column(String(16), default="en")
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
+    # The PUID of the account's personal namespace (``INXT_USR_...``), as IRIDA Next gives
+    # every namespace one.
+    namespace_puid: Mapped[str] = mapped_column(String(32), unique=True,
+                                                default=puid_default(USER_NAMESPACE))
 
     @validates("username", "email")
     def _keep_name_key(self, attribute: str, value: str) -> str:

@@ -88,3 +88,47 @@ def test_the_ncbi_revision_upgrades_and_downgrades_keeping_metadata(tmp_path):
     upgrade(settings, pm, engine=engine)
     assert "ncbi_submission" in inspect(engine).get_table_names()
     engine.dispose()
+
+
+def test_accounts_that_existed_get_namespace_puids_in_creation_order(tmp_path):
+    """c0022 gives every existing account's namespace a PUID from its creation time, in
+    creation order, entered in the register (so none is issued again), on SQLite and
+    PostgreSQL; SQLite's ids still never come back after the table's rebuild."""
+    from sqlalchemy import text
+
+    from seqcore.models.puid import decode, is_puid
+    from seqcore.testing import database as test_databases
+
+    url = test_databases.test_database_url(tmp_path, "user_namespace_puids")
+    settings = {"sqlalchemy.url": url}
+    pm = build_plugin_manager(settings, plugins=[])
+    engine = get_engine(url)
+    upgrade(settings, pm, engine=engine, target="c0021")
+    with engine.begin() as conn:
+        for name, created in (("late", "2026-03-02 10:00:00"), ("early", "2026-03-01 09:00:00"),
+                              ("same", "2026-03-01 09:00:00"), ("gone", "2026-03-03 00:00:00")):
+            conn.execute(text(
+                'INSERT INTO "user" (username, email, username_key, email_key, password_hash,'
+                " first_name, last_name, enabled, system_role, user_type, locale, created)"
+                " VALUES (:n, :e, :n, :e, 'x', 'A', 'B', true, 'ROLE_USER', 'TYPE_LOCAL',"
+                " 'en', :c)"), {"n": name, "e": f"{name}@example.org", "c": created})
+        conn.execute(text("""DELETE FROM "user" WHERE username = 'gone'"""))
+    upgrade(settings, pm, engine=engine)
+    with engine.connect() as conn:
+        rows = dict(conn.execute(text('SELECT username, namespace_puid FROM "user"')).all())
+        registered = set(conn.scalars(text("SELECT value FROM puid")))
+    assert all(is_puid(value, "USR") for value in rows.values())
+    assert set(rows.values()) <= registered
+    assert rows["early"] < rows["same"] < rows["late"]  # base32 time sorts as text
+    assert decode(rows["same"][-6:]) == decode(rows["early"][-6:]) + 1
+    with engine.begin() as conn:
+        conn.execute(text(
+            'INSERT INTO "user" (username, email, username_key, email_key, password_hash,'
+            " first_name, last_name, enabled, system_role, user_type, locale, created,"
+            " namespace_puid) VALUES ('new', 'new@example.org', 'new', 'new', 'x', 'A', 'B',"
+            " true, 'ROLE_USER', 'TYPE_LOCAL', 'en', '2026-03-04 00:00:00', 'INXT_USR_X')"))
+        ids = list(conn.scalars(text('SELECT id FROM "user" ORDER BY id')))
+    assert ids[-1] == 5  # the deleted account's id 4 is not handed out again
+    downgrade(settings, pm, "c0021")
+    assert "namespace_puid" not in {c["name"] for c in inspect(engine).get_columns("user")}
+    engine.dispose()
