@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
@@ -216,6 +217,33 @@ class SampleSchema(Schema):
                                                            "Not a valid latitude coordinate."))
     longitude = _text(allow_none=True, validate=_coordinate(LONGITUDE, 180,
                                                             "Not a valid longitude coordinate."))
+
+
+def _no_control_characters(value: str) -> None:
+    if any(unicodedata.category(char) == "Cc" for char in value):
+        raise ValidationError("Sample name must not contain control characters (tabs, line "
+                              "breaks, NUL).")
+
+
+def _not_blank(value: str) -> None:
+    if not value.strip():
+        raise ValidationError("Sample name can't be blank.")
+
+
+class IridaNextSampleSchema(Schema):
+    """A sample as GraphQL's IRIDA Next dialect creates it: IRIDA Next's rule for names (3 to
+    255 characters, not blank), so ``Outbreak 2022 Sample 1`` and ``2024.001`` are
+    names; only control characters are refused besides, which no screen or file name shows.
+    REST keeps IRIDA's stricter rule (:class:`SampleSchema`) for the samples it writes."""
+
+    sampleName = _text(required=True, error_messages=_required("You must provide a sample name."),
+                       validate=[_not_blank,
+                                 validate.Length(min=3, error="Sample name must be at least 3 "
+                                                              "characters long."),
+                                 validate.Length(max=255, error="Sample name must be at most "
+                                                                "255 characters long."),
+                                 _no_control_characters])
+    description = _text(allow_none=True)
 
 
 class RunSchema(Schema):

@@ -100,7 +100,9 @@ def test_create_sample(graphql, world):
 
 @pytest.mark.parametrize(("name", "message"), [
     ("ab", "Sample name must be at least 3 characters long."),
-    ("sample 2", "The name you have supplied contains a space character."),
+    ("x" * 256, "Sample name must be at most 255 characters long."),
+    ("    ", "Sample name can't be blank."),
+    ("tab\there", "Sample name must not contain control characters"),
     ("sample-1", "An entity already exists with that identifier: Sample with the name "
                  "'sample-1' already exists in project"),
 ])
@@ -113,6 +115,47 @@ def test_create_sample_errors_are_rest_s(graphql, world, db, name, message):
     assert payload["errors"][0]["message"].startswith(message)
     assert payload["errors"][0]["path"] == ["sample", "name"]
     assert count(db, Sample) == before
+
+
+@pytest.mark.parametrize("name", ["Outbreak 2022 Sample 1", "2024.001", "Ünïcode (b) & c"])
+def test_irida_next_names_are_names_and_rest_still_serves_them(graphql, testapp, factories,
+                                                                world, name):
+    """GraphQL follows IRIDA Next's rule for the names it creates (3 to 255 characters);
+    REST's stricter rule governs REST's writes only: the sample is read, found by name,
+    listed, edited and given files through REST like any other."""
+    owner, project = world["owner"], world["project"]
+    body = graphql.as_user(owner)(CREATE_SAMPLE, {"input": {
+        "projectId": gid("Project", project.id), "name": name}})
+    payload = body["data"]["createSample"]
+    assert payload["errors"] == [], payload
+    assert payload["sample"]["name"] == name
+    headers = factories.headers(owner)
+    listed = testapp.get(f"/api/projects/{project.id}/samples", headers=headers).json
+    (entry,) = [s for s in listed["resource"]["resources"] if s["sampleName"] == name]
+    self_link = next(link["href"] for link in entry["links"] if link["rel"] == "self")
+    assert testapp.get(self_link, headers=headers).json["resource"]["sampleName"] == name
+    found = testapp.get(f"/api/projects/{project.id}/samples/bySampleName",
+                        params={"sampleName": name}, headers=headers, status=302)
+    assert found.location.endswith(self_link.rsplit("/api/", 1)[1])
+    sample_id = entry["identifier"]
+    # A client sending the whole sample back with one change keeps its name.
+    changed = testapp.patch_json(f"/api/samples/{sample_id}", {
+        "sampleName": name, "description": "edited over REST"}, headers=headers).json
+    assert changed["resource"]["sampleName"] == name
+    assert changed["resource"]["description"] == "edited over REST"
+    # REST's rule still holds for a name REST would write.
+    refused = testapp.patch_json(f"/api/samples/{sample_id}", {"sampleName": "a b c"},
+                                 headers=headers, status=400).json
+    assert "space character" in str(refused)
+    # Files upload to it and download from it over REST.
+    fastq = b"@r1\nACGT\n+\nIIII\n"
+    uploaded = testapp.post(f"/api/samples/{sample_id}/sequenceFiles",
+                            upload_files=[("file", "reads.fastq", fastq)], headers=headers,
+                            status=201).json
+    file_link = next(link["href"] for link in uploaded["resource"]["links"]
+                     if link["rel"] == "self")
+    download = testapp.get(file_link, headers={**headers, "Accept": "application/fastq"})
+    assert download.body == fastq
 
 
 def test_create_sample_permissions(graphql, world):

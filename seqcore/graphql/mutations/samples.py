@@ -16,13 +16,13 @@ from seqcore.graphql.mutations.base import (
     validate,
 )
 from seqcore.graphql.types import Sample
-from seqcore.parsing.schemas import SampleSchema
+from seqcore.parsing.schemas import IridaNextSampleSchema
 from seqcore.samples.samples import create_sample
 from seqcore.security.permissions import Permission
 
 
 class CreateSample(graphene.relay.ClientIDMutation):
-    """Create a sample in a project, with REST's validation rules and messages."""
+    """Create a sample in a project, with IRIDA Next's rule for names (REST's messages)."""
 
     class Input:
         project_id = graphene.ID(description="The project's global id (or give projectPuid).")
@@ -41,7 +41,7 @@ class CreateSample(graphene.relay.ClientIDMutation):
             project = find_project(info, either(project_id, project_puid, "project"),
                                    "project", Permission.SAMPLE_CREATE,
                                    "create samples in").project
-            data = validate(info, SampleSchema(), {"sampleName": name,
+            data = validate(info, IridaNextSampleSchema(), {"sampleName": name,
                                                    "description": description},
                             "sample", {"sampleName": "name"})
             try:
