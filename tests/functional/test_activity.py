@@ -324,7 +324,7 @@ def test_a_failed_write_leaves_no_record(world):
         bulkUpdateSampleMetadata(input: {projectId: $p, metadata: $m}) {
             errors { message } } }""",
                      {"p": gid("Project", world.project.id),
-                      "m": {"SAM-1": {"a": "1"}, "nosuch": {"a": "2"}}})
+                      "m": {"SAM-1": {"host": "not a number"}, "nosuch": {"a": "2"}}})
     assert data["bulkUpdateSampleMetadata"]["errors"]
     world.testapp.put_json(f"/api/samples/{world.sample.id}/metadata",
                            {"host": {"value": "not a number"}}, headers=world.h, status=400)

@@ -257,22 +257,66 @@ def test_bulk_update_by_name_and_id(graphql, factories, world, db):
     assert payload["status"][gid("Sample", second.id)]["added"] == ["country", "age"]
 
 
-def test_bulk_update_is_all_or_nothing(graphql, factories, world, db):
+def test_bulk_update_writes_the_valid_samples_and_reports_the_rest(graphql, factories,
+                                                                   world, db):
+    """IRIDA Next's per-sample semantics: what can be written is, the rest is reported, and
+    ``overallStatus`` says which happened."""
     foreign_sample = factories.sample(world["foreign"], name="elsewhere")
+    second = factories.sample(world["project"], name="sample-2", metadata={"age": "7"})
     body = graphql.as_user(world["owner"])(BULK, {"input": {
         "projectId": gid("Project", world["project"].id),
         "metadata": {"sample-1": {"country": "Chile"}, "no-such-sample": {"a": "b"},
                      gid("Sample", foreign_sample.id): {"a": "b"},
-                     "sample-1 ": {"": "x"}}}})
+                     "sample-2": {"": "x"}}}})
+    payload = body["data"]["bulkUpdateSampleMetadata"]
+    assert payload["overallStatus"] == "successful with errors"
+    assert list(payload["status"]) == ["sample-1"]
+    assert payload["status"]["sample-1"]["updated"] == ["country"]
+    paths = [e["path"][:2] for e in payload["errors"]]
+    assert ["metadata", "no-such-sample"] in paths
+    assert ["metadata", gid("Sample", foreign_sample.id)] in paths
+    assert ["metadata", "sample-2"] in paths
+    values = dict(db.execute(select(MetadataEntry.field, MetadataEntry.value).where(
+        MetadataEntry.sample_id == world["sample"].id)).all())
+    assert values["country"] == "Chile"
+    assert dict(db.execute(select(MetadataEntry.field, MetadataEntry.value).where(
+        MetadataEntry.sample_id == second.id)).all()) == {"age": "7"}
+
+
+def test_bulk_update_with_nothing_valid_writes_nothing(graphql, factories, world, db):
+    body = graphql.as_user(world["owner"])(BULK, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "metadata": {"no-such-sample": {"a": "b"}, "sample-1": {"": "x"}}}})
     payload = body["data"]["bulkUpdateSampleMetadata"]
     assert payload["overallStatus"] == "unsuccessful"
     assert payload["status"] is None
-    paths = [e["path"] for e in payload["errors"]]
-    assert ["metadata", "no-such-sample"] in paths
-    assert ["metadata", gid("Sample", foreign_sample.id)] in paths
+    assert len(payload["errors"]) == 2
     values = dict(db.execute(select(MetadataEntry.field, MetadataEntry.value).where(
         MetadataEntry.sample_id == world["sample"].id)).all())
-    assert values["country"] == "Canada"
+    assert values == {"country": "Canada", "age": "40"}
+
+
+def test_bulk_update_refusal_of_one_sample_rolls_back_only_that_sample(graphql, testapp,
+                                                                       factories, world, db):
+    """A sample whose changes the domain refuses (a value that is not of its declared type)
+    keeps none of them, not even its valid fields; the other samples are written."""
+    owner = world["owner"]
+    testapp.post_json(f"/api/projects/{world['project'].id}/metadataFields",
+                      {"name": "host", "type": "number"}, headers=factories.headers(owner))
+    second = factories.sample(world["project"], name="sample-2")
+    body = graphql.as_user(owner)(BULK, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "metadata": {"sample-1": {"country": "Peru", "host": "not a number"},
+                     "sample-2": {"age": "9"}}}})
+    payload = body["data"]["bulkUpdateSampleMetadata"]
+    assert payload["overallStatus"] == "successful with errors"
+    assert list(payload["status"]) == ["sample-2"]
+    assert [e["path"][:2] for e in payload["errors"]] == [["metadata", "sample-1"]]
+    first = dict(db.execute(select(MetadataEntry.field, MetadataEntry.value).where(
+        MetadataEntry.sample_id == world["sample"].id)).all())
+    assert first == {"country": "Canada", "age": "40"}
+    assert dict(db.execute(select(MetadataEntry.field, MetadataEntry.value).where(
+        MetadataEntry.sample_id == second.id)).all()) == {"age": "9"}
 
 
 # -- copySamples and transferSamples ---------------------------------------------------------
@@ -339,11 +383,30 @@ def test_transfer_rules(graphql, factories, world, db):
     assert {"message": "Sample stray is not in project Source project.",
             "path": ["samples", gid("Sample", stray.id)]} in errors
     assert memberships(db, world["sample"].id) == [(world["project"].id, True)]
+    assert body["data"]["transferSamples"]["samples"] is None
     body = graphql(TRANSFER, {"input": {**base, "newProjectId": base["projectId"]}})
     assert body["data"]["transferSamples"]["errors"][0]["path"] == ["new_project"]
     body = graphql(TRANSFER, {"input": {**base, "sampleIds": []}})
     assert body["data"]["transferSamples"]["errors"] == [
         {"message": "Provide at least one sample.", "path": ["samples"]}]
+
+
+def test_transfer_moves_what_can_move_and_reports_the_rest(graphql, factories, world, db):
+    """IRIDA Next's semantics: the movable samples move, each other one is an error."""
+    movable = factories.sample(world["project"], name="movable")
+    clash = factories.sample(world["project"], name="clash")
+    factories.sample(world["target"], name="clash")
+    foreign = factories.sample(world["foreign"], name="theirs")
+    ids = [gid("Sample", s.id) for s in (movable, clash, foreign)]
+    body = graphql.as_user(world["owner"])(TRANSFER, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "newProjectId": gid("Project", world["target"].id), "sampleIds": ids}})
+    payload = body["data"]["transferSamples"]
+    assert payload["samples"] == [ids[0]]
+    assert sorted(e["path"][1] for e in payload["errors"]) == sorted(ids[1:])
+    assert memberships(db, movable.id) == [(world["target"].id, True)]
+    assert memberships(db, clash.id) == [(world["project"].id, True)]
+    assert memberships(db, foreign.id) == [(world["foreign"].id, True)]
 
 
 # -- scopes ----------------------------------------------------------------------------------

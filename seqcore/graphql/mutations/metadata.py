@@ -16,7 +16,7 @@ from typing import Any
 import graphene
 from sqlalchemy import select
 
-from seqcore.errors.domain import Invalid
+from seqcore.errors.domain import DomainError, Invalid
 from seqcore.graphql.mutations.base import (
     Problems,
     UserError,
@@ -97,7 +97,9 @@ class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
 
 
 class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
-    """Merge metadata into many samples of a project, all or nothing."""
+    """Merge metadata into many samples of a project, each sample on its own, as IRIDA Next
+    does: the samples whose changes are valid are written, each in a savepoint of its own,
+    and every other one is reported in ``errors``."""
 
     class Input:
         project_id = graphene.ID(description="The project's global id (or give projectPuid).")
@@ -105,10 +107,12 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
         metadata = JSON(required=True, description="{<sample gid, PUID or name>: "
                                                     "{field: value}}")
 
-    status = graphene.Field(JSON, description="Per sample (as identified in the input): "
-                                              "fields added, updated, deleted, ...")
-    overall_status = graphene.String(description="`successful` or `unsuccessful` (nothing "
-                                                 "was written).")
+    status = graphene.Field(JSON, description="Per sample written (as identified in the "
+                                              "input): fields added, updated, deleted, ...")
+    overall_status = graphene.String(description="`successful`, `successful with errors` "
+                                                 "(some samples written, `errors` says why "
+                                                 "the others were not) or `unsuccessful` "
+                                                 "(nothing was written).")
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
 
     @classmethod
@@ -116,6 +120,7 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
                                project_id: str | None = None, project_puid: str | None = None,
                                **_: Any) -> Any:
         def work() -> dict[str, Any]:
+            db = info.context.db
             project = find_project(info, either(project_id, project_puid, "project"),
                                    "project", Permission.PROJECT_READ,
                                    "read").project
@@ -123,28 +128,42 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
             if not by_sample:
                 raise problem("Metadata must not be empty.", "metadata")
             errors: list[dict[str, Any]] = []
-            samples, changes = [], []
+            work_list: list[tuple[str, SampleModel, Changes]] = []
             named: dict[int, str] = {}  # sample id -> the key that named it
+            twice: list[dict[str, Any]] = []
             for ident, values in by_sample.items():
                 try:
                     sample = _sample_in(info, project.id, ident)
                     if sample.id in named:  # by global id and by name: one sample, twice
-                        raise problem(f"Names the same sample as {named[sample.id]!r}; send "
-                                      "each sample once.", "metadata", ident)
+                        twice.extend(problem(f"Names the same sample as {named[sample.id]!r}; "
+                                             "send each sample once.", "metadata",
+                                             ident).errors)
+                        continue
                     named[sample.id] = ident
-                    changes.append(parse(info, values, ["metadata", ident]))
-                    samples.append(sample)
+                    work_list.append((ident, sample, parse(info, values, ["metadata", ident])))
                 except Problems as err:
                     errors.extend(err.errors)
-            if errors:
+            if twice:  # which of the two was meant cannot be known: nothing is written
+                raise Problems([*errors, *twice])
+            caller = Caller.of(info.context.identity)
+            status: dict[str, Any] = {}
+            for ident, sample, changes in work_list:
+                savepoint = db.begin_nested()
+                try:
+                    (status[ident],) = set_metadata(db, [sample], [changes], caller=caller)
+                    db.flush()
+                except DomainError as err:
+                    savepoint.rollback()
+                    errors.extend(problems_from(err, ["metadata", ident]).errors)
+                    continue
+                savepoint.commit()
+            if not status:
                 raise Problems(errors)
-            statuses = set_metadata(info.context.db, samples, changes,
-                                    caller=Caller.of(info.context.identity))
-            return {"status": dict(zip(by_sample, statuses, strict=True)),
-                    "overall_status": "successful"}
+            return {"status": status, "errors": errors,
+                    "overall_status": "successful with errors" if errors else "successful"}
 
         payload = run(info, cls, work)
-        if payload.errors:
+        if payload.status is None:
             payload.overall_status = "unsuccessful"
         return payload
 

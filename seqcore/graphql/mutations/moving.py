@@ -5,8 +5,13 @@ Copying is REST's sharing: the same sample joins the target project, read-only t
 and read each sample. Transferring moves a sample's membership, and with it the source
 project's ownership of the sample, so the caller must own the source project, each sample
 and the target project (sequencer accounts, which write every sample to upload into it, own
-none and cannot transfer). Samples already
-in the target, or whose name is taken there, are errors, and then nothing moves.
+none and cannot transfer).
+
+A copy is all or nothing: a sample already in the target, or whose name is taken there, is
+an error, and then nothing is copied. A transfer follows IRIDA Next: the samples that can
+move do, in one savepoint, and each one that cannot (not found, not the caller's to move,
+not in the source, already in the target, its name taken there) is an error beside them;
+``samples`` is null only when none moved.
 """
 
 from __future__ import annotations
@@ -81,22 +86,25 @@ def _find(info: Any, project_id: str, new_project_id: str, sample_ids: list[str]
 
 
 def _move(info: Any, project_id: str, new_project_id: str, sample_ids: list[str],
-          transfer: bool) -> list[str]:
-    """Copy or transfer the samples (:mod:`seqcore.samples.samples`); the global ids moved."""
+          transfer: bool) -> tuple[list[str], list[dict[str, Any]]]:
+    """Copy or transfer the samples (:mod:`seqcore.samples.samples`): the global ids moved,
+    and the errors of those that did not (a copy moves none when there is one)."""
     source, target, found, errors = _find(info, project_id, new_project_id, sample_ids,
                                           transfer)
-    samples = [sample for _, sample in found]
+    refused: set[str] = set()
     try:
-        check_move(info.context.db, source, target, samples)
+        check_move(info.context.db, source, target, [sample for _, sample in found])
     except Invalid as err:
         gids = {str(sample.id): ["samples", gid] for gid, sample in found}
+        refused = set(err.problems)
         errors.extend({"message": message, "path": gids[key]}
                       for key, messages in err.problems.items() for message in messages)
-    if errors:
+    movable = [(gid, sample) for gid, sample in found if str(sample.id) not in refused]
+    if errors and (not transfer or not movable):
         raise Problems(errors)
     move = transfer_samples if transfer else copy_samples
-    move(info.context.db, source, target, samples)
-    return [gid for gid, _ in found]
+    move(info.context.db, source, target, [sample for _, sample in movable])
+    return [gid for gid, _ in movable], errors
 
 
 class CopySamples(_Move):
@@ -109,7 +117,7 @@ class CopySamples(_Move):
     def mutate_and_get_payload(cls, root: Any, info: Any, sample_ids: list[str],
                                **ids: Any) -> Any:
         def work() -> dict[str, Any]:
-            gids = _move(info, *_projects(ids), sample_ids, False)
+            gids, _ = _move(info, *_projects(ids), sample_ids, False)
             return {"samples": [{"original": gid, "copy": gid} for gid in gids]}
 
         return run(info, cls, work)
@@ -126,6 +134,7 @@ class TransferSamples(_Move):
     def mutate_and_get_payload(cls, root: Any, info: Any, sample_ids: list[str],
                                **ids: Any) -> Any:
         def work() -> dict[str, Any]:
-            return {"samples": _move(info, *_projects(ids), sample_ids, True)}
+            gids, errors = _move(info, *_projects(ids), sample_ids, True)
+            return {"samples": gids, "errors": errors}
 
         return run(info, cls, work)
