@@ -61,13 +61,6 @@ LIST_PREDICATES = {"in", "not_in"}
 FLAG_PREDICATES = {"null", "not_null", "present", "blank"}
 BOOLEAN_PREDICATES = {"true", "not_true", "false", "not_false"}
 
-TEXT_PREDICATES = ("eq", "not_eq", "cont", "not_cont", "i_cont", "not_i_cont", "start",
-                   "not_start", "end", "not_end", "in", "not_in", "lt", "lteq", "gt", "gteq",
-                   "null", "not_null", "present", "blank")
-"""What IRIDA Next's ransack fields offer on a text attribute, in their order."""
-TIME_PREDICATES = ("eq", "not_eq", "lt", "lteq", "gt", "gteq", "in", "not_in", "null",
-                   "not_null", "present", "blank")
-"""What they offer on a time attribute, in their order."""
 EVERY_PREDICATE = tuple(sorted(LIKE_PREDICATES | ORDER_PREDICATES | LIST_PREDICATES
                                | FLAG_PREDICATES | BOOLEAN_PREDICATES))
 """Every predicate Ransack generates for an attribute, alphabetically."""
@@ -257,15 +250,16 @@ def parse(arg: str, kind: Kind, value: Any) -> Any:
 
 
 def namespace_filter(name: str, plural: str) -> RansackFilter:
-    """IRIDA Next's ``ProjectFilter`` or ``GroupFilter`` (``name``) of ``plural``: ransack
-    fields for ``name``, ``puid`` (text) and ``created_at``, ``updated_at`` (times), in IRIDA
-    Next's order, and ``name_or_puid_cont``, all ignoring case where IRIDA Next's do (on
-    PostgreSQL); a flag that is not a yes or a no is a no."""
+    """IRIDA Next's ``ProjectFilter`` or ``GroupFilter`` (``name``) of ``plural``: every
+    ransack predicate for ``name``, ``puid`` (text) and ``created_at``, ``updated_at``
+    (times), each with its ``_any``/``_all`` lists (``name_eq_any``, ``name_matches_all``),
+    and ``name_or_puid_cont``, all ignoring case where IRIDA Next's do (on PostgreSQL); a
+    flag that is not a yes or a no is a no."""
     return RansackFilter(
         name=name, description=f"Ransack filter of {plural}, as IRIDA Next's.",
         attributes=(Attribute("name_or_puid", "text", ("cont",), "Name or PUID contains."),
-                    Attribute("name", "text", TEXT_PREDICATES),
-                    Attribute("puid", "text", TEXT_PREDICATES),
-                    Attribute("created_at", "datetime", TIME_PREDICATES),
-                    Attribute("updated_at", "datetime", TIME_PREDICATES)),
-        case_sensitive=False, unrecognised_flag=False)
+                    Attribute("name", "text", EVERY_PREDICATE),
+                    Attribute("puid", "text", EVERY_PREDICATE),
+                    Attribute("created_at", "datetime", EVERY_PREDICATE),
+                    Attribute("updated_at", "datetime", EVERY_PREDICATE)),
+        case_sensitive=False, any_all=True, unrecognised_flag=False)

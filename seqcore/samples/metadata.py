@@ -107,6 +107,35 @@ def metadata_changes(body: Mapping[str, Any], types: Mapping[str, MetadataType],
     return entries, deletions
 
 
+def lower_case_keys(changes: Changes, spellings: Mapping[str, str]) -> Changes:
+    """``changes`` under IRIDA Next's rule for keys (GraphQL's dialect): a key is its
+    lower-case form, written under the spelling the sample or its projects already use for
+    it (``spellings``, from :func:`stored_spellings`), so ``Serotype`` and ``serotype`` are
+    one field whoever wrote it first."""
+    entries, deletions = changes
+
+    def key(field: str) -> str:
+        return spellings.get(field.lower(), field.lower())
+
+    return ({key(field): value for field, value in entries.items()},
+            {key(field) for field in deletions})
+
+
+def stored_spellings(db: Session, sample_id: int) -> dict[str, str]:
+    """For each field the sample holds or one of its projects declares, its lower-case form
+    and the spelling stored (the sample's own value first)."""
+    from seqcore.models.fielddecl import MetadataField
+
+    projects = select(ProjectSample.project_id).where(ProjectSample.sample_id == sample_id)
+    spellings = {name.lower(): name for name in db.scalars(
+        select(MetadataField.name).where(MetadataField.project_id.in_(projects))
+        .order_by(MetadataField.id))}
+    spellings.update((field.lower(), field) for field in db.scalars(
+        select(MetadataEntry.field).where(MetadataEntry.sample_id == sample_id)
+        .order_by(MetadataEntry.id)))
+    return spellings
+
+
 @operation("metadata.update")
 def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Changes],
                  replace: bool = False, caller: Caller = SERVICE

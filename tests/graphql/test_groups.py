@@ -198,6 +198,39 @@ def test_project_and_group_filters_ignore_case(graphql, world):
                      "end": ["lab/outbreaks"], "notCont": ["lab"]}
 
 
+def test_project_and_group_filters_take_every_ransack_predicate(graphql, world):
+    """IRIDA Next's ProjectFilter and GroupFilter offer every ransack predicate with its
+    ``_any``/``_all`` lists: ``matches`` takes a LIKE pattern, ``eq_any`` a list."""
+    body = graphql.as_user(world["guest"])("""{
+      eqAny: projects(filter: {name_eq_any: ["Listeria", "Other"]}) { nodes { name } }
+      matches: projects(filter: {name_matches: "list%"}) { nodes { name } }
+      noMatch: projects(filter: {name_does_not_match: "%eri%"}) { nodes { name } }
+      contAll: groups(filter: {name_cont_all: ["out", "break"]}) { nodes { fullPath } }
+      contAny: groups(filter: {name_cont_any: ["zzz", "LAB"]}) { nodes { fullPath } }
+      startAny: groups(filter: {puid_start_any: ["INXT_GRP_", "X"]}) { nodes { fullPath } }
+      before: groups(filter: {created_at_lt: "2000-01-01"}) { nodes { fullPath } }
+    }""")
+    assert "errors" not in body, body
+    found = {key: sorted(next(iter(n.values())) for n in value["nodes"])
+             for key, value in body["data"].items()}
+    assert found == {"eqAny": ["Listeria"], "matches": ["Listeria"], "noMatch": [],
+                     "contAll": ["lab/outbreaks"], "contAny": ["lab"],
+                     "startAny": ["lab", "lab/outbreaks"], "before": []}
+
+
+def test_project_and_group_filters_have_irida_nexts_fields(app, app_config):
+    """Every field of IRIDA Next's ProjectFilter and GroupFilter exists in seqcore's."""
+    from graphql import build_schema
+
+    from seqcore.graphql.schema import SCHEMA
+    from tests.graphql.test_irida_next_schema import IRIDA_NEXT
+
+    theirs = build_schema(IRIDA_NEXT.read_text())
+    ours = app_config.registry[SCHEMA].graphql_schema
+    for name in ("ProjectFilter", "GroupFilter"):
+        assert set(theirs.type_map[name].fields) <= set(ours.type_map[name].fields), name
+
+
 def test_mutations_take_puids(graphql, world):
     """IRIDA Next's mutations name projects and samples by global id or PUID."""
     client = graphql.as_user(world["alice"])

@@ -34,7 +34,13 @@ from seqcore.models.puid import is_puid
 from seqcore.models.sample import ProjectSample
 from seqcore.models.sample import Sample as SampleModel
 from seqcore.parsing.jsontext import JSONInputError, loads
-from seqcore.samples.metadata import Changes, metadata_changes, set_metadata
+from seqcore.samples.metadata import (
+    Changes,
+    lower_case_keys,
+    metadata_changes,
+    set_metadata,
+    stored_spellings,
+)
 from seqcore.security.fieldaccess import Caller
 from seqcore.security.permissions import Permission
 
@@ -59,11 +65,23 @@ def parse(info: Any, value: Any, path: list[str]) -> Changes:
         raise problem("Metadata must not be empty.", *path)
     body = {key: item if isinstance(item, Mapping) else {"value": item}
             for key, item in metadata.items()}
+    first: dict[str, str] = {}
+    for key in body:
+        folded = key.strip().lower()
+        if folded in first and first[folded].strip() != key.strip():
+            raise problem(f"Names the same field as {first[folded]!r} (field names are not "
+                          "case-sensitive in GraphQL); send each field once.", *path, key)
+        first.setdefault(folded, key)
     types = info.context.request.registry.get("seqcore.metadata_types", {})
     try:
         return metadata_changes(body, types, allow_delete=True)
     except Invalid as err:
         raise problems_from(err, path) from None
+
+
+def keyed(info: Any, sample: SampleModel, changes: Changes) -> Changes:
+    """IRIDA Next's rule for keys: lower case, or the spelling the sample already uses."""
+    return lower_case_keys(changes, stored_spellings(info.context.db, sample.id))
 
 
 class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
@@ -88,7 +106,7 @@ class UpdateSampleMetadata(graphene.relay.ClientIDMutation):
             sample = find_sample(info, either(sample_id, sample_puid, "sample"), ["sample"],
                                  Permission.SAMPLE_WRITE,
                                  "update").sample
-            changes = parse(info, metadata, ["metadata"])
+            changes = keyed(info, sample, parse(info, metadata, ["metadata"]))
             status = set_metadata(info.context.db, [sample], [changes],
                                   caller=Caller.of(info.context.identity))[0]
             return {"sample": sample, "status": status}
@@ -150,7 +168,8 @@ class BulkUpdateSampleMetadata(graphene.relay.ClientIDMutation):
             for ident, sample, changes in work_list:
                 savepoint = db.begin_nested()
                 try:
-                    (status[ident],) = set_metadata(db, [sample], [changes], caller=caller)
+                    (status[ident],) = set_metadata(db, [sample], [keyed(info, sample, changes)],
+                                                    caller=caller)
                     db.flush()
                 except DomainError as err:
                     savepoint.rollback()
