@@ -34,6 +34,7 @@ class LaunchRequest:
     :param project_ids: projects the submission is shared with.
     :param parameters: the parameter values given (checked against the type's schema).
     :param write_back: write the results back to the samples.
+    :param email_notification: e-mail the submitter when it ends (:mod:`seqcore.notifications`).
     :param priority: ``LOW``, ``MEDIUM`` or ``HIGH``.
     :param extra: values of the fields the type declares in ``launch_fields``, as given.
     :param problems: what the transport could not read (a list where ids belong), keyed like
@@ -48,6 +49,7 @@ class LaunchRequest:
     project_ids: tuple[int, ...] = ()
     parameters: Any = None
     write_back: bool = False
+    email_notification: bool = False
     priority: Any = Priority.MEDIUM.value
     description: Any = None
     extra: Mapping[str, Any] = field(default_factory=dict)

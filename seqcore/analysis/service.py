@@ -175,7 +175,8 @@ def launch(request: Any, spec: LaunchRequest, automated: bool = False) -> Analys
                                    parameters=parameters, project_ids=project_ids,
                                    update_samples=write_back, priority=str(priority),
                                    submitter_id=actor.user_id, automated=automated,
-                                   description=spec.description)
+                                   description=spec.description,
+                                   email_notification=spec.email_notification)
     if analysis_type.record_launch is not None:
         analysis_type.record_launch(typed_launch, submission, checked.resolved)
     return submission
@@ -185,7 +186,8 @@ def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,
                       inputs: Iterable[SequencingObject], parameters: Mapping[str, Any],
                       project_ids: Iterable[int], update_samples: bool, priority: str,
                       submitter_id: int | None, automated: bool = False,
-                      description: str | None = None) -> AnalysisSubmission:
+                      description: str | None = None,
+                      email_notification: bool = False) -> AnalysisSubmission:
     now = utcnow()
     submission = AnalysisSubmission(
         name=name, analysis_type=analysis_type.name,
@@ -193,6 +195,7 @@ def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,
         state=AnalysisState.NEW.value, priority=priority,
         priority_rank=PRIORITY_ORDER[priority], parameters=as_strings(parameters),
         update_samples=update_samples, automated=automated, description=description,
+        email_notification=email_notification,
         history=[[AnalysisState.NEW.value, epoch_ms(now)]], created=now)
     for obj in inputs:
         submission.inputs.append(SubmissionInput(object_id=obj.id))

@@ -50,6 +50,7 @@ from seqcore.models.analysis import (
 from seqcore.models.attachment import attach_files
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject
+from seqcore.notifications.events import analysis_finished
 from seqcore.observability import instruments, requestid
 from seqcore.parsing.timestamps import epoch_ms
 from seqcore.qc.processing import LeasedWorker
@@ -125,6 +126,8 @@ class AnalysisWorker(LeasedWorker):
         for key, value in values.items():
             setattr(sub, key, value)
         db.flush()
+        if new in (S.COMPLETED, S.ERROR):  # committed (or not) with the move
+            analysis_finished(db, self.registry.settings, sub)
         if new in (S.COMPLETED, S.ERROR) and sub.created is not None:
             instruments.ANALYSIS_DURATION.labels(type=sub.analysis_type, state=new.value).observe(
                 max(0.0, (sub.modified - _aware(sub.created)).total_seconds()))

@@ -93,19 +93,29 @@ def rebuild_with_autoincrement(connection: Connection) -> list[str]:
 
 
 @contextmanager
-def sequence_kept(connection: Connection, table: str) -> Iterator[None]:
-    """Keep ``table``'s highest id ever handed out across a rebuild of the table on SQLite.
+def rebuild_kept(connection: Connection, table: str) -> Iterator[None]:
+    """Keep what SQLite loses when a batch migration rebuilds ``table``: its highest id
+    ever handed out and its triggers.
 
-    A batch migration (``op.batch_alter_table`` when SQLite cannot alter in place) copies
-    the rows into a new table, whose ``AUTOINCREMENT`` counter then starts from the
-    largest id still present: the id of a row deleted before the rebuild would come back.
-    Wrap the batch in this to put the old counter back. Nothing to do on PostgreSQL."""
+    ``op.batch_alter_table`` (when SQLite cannot alter in place) copies the rows into a new
+    table, whose ``AUTOINCREMENT`` counter then starts from the largest id still present (a
+    deleted row's id would come back), and drops the old table's triggers with it (the
+    revocation generation's, :mod:`seqcore.migrations.versions.c0010_auth_generation`, would
+    stop firing). Wrap the batch in this to put both back. Nothing to do on PostgreSQL."""
     if connection.dialect.name != "sqlite":
         yield
         return
     before = connection.exec_driver_sql(
         "SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).scalar()
+    triggers = [(name, sql) for name, sql in connection.exec_driver_sql(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?",
+        (table,))]
     yield
+    present = {name for (name,) in connection.exec_driver_sql(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", (table,))}
+    for name, sql in triggers:
+        if name not in present:
+            connection.exec_driver_sql(sql)
     if before is None:
         return
     after = connection.exec_driver_sql(
@@ -118,5 +128,9 @@ def sequence_kept(connection: Connection, table: str) -> Iterator[None]:
             "UPDATE sqlite_sequence SET seq = ? WHERE name = ?", (before, table))
 
 
-__all__ = ["never_reuse_ids", "rebuild_with_autoincrement", "sequence_kept",
-           "single_integer_key"]
+__all__ = [
+    "never_reuse_ids",
+    "rebuild_kept",
+    "rebuild_with_autoincrement",
+    "single_integer_key",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
 import transaction
@@ -61,8 +62,16 @@ def pool_options(settings: Any) -> dict[str, int]:
     return {"pool_size": size, "max_overflow": int(settings.get("seqcore.db.max_overflow", 10))}
 
 
-def get_session_factory(engine: Engine) -> sessionmaker[Session]:
-    return sessionmaker(bind=engine, expire_on_commit=False)
+SETTINGS_KEY = "seqcore.settings"
+
+
+def get_session_factory(engine: Engine, settings: Mapping[str, Any] | None = None
+                        ) -> sessionmaker[Session]:
+    """Sessions on ``engine``; given the application's ``settings``, each session carries
+    them in ``info[SETTINGS_KEY]`` for domain code that needs a setting wherever it runs (a
+    request, the worker)."""
+    info = None if settings is None else {SETTINGS_KEY: settings}
+    return sessionmaker(bind=engine, expire_on_commit=False, info=info)
 
 
 TM_KEY = "seqcore.transaction_manager"
@@ -159,7 +168,7 @@ def includeme(config: Configurator) -> None:
         url = settings["sqlalchemy.url"]
         engine = get_engine(url, **({} if url.startswith("sqlite") else pool_options(settings)))
     config.register_service(engine, IDatabaseEngine)
-    config.register_service(get_session_factory(engine), ISessionFactory)
+    config.register_service(get_session_factory(engine, settings), ISessionFactory)
     settings["tm.manager_hook"] = "pyramid_tm.explicit_manager"
     config.include("pyramid_tm")
     config.add_request_method(_request_db, "db", reify=True)

@@ -38,6 +38,7 @@ from seqcore.exports.jobs import bundle_path
 from seqcore.models.export import DataExport
 from seqcore.models.project import Project
 from seqcore.models.user import User
+from seqcore.notifications.events import export_ready
 from seqcore.observability import requestid
 from seqcore.parsing.timestamps import epoch_ms
 from seqcore.qc.processing import LeasedWorker, heartbeat
@@ -101,6 +102,8 @@ class ExportWorker(LeasedWorker):
             with self.session() as (db, _):
                 done = jobs.finished(db, export_id, self.name, relative, size, manifest,
                                      float(self.settings["seqcore.exports.expire_hours"]))
+                if done:  # its requester is told in the same transaction
+                    export_ready(db, self.settings, db.get_one(DataExport, export_id))
             if not done:  # deleted (or taken over) meanwhile: what was written goes
                 log.info("data export %s was deleted while it was built", export_id)
                 self.storage.remove_now([relative])

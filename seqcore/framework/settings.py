@@ -228,6 +228,25 @@ CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("seqcore.exports.max_attempts", 3,
             "Rounds an export may fail for a passing reason (a worker stopped, the disk "
             "full) before it is ERROR.", int),
+    # E-mail notifications (docs/notifications.md).
+    Setting("seqcore.mail.host", "",
+            "SMTP server the worker sends notifications through; empty: no e-mail is "
+            "written or sent.", str),
+    Setting("seqcore.mail.port", 25, "Port of the SMTP server (25; 587 with STARTTLS).", int),
+    Setting("seqcore.mail.sender", "seqcore@localhost", "The From address of notifications."),
+    Setting("seqcore.mail.starttls", False, "Upgrade the SMTP connection with STARTTLS.",
+            as_bool),
+    Setting("seqcore.mail.username", "", "SMTP user name (empty: no authentication)."),
+    Setting("seqcore.mail.password", "", "SMTP password (set it in the environment: "
+            "SEQCORE_MAIL_PASSWORD)."),
+    Setting("seqcore.mail.timeout", 10.0, "Seconds to wait for the SMTP server.", float),
+    Setting("seqcore.mail.max_attempts", 5,
+            "Rounds a message may fail (the server down or refusing) before the worker gives "
+            "it up; the delay doubles after each, from one minute.", int),
+    Setting("seqcore.mail.base_url", "http://127.0.0.1:6543",
+            "The address people reach seqcore at, for the links in notifications."),
+    Setting("seqcore.notifications.token_expiry_days", 7,
+            "Days before a personal access token expires when its holder is told, once.", int),
     # The web pages, sessions and the GraphQL endpoint.
     Setting("seqcore.session.secret", "", "Signs session cookies. Required in production; "
             "SQLite deployments generate one next to the database file."),

@@ -28,6 +28,7 @@ from seqcore.models.ncbi import (
     NcbiSubmissionSample,
     NcbiUploadFile,
 )
+from seqcore.models.notification import NotificationOptOut, OutgoingMail
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.puid import IssuedPuid
@@ -73,9 +74,11 @@ __all__ = [
     "NcbiSubmissionRun",
     "NcbiSubmissionSample",
     "NcbiUploadFile",
+    "NotificationOptOut",
     "OAuthAuthorizationCode",
     "OAuthClient",
     "OAuthToken",
+    "OutgoingMail",
     "PersonalAccessToken",
     "Priority",
     "ProcessingState",

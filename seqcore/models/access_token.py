@@ -33,6 +33,8 @@ class PersonalAccessToken(Base):
     last_used_at: Mapped[datetime | None] = mapped_column(default=None)
     revoked: Mapped[bool] = mapped_column(default=False)
     created: Mapped[datetime] = mapped_column(default=utcnow)
+    # When its holder was told it is about to expire (once per token).
+    expiry_notified_at: Mapped[datetime | None] = mapped_column(default=None)
 
     user: Mapped[User] = relationship()
 

@@ -64,6 +64,8 @@ class AnalysisSubmission(Base):
     parameters: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     update_samples: Mapped[bool] = mapped_column(default=False)
     automated: Mapped[bool] = mapped_column(default=False)
+    # The submitter asked for an e-mail when it ends (IRIDA Next's emailNotification).
+    email_notification: Mapped[bool] = mapped_column(default=False)
     description: Mapped[str | None] = mapped_column(Text)
     error: Mapped[str | None] = mapped_column(Text)
     executor: Mapped[str | None] = mapped_column(String(64))

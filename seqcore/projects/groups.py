@@ -40,6 +40,7 @@ from seqcore.models.group import (
 )
 from seqcore.models.project import Project
 from seqcore.models.user import User
+from seqcore.notifications.events import member_added
 from seqcore.projects.namespaces import PATH_TAKEN, path_problem, slugify
 
 MAX_NAME = 255
@@ -235,6 +236,8 @@ def add_group_member(db: Session, group: Group, user: User, level: AccessLevel,
                          created=utcnow())
     db.add(member)
     db.flush()
+    member_added(db, user.id, "group", group.name, level.label, f"/-/groups/{group.id}",
+                 actor_id)
     return member
 
 

@@ -25,6 +25,7 @@ from seqcore.db.locks import lock_row
 from seqcore.errors.domain import Conflict, Forbidden, Invalid, NotFound
 from seqcore.governance.activity import operation
 from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.notifications.events import member_added
 from seqcore.projects.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_path
 
 #: How often creation retries with a fresh path when concurrent creates take the one it chose.
@@ -129,6 +130,10 @@ def add_member(db: Session, project_id: int, user_id: int, username: str, role: 
                            metadata_role=metadata_role)
     db.add(member)
     db.flush()
+    project = db.get_one(Project, project_id)
+    member_added(db, user_id, "project", project.name,
+                 "owner" if role == ProjectRole.OWNER.value else "member",
+                 f"/-/projects/{project_id}", actor_id)
     return member
 
 

@@ -47,6 +47,8 @@ class UserResource(Context):
     def child(self, key: str) -> Any:
         if key == "projects":
             return UserProjects(self.request, key, self)
+        if key == "notifications":
+            return UserNotifications(self.request, key, self)
         raise KeyError(key)
 
 
@@ -58,3 +60,10 @@ class UserProjects(Context):
     """``/api/users/{key}/projects``: the projects that account can read."""
 
     read_permission = Permission.USER_PROJECTS
+
+
+class UserNotifications(Context):
+    """``/api/users/{key}/notifications``: the e-mail notifications the account receives
+    (the account itself and administrators)."""
+
+    read_permission = Permission.USER_UPDATE

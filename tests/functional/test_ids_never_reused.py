@@ -46,12 +46,15 @@ def test_a_deleted_projects_and_samples_ids_never_come_back(testapp, factories):
     assert int(again) > int(project) and int(other) > int(sample)
 
 
-def add_user(conn, name):
+def add_user(conn, name, namespace_puid=None):
+    """An account row by hand (``namespace_puid``: the column migration c0022 adds)."""
+    extra = (", namespace_puid", ", :p") if namespace_puid else ("", "")
     conn.execute(text(
         "INSERT INTO \"user\" (username, email, username_key, email_key, password_hash,"
-        " first_name, last_name, enabled, system_role, user_type, locale, created)"
+        f" first_name, last_name, enabled, system_role, user_type, locale, created{extra[0]})"
         " VALUES (:u, :e, :u, :e, 'x', 'A', 'B', true, 'ROLE_USER', 'TYPE_LOCAL', 'en',"
-        " '2026-01-01 00:00:00')"), {"u": name, "e": f"{name}@example.org"})
+        f" '2026-01-01 00:00:00'{extra[1]})"),
+        {"u": name, "e": f"{name}@example.org", "p": namespace_puid})
 
 
 def test_the_migration_keeps_rows_and_every_table_never_reuses(tmp_path):
@@ -97,6 +100,6 @@ def test_the_migration_keeps_rows_and_every_table_never_reuses(tmp_path):
         top = conn.scalar(text("SELECT max(id) FROM \"user\""))
         conn.execute(text("DELETE FROM project_member"))
         conn.execute(text("DELETE FROM \"user\" WHERE id = :i"), {"i": top})
-        add_user(conn, "u4")
+        add_user(conn, "u4", namespace_puid="INXT_USR_AAAAAAAAAA")
         assert conn.scalar(text("SELECT id FROM \"user\" WHERE username = 'u4'")) > top
     engine.dispose()

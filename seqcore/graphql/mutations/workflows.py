@@ -82,7 +82,8 @@ class SubmitWorkflowExecution(graphene.relay.ClientIDMutation):
 
     class Input:
         email_notification = graphene.Boolean(default_value=False, description=(
-            "Accepted for IRIDA Next's clients; seqcore sends no e-mail."))
+            "E-mail the submitter when the execution ends (when the server sends mail and "
+            "the account did not turn analysis_finished notifications off)."))
         name = graphene.String()
         pipeline_id = graphene.String(required=True)
         project_id = graphene.ID()
@@ -118,7 +119,8 @@ class SubmitWorkflowExecution(graphene.relay.ClientIDMutation):
                 analysis_type=analysis_type, name=given.get("name"),
                 object_ids=tuple(object_ids), sample_ids=tuple(sample_ids),
                 project_ids=(project.id,), parameters=workflow_params,
-                write_back=bool(given.get("update_samples")))
+                write_back=bool(given.get("update_samples")),
+                email_notification=bool(given.get("email_notification")))
             try:
                 submission = launch(info.context.request, spec)
             except Invalid as err:

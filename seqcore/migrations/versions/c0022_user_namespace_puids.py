@@ -15,7 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-from seqcore.db.identity import sequence_kept
+from seqcore.db.identity import rebuild_kept
 from seqcore.models.puid import USER_NAMESPACE, date_part, format_puid, unit_of_day
 
 revision = "c0022"
@@ -51,14 +51,14 @@ def upgrade() -> None:
     if issued:
         op.bulk_insert(sa.table("puid", sa.column("value", sa.String(32))),
                        [{"value": value} for value in issued])
-    # SQLite rebuilds the table for these: the ids of deleted accounts must not come back.
-    with sequence_kept(connection, "user"), op.batch_alter_table("user") as batch_op:
+    # SQLite rebuilds the table for these: its id counter and triggers must survive.
+    with rebuild_kept(connection, "user"), op.batch_alter_table("user") as batch_op:
         batch_op.alter_column("namespace_puid", existing_type=sa.String(32), nullable=False)
         batch_op.create_unique_constraint(op.f("uq_user_namespace_puid"), ["namespace_puid"])
 
 
 def downgrade() -> None:
     """The column goes; its values stay in the register, so they are never issued again."""
-    with sequence_kept(op.get_bind(), "user"), op.batch_alter_table("user") as batch_op:
+    with rebuild_kept(op.get_bind(), "user"), op.batch_alter_table("user") as batch_op:
         batch_op.drop_constraint(op.f("uq_user_namespace_puid"), type_="unique")
         batch_op.drop_column("namespace_puid")

@@ -13,8 +13,11 @@ from seqcore.errors.conflicts import DUPLICATE
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
 from seqcore.models.user import SystemRole, User
+from seqcore.notifications.kinds import KINDS
+from seqcore.notifications.outbox import mail_enabled
+from seqcore.notifications.preferences import preferences, set_preferences
 from seqcore.parsing.schemas import UserSchema
-from seqcore.rest.body import lenient_create, load
+from seqcore.rest.body import lenient_create, load, read_json
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
@@ -178,6 +181,27 @@ def user_projects(request: Request) -> dict:
     return {"resource": projects, "projectResources": projects}
 
 
+def _notifications(request: Request, chosen: dict[str, bool]) -> dict:
+    """The envelope of an account's notification choices, with its links."""
+    return {"resource": {
+        "notifications": chosen, "kinds": dict(KINDS),
+        "mailEnabled": mail_enabled(request.registry.settings),
+        "links": [{"rel": "self", "href": url_for(request, request.context)},
+                  {"rel": "user", "href": url_for(request, request.context.__parent__)}]}}
+
+
+def get_notifications(request: Request) -> dict:
+    """Which kinds of e-mail notification the account receives."""
+    user: User = request.context.__parent__.user
+    return _notifications(request, preferences(request.db, user.id))
+
+
+def put_notifications(request: Request) -> dict:
+    """Turn kinds on or off: ``{"export_ready": false}``; kinds not named keep their state."""
+    user: User = request.context.__parent__.user
+    return _notifications(request, set_preferences(request.db, user.id, read_json(request)))
+
+
 ENDPOINTS = [
     Endpoint("api.users", "/api/users", {
         "GET": View(list_users, Permission.USER_LIST),
@@ -192,4 +216,9 @@ ENDPOINTS = [
     Endpoint("api.user.projects", "/api/users/{key}/projects", {
         "GET": View(user_projects, Permission.USER_PROJECTS),
     }, description="The projects an account can read."),
+    Endpoint("api.user.notifications", "/api/users/{key}/notifications", {
+        "GET": View(get_notifications, Permission.USER_UPDATE),
+        "PUT": View(put_notifications, Permission.USER_UPDATE),
+    }, description="Which e-mail notifications the account receives (the account itself "
+                   "and administrators); PUT {kind: true|false} turns kinds on or off."),
 ]
