@@ -111,11 +111,19 @@ class ProjectResource(Context):
             from seqcore.resources.exports import ProjectExports
 
             return ProjectExports(self.request, key, self)
+        if key == "sampleImports":
+            return ProjectSampleImports(self.request, key, self)
         if key == "automatedAnalyses":
             from seqcore.resources.analyses import AutomatedAnalyses
 
             return AutomatedAnalyses(self.request, key, self)
         raise KeyError(key)
+
+
+class ProjectSampleImports(Context):
+    """``/api/projects/{id}/sampleImports``: inherits the project's ACL (``sample:create``)."""
+
+    __parent__: ProjectResource
 
 
 class ProjectUsers(Context):

@@ -198,6 +198,10 @@ RULES = {
     ("api.project.exports", "POST"): ("/api/projects/{pid}/exports", {"samples": ["{sid}"]},
                                       {**expect(201, 404, **WRITERS, member=True),
                                        "sequencer": 403}),
+    # Without a sheet in the body, the callers allowed get as far as 415.
+    ("api.project.sampleimports", "POST"): ("/api/projects/{pid}/sampleImports", None,
+                                            {**expect(415, 404, **WRITERS, sequencer=True),
+                                             "member": 403}),
     ("api.exports", "GET"): ("/api/exports", None, everyone(200)),
     ("api.export", "GET"): ("/api/exports/{eid}", None, expect(200, 404, admin=True,
                                                                member=True)),

@@ -17,6 +17,7 @@ def core_endpoints() -> list[Endpoint]:
         exports,
         files,
         groups,
+        imports,
         linelist,
         members,
         metadata,
@@ -36,7 +37,8 @@ def core_endpoints() -> list[Endpoint]:
             *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *linelist.ENDPOINTS,
             *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
-            *attachments.ENDPOINTS, *trash.ENDPOINTS, *openapi.ENDPOINTS]
+            *attachments.ENDPOINTS, *trash.ENDPOINTS, *imports.ENDPOINTS,
+            *openapi.ENDPOINTS]
 
 
 @hookimpl
