@@ -57,9 +57,9 @@ def xlsx(rows):
 
 
 def test_a_csv_creates_samples_and_updates_metadata(testapp, world, db):
-    sheet = ("sample_name,description,serotype,host\n"
-             "NEW-1,first,Typhi,human\n"
-             "EX-1,,Enteritidis,\n").encode()
+    sheet = (b"sample_name,description,serotype,host\n"
+             b"NEW-1,first,Typhi,human\n"
+             b"EX-1,,Enteritidis,\n")
     body = post(testapp, world, sheet, descriptionColumn="description")["resource"]
     assert (body["created"], body["updated"], body["problems"]) == (["NEW-1"], ["EX-1"], [])
     assert samples(db, world["project"]) == ["EX-1", "NEW-1"]
@@ -84,12 +84,12 @@ def test_a_dry_run_reports_every_problem_by_row_and_column_and_writes_nothing(
         testapp, world, db):
     testapp.post_json(f"/api/projects/{world['project'].id}/metadataFields",
                       {"name": "age", "type": "number"}, headers=world["headers"])
-    sheet = ("sample_name\tage\n"
-             "GOOD-1\t3\n"
-             "bad name\t4\n"
-             "GOOD-2\tmany\n"
-             "GOOD-1\t5\n"
-             "\t6\n").encode()
+    sheet = (b"sample_name\tage\n"
+             b"GOOD-1\t3\n"
+             b"bad name\t4\n"
+             b"GOOD-2\tmany\n"
+             b"GOOD-1\t5\n"
+             b"\t6\n")
     before = samples(db, world["project"])
     body = post(testapp, world, sheet, content_type="text/tab-separated-values",
                 dryRun="true")["resource"]
