@@ -19,6 +19,7 @@ from seqcore.security.access import PROJECT, SUBMISSION
 from seqcore.security.fieldaccess import Caller, readable_entry
 from seqcore.web.guard import add_page, context_at, signed_in
 from seqcore.web.navigation import has_route
+from seqcore.web.pluginviews import kind_view
 from seqcore.web.qc import summaries
 from seqcore.web.render import page
 
@@ -48,7 +49,8 @@ def sample_page(request: Request) -> Response:
                 provenance={entry.id: provenance_of(entry) for entry in entries},
                 history=history, projects=projects, objects=objects, analyses=analyses,
                 qc_pages=has_route(request, "web.qc.file"),
-                qc=summaries(db, (f.id for o in objects for f in o.files)))
+                qc=summaries(db, (f.id for o in objects for f in o.files)),
+                views={obj.id: kind_view(request, sample, obj) for obj in objects})
 
 
 def includeme(config: Configurator) -> None:

@@ -69,6 +69,13 @@ ${_("${passed} passed, ${warned} warned, ${failed} failed", passed=summary["coun
 </td></tr>
 % endfor
 </tbody></table></div>
+% for obj in objects:
+% if views.get(obj.id) is not None:
+<section class="kind-view" data-object="${obj.id}" aria-label="${obj.kind} ${obj.id}">
+${views[obj.id] | n}
+</section>
+% endif
+% endfor
 % else:
 <p class="muted">${_("No files yet.")}</p>
 % endif
