@@ -71,7 +71,7 @@ from seqcore.graphql.context import Context as GraphQLContext
 from seqcore.graphql.types import Node
 from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
 from seqcore.models.project import ProjectRole
-from seqcore.models.sample import MetadataEntry
+from seqcore.models.sample import MetadataEntry, Sample
 from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
 from seqcore.models.user import SystemRole
 from seqcore.parsing.identifiers import parse_id
@@ -93,6 +93,7 @@ from seqcore.services import (
     registry_service,
 )
 from seqcore.web.charts import Band, Box, Series, bar_chart, box_plot, line_chart
+from seqcore.web.pluginviews import readable_metadata
 from seqcore.web.table import (
     BulkAction,
     Cell,
@@ -104,6 +105,7 @@ from seqcore.web.table import (
     TableProblem,
     page_of,
 )
+from seqcore.web.trees import TreeNode, tree_svg
 
 if TYPE_CHECKING:
     from marshmallow import Schema
@@ -293,6 +295,7 @@ __all__ = [
     "QCRecord",
     "ReadinessCheck",
     "Row",
+    "Sample",
     "SampleResource",
     "SequenceFile",
     "SequencingObject",
@@ -309,6 +312,7 @@ __all__ = [
     "Tool",
     "ToolEnvironment",
     "ToolEnvironmentError",
+    "TreeNode",
     "View",
     "ViewAssets",
     "ViewInput",
@@ -342,6 +346,7 @@ __all__ = [
     "purge_files",
     "read_json",
     "read_result",
+    "readable_metadata",
     "readiness",
     "receive_file",
     "registry_service",
@@ -349,6 +354,7 @@ __all__ = [
     "submission_entry",
     "tool_environment_installed",
     "tool_environment_python",
+    "tree_svg",
     "url_for",
     "utcnow",
     "validation_error",

@@ -86,6 +86,13 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("Series", "One line of a `line_chart` (name, points, dashed)."),
         ("Box", "One position of a `box_plot` (whiskers, quartiles, median, mean)."),
         ("Band", "A horizontal background band of a chart (from, to, CSS class)."),
+        ("tree_svg", "An inline SVG rectangular cladogram of a `TreeNode`, tips coloured "
+                     "by a category (a metadata value) with a legend; the core's `tree` "
+                     "Stimulus controller adds zoom and search."),
+        ("TreeNode", "A tree for `tree_svg` (name, branch length, children), built from "
+                     "the plugin's own format."),
+        ("readable_metadata", "The metadata of some samples the signed-in account may "
+                              "read, by sample and field: what a view may show or colour by."),
         ("Table", "A paged, sortable, filterable table described once (columns, filters, "
                   "bulk actions); `Table.state(request.GET)` reads the query string."),
         ("Column", "A column of a `Table`."),
@@ -222,6 +229,8 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("SubmissionInput", "One input of a submission (`submission_id`, `object_id`): join "
                             "it to find what was made from a sequencing object."),
         ("MetadataEntry", "One sample-metadata value with its provenance."),
+        ("Sample", "A sample (`id`, `name`, `puid`); reach it from a `SequencingObject`'s "
+                   "`sample_id`."),
         ("QCRecord", "A file's QC report."),
         ("purge_files", "After deleting rows that held stored files: delete the "
                         "`SequenceFile` rows nothing refers to any more, their bytes once "

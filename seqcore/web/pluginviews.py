@@ -9,13 +9,14 @@ sets of one name, conflict (Pyramid's discriminators).
 
 At request time :func:`output_views` renders each output of a submission with the view of
 the plugin that owns it. A view that fails is logged and its output falls back to the plain
-entry of the list, so one broken plugin never hides the rest of the analysis page.
+entry of the list, so one broken plugin never hides the rest of the analysis page; a view
+that refuses a query value raises a domain error (``Invalid``), answered as the page's 400.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,16 @@ from markupsafe import Markup
 from pyramid.config import Configurator
 from pyramid.exceptions import ConfigurationError
 from pyramid.request import Request
+from sqlalchemy import select
 
 from seqcore.analysis.registry import analysis_registry
+from seqcore.errors.domain import DomainError
 from seqcore.framework.contrib import FileKindView, OutputView, ViewAssets, ViewInput
 from seqcore.framework.contributions import declarations
+from seqcore.models.sample import MetadataEntry
 from seqcore.resources.files import registered_kinds
+from seqcore.security.fieldaccess import Caller, readable_entry
+from seqcore.security.policy import session_identity
 from seqcore.web.render import PLUGIN_STATIC, add_template_directory, lookup, render
 
 log = logging.getLogger(__name__)
@@ -122,6 +128,8 @@ def _render(request: Request, template: str, values: dict[str, Any],
     try:
         extra = dict(context(view_input)) if context is not None else {}
         return Markup(render(request, template, **values, **extra))
+    except DomainError:
+        raise  # a bad query value the view refuses: the page answers it (400, 404...)
     except Exception:  # a plugin's view must not break the page: fall back, loudly
         log.exception("view template %s failed; showing the plain entry instead", template)
         return None
@@ -150,6 +158,20 @@ def output_views(request: Request, submission: Any) -> list[ShownOutput]:
     return shown
 
 
+def readable_metadata(request: Request, sample_ids: Iterable[int]) -> dict[int, dict[str, str]]:
+    """The metadata of ``sample_ids`` the signed-in account may read, by sample and field
+    (one statement): what a view shows or colours by, never a field the API would hide."""
+    ids = list(sample_ids)
+    if not ids:
+        return {}
+    caller = Caller.of(session_identity(request))
+    found: dict[int, dict[str, str]] = {}
+    for entry in request.db.scalars(select(MetadataEntry).where(
+            MetadataEntry.sample_id.in_(ids), readable_entry(caller))):
+        found.setdefault(entry.sample_id, {})[entry.field] = entry.value
+    return found
+
+
 def kind_view(request: Request, sample: Any, obj: Any) -> Markup | None:
     """An object of a file kind rendered by its plugin's view, if one is declared."""
     view: FileKindView | None = request.registry.get(KIND_VIEWS, {}).get(obj.kind)
@@ -176,4 +198,4 @@ def includeme(config: Configurator) -> None:
                                      "expected ViewAssets, OutputView or FileKindView")
 
 
-__all__ = ["ShownOutput", "kind_view", "output_views"]
+__all__ = ["ShownOutput", "kind_view", "output_views", "readable_metadata"]
