@@ -92,7 +92,7 @@ from seqcore.services import (
     IStorage,
     registry_service,
 )
-from seqcore.web.charts import Band, Box, Series, bar_chart, box_plot, line_chart
+from seqcore.web.charts import Band, Box, Series, bar_chart, box_plot, line_chart, scatter_chart
 from seqcore.web.pluginviews import readable_metadata
 from seqcore.web.table import (
     BulkAction,
@@ -351,6 +351,7 @@ __all__ = [
     "receive_file",
     "registry_service",
     "run_job",
+    "scatter_chart",
     "submission_entry",
     "tool_environment_installed",
     "tool_environment_python",

@@ -83,6 +83,8 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("box_plot", "An inline SVG box plot, one `Box` per position, over optional "
                      "background `Band`s."),
         ("bar_chart", "An inline SVG bar chart of (label, value) pairs."),
+        ("scatter_chart", "An inline SVG scatter plot of (x, y, label) points, x on a "
+                          "log scale if asked (contig length against coverage)."),
         ("Series", "One line of a `line_chart` (name, points, dashed)."),
         ("Box", "One position of a `box_plot` (whiskers, quartiles, median, mean)."),
         ("Band", "A horizontal background band of a chart (from, to, CSS class)."),

@@ -1,5 +1,5 @@
-"""Small charts drawn on the server as inline SVG: a line chart, a box plot per position and a
-bar chart, each with axes, tick labels and axis titles.
+"""Small charts drawn on the server as inline SVG: a line chart, a box plot per position, a
+bar chart and a scatter plot, each with axes, tick labels and axis titles.
 
 Pages that show numbers as plots stay readable without JavaScript and without a plotting
 library in the browser, and screen readers get each chart's ``<title>`` and ``<desc>`` (the
@@ -283,5 +283,34 @@ def bar_chart(ident: str, title: str, description: str, bars: Sequence[tuple[str
     return _markup(svg)
 
 
+def scatter_chart(ident: str, title: str, description: str,
+                  points: Sequence[tuple[float, float, str]], *, x_label: str, y_label: str,
+                  log_x: bool = False) -> Markup:
+    """One point (class ``point``, its ``<title>`` the label and values) per (x, y, label);
+    ``log_x`` spaces x by powers of ten (contig lengths from hundreds to millions)."""
+    def place_x(value: float) -> float:
+        return math.log10(max(value, 1.0)) if log_x else value
+
+    xs = [place_x(x) for x, _y, _l in points]
+    ys = [y for _x, y, _l in points]
+    low, high = (min(xs, default=0), max(xs, default=1))
+    if log_x:
+        low, high = math.floor(low), math.ceil(high)
+    frame = Frame(low, high, 0, max(ys, default=1) * 1.05 or 1)
+    svg = _svg(ident, title, description, frame)
+    if log_x:
+        x_ticks = [(frame.x(p), f"{10 ** p:,.0f}") for p in range(int(frame.x_min),
+                                                                 int(frame.x_max) + 1)]
+    else:
+        x_ticks = [(frame.x(t), _label(t)) for t in nice_ticks(frame.x_min, frame.x_max, 10)]
+    _axes(svg, frame, x_label, y_label, x_ticks, nice_ticks(frame.y_min, frame.y_max))
+    group = ET.SubElement(svg, "g", {"class": "points"})
+    for (x, y, label), placed in zip(points, xs, strict=True):
+        point = ET.SubElement(group, "circle", {"class": "point", "cx": str(frame.x(placed)),
+                                                "cy": str(frame.y(y)), "r": "3.5"})
+        ET.SubElement(point, "title").text = f"{label}: {_label(x)}, {_label(round(y, 2))}"
+    return _markup(svg)
+
+
 __all__ = ["Band", "Box", "Frame", "Series", "bar_chart", "box_plot", "line_chart",
-           "nice_ticks"]
+           "nice_ticks", "scatter_chart"]
