@@ -609,6 +609,9 @@ def _build_report(tally: Tally, tracker: _KeyTracker, file_type: str) -> QCRepor
         ],
         per_base_quality=per_base,
         per_sequence_quality=per_sequence,
+        per_base_counts=[(int(a), int(c), int(g), int(t), int(n))
+                         for a, c, g, t, n in tally.position_bases],
+        length_counts={int(length): int(tally.lengths[length]) for length in lengths},
     )
 
 

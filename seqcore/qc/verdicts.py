@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .report import BaseQuality, OverrepresentedSequence, QCReport
+from .report import BaseQuality, OverrepresentedSequence, QCReport, fastqc_base_groups
 
 
 class Verdict(StrEnum):
@@ -212,6 +212,41 @@ def adapter_content(rows: Iterable[Iterable[float]]) -> Verdict:
                   any(v > ADAPTER.warn for v in values))
 
 
+@dataclass(frozen=True)
+class GroupContent:
+    """FastQC's per-base sequence content and N content of one position group: the
+    percentages of G, A, T and C among the group's A, C, G and T (``None`` when it has
+    none), and the percentage of N among all its bases."""
+
+    label: str
+    g: float | None
+    a: float | None
+    t: float | None
+    c: float | None
+    n: float
+
+
+def grouped_content(report: QCReport) -> list[GroupContent]:
+    """Base content and N content in FastQC's default position groups, summed over each
+    group's positions as FastQC sums them (empty for records without base counts)."""
+    counts = report.per_base_counts
+    covering = {b.position: b.count for b in report.per_base_quality}
+    groups = []
+    for first, last in fastqc_base_groups(len(counts)):
+        rows = counts[first - 1:last]
+        a, c, g, t, n = (sum(row[i] for row in rows) for i in range(5))
+        seen = sum(covering.get(p, 0) for p in range(first, last + 1))
+        acgt = a + c + g + t
+        label = str(first) if first == last else f"{first}-{last}"
+
+        def share(value: int, total: int = acgt) -> float | None:
+            return value / total * 100 if total else None
+
+        groups.append(GroupContent(label, share(g), share(a), share(t), share(c),
+                                   n / seen * 100 if seen else 0.0))
+    return groups
+
+
 def report_of(stored: Mapping[str, Any]) -> QCReport:
     """The :class:`QCReport` of a stored QC record (its ``to_dict`` form)."""
     return QCReport(
@@ -234,13 +269,18 @@ def report_of(stored: Mapping[str, Any]) -> QCReport:
             for item in stored.get("perBaseQuality", [])],
         per_sequence_quality={int(quality): count for quality, count
                               in stored.get("perSequenceQuality", {}).items()},
+        per_base_counts=[(row[0], row[1], row[2], row[3], row[4])
+                         for row in stored.get("perBaseCounts", [])],
+        length_counts={int(length): count
+                       for length, count in stored.get("lengthCounts", {}).items()},
     )
 
 
 def verdicts(report: QCReport) -> list[ModuleVerdict]:
     """Every FastQC module's verdict on a stored report, in FastQC's order; ``None`` for the
-    modules whose numbers the record does not hold (per tile quality, base content, GC,
-    N content, duplication and adapter content)."""
+    modules whose numbers the record does not hold (per tile quality, GC, duplication and
+    adapter content; base content and N content in records made before base counts were
+    kept)."""
     judged: dict[str, Verdict] = {
         BASIC: Verdict.PASS,
         PER_BASE_QUALITY: per_base_quality(
@@ -252,6 +292,13 @@ def verdicts(report: QCReport) -> list[ModuleVerdict]:
         OVERREPRESENTED_SEQUENCES: overrepresented(
             item.percentage for item in report.overrepresented_sequences),
     }
+    if report.per_base_counts:
+        content = grouped_content(report)
+        judged[PER_BASE_CONTENT] = per_base_content(
+            (row.g, row.a, row.t, row.c) for row in content
+            if row.g is not None and row.a is not None and row.t is not None
+            and row.c is not None)
+        judged[PER_BASE_N] = per_base_n(row.n for row in content)
     return [ModuleVerdict(module, judged.get(module)) for module in MODULES]
 
 
@@ -262,7 +309,8 @@ def worst(judged: Iterable[ModuleVerdict]) -> Verdict | None:
     return max(found, key=order.index) if found else None
 
 
-__all__ = ["MODULES", "Limits", "ModuleVerdict", "Verdict", "adapter_content", "duplication",
-           "gc_deviation", "length_distribution", "overrepresented", "per_base_content",
-           "per_base_n", "per_base_quality", "per_sequence_gc", "per_sequence_quality",
-           "report_of", "theoretical_gc", "verdicts", "worst"]
+__all__ = ["MODULES", "GroupContent", "Limits", "ModuleVerdict", "Verdict", "adapter_content",
+           "duplication", "gc_deviation", "grouped_content", "length_distribution",
+           "overrepresented", "per_base_content", "per_base_n", "per_base_quality",
+           "per_sequence_gc", "per_sequence_quality", "report_of", "theoretical_gc",
+           "verdicts", "worst"]

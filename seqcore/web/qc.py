@@ -70,6 +70,37 @@ def plots(request: Request, report: QCReport) -> dict[str, Markup]:
             boxes, x_label=t(_("Position in read (bp)")), y_label=t(_("Phred score")),
             y_range=(0, highest + 1), bands=QUALITY_BANDS),
     }
+    content = qc.grouped_content(report)
+    if content:
+        starts = [float(row.label.split("-")[0]) for row in content]
+        drawn[qc.PER_BASE_CONTENT] = charts.line_chart(
+            "plot-per-base-content", t(_("Sequence content across all bases")),
+            t(_("For each read position: the percentage of G, A, T and C among its bases.")),
+            [charts.Series(base, [(x, value) for x, value in zip(
+                starts, (getattr(row, base.lower()) for row in content), strict=True)
+                if value is not None]) for base in ("G", "A", "T", "C")],
+            x_label=t(_("Position in read (bp)")), y_label=t(_("Percentage")),
+            y_range=(0, 100))
+        drawn[qc.PER_BASE_N] = charts.line_chart(
+            "plot-per-base-n", t(_("N content across all bases")),
+            t(_("For each read position: the percentage of its bases that are N.")),
+            [charts.Series("N", [(x, row.n) for x, row in zip(starts, content, strict=True)])],
+            x_label=t(_("Position in read (bp)")), y_label=t(_("Percentage")),
+            y_range=(0, 100))
+    lengths = sorted(report.length_counts.items())
+    if lengths:
+        title = t(_("Distribution of sequence lengths over all sequences"))
+        words = t(_("The number of reads of each length."))
+        if len(lengths) <= 40:
+            drawn[qc.LENGTH_DISTRIBUTION] = charts.bar_chart(
+                "plot-length-distribution", title, words,
+                [(str(length), float(count)) for length, count in lengths],
+                x_label=t(_("Sequence length (bp)")), y_label=t(_("Reads")))
+        else:
+            drawn[qc.LENGTH_DISTRIBUTION] = charts.line_chart(
+                "plot-length-distribution", title, words,
+                [charts.Series(t(_("Reads")), [(float(n), float(c)) for n, c in lengths])],
+                x_label=t(_("Sequence length (bp)")), y_label=t(_("Reads")))
     distribution = sorted(report.per_sequence_quality.items())
     if distribution:
         drawn[qc.PER_SEQUENCE_QUALITY] = charts.line_chart(

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from seqcore.qc import FastQCCompatibleEngine
+from seqcore.qc import FastQCCompatibleEngine, QCReport
 from seqcore.qc import verdicts as v
 
 from .fastq_data import (
@@ -113,6 +113,8 @@ FILES: dict[str, list[Record]] = {
     "duplication_fail": _reads(15, _duplicated(300, 5)),
     "adapter_warn": _reads(16, _adapter(0.07)),
     "adapter_fail": _reads(17, _adapter(0.2)),
+    # 150 bp: FastQC groups positions (10-14, 15-19, ...), for quality and content alike.
+    "long_reads": _reads(18, lambda rng, _i: random_sequence(rng, 150, 0.01)),
 }
 
 
@@ -141,7 +143,8 @@ class FastQCOutput:
 
 
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, FastQCOutput]]:
+def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, FastQCOutput,
+                                                                        QCReport]]:
     directory = tmp_path_factory.mktemp("verdicts")
     paths = {name: write_fastq(directory / f"{name}.fastq", records)
              for name, records in FILES.items()}
@@ -151,8 +154,9 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, Fa
     results = {}
     for name, path in paths.items():
         report = engine.run(path)
-        ours = {item.module: item.verdict for item in v.verdicts(report)}
-        results[name] = (ours, FastQCOutput(fastqc_data_path(path, out)))
+        stored = v.report_of(report.to_dict())  # judged as stored and read back
+        ours = {item.module: item.verdict for item in v.verdicts(stored)}
+        results[name] = (ours, FastQCOutput(fastqc_data_path(path, out)), report)
     return results
 
 
@@ -172,26 +176,47 @@ def _from_tables(fastqc: FastQCOutput) -> dict[str, v.Verdict]:
 
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_verdicts_of_the_stored_record_equal_fastqcs(judged: dict, name: str) -> None:
-    ours, fastqc = judged[name]
-    for module in (v.BASIC, v.PER_BASE_QUALITY, v.PER_SEQUENCE_QUALITY,
-                   v.LENGTH_DISTRIBUTION, v.OVERREPRESENTED_SEQUENCES):
+    ours, fastqc, _report = judged[name]
+    for module in (v.BASIC, v.PER_BASE_QUALITY, v.PER_SEQUENCE_QUALITY, v.PER_BASE_CONTENT,
+                   v.PER_BASE_N, v.LENGTH_DISTRIBUTION, v.OVERREPRESENTED_SEQUENCES):
         assert ours[module] == fastqc.status[module], module
-    # The record has no tile, content, GC, N, duplication or adapter numbers: not measured.
+    # The record has no tile, GC, duplication or adapter numbers: not measured.
     assert [m for m, verdict in ours.items() if verdict is None] == [
-        v.PER_TILE_QUALITY, v.PER_BASE_CONTENT, v.PER_SEQUENCE_GC, v.PER_BASE_N,
-        v.DUPLICATION_LEVELS, v.ADAPTER_CONTENT]
+        v.PER_TILE_QUALITY, v.PER_SEQUENCE_GC, v.DUPLICATION_LEVELS, v.ADAPTER_CONTENT]
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_grouped_base_and_n_content_equal_fastqcs_tables(judged: dict, name: str) -> None:
+    _ours, fastqc, report = judged[name]
+    content = v.grouped_content(report)
+    expected = fastqc.rows[v.PER_BASE_CONTENT]
+    assert [row.label for row in content] == [row[0] for row in expected]
+    for row, (_label, g, a, t, c) in zip(content, expected, strict=True):
+        assert (row.g, row.a, row.t, row.c) == pytest.approx(
+            (float(g), float(a), float(t), float(c)), abs=1e-9)
+    n_rows = fastqc.rows[v.PER_BASE_N]
+    assert [row.n for row in content] == pytest.approx([float(n) for _l, n in n_rows],
+                                                       abs=1e-9)
+
+
+def test_records_made_before_base_counts_leave_content_unmeasured(judged: dict) -> None:
+    stored = judged["clean"][2].to_dict()
+    del stored["perBaseCounts"], stored["lengthCounts"]
+    judged = {item.module: item.verdict for item in v.verdicts(v.report_of(stored))}
+    assert judged[v.PER_BASE_CONTENT] is None and judged[v.PER_BASE_N] is None
+    assert judged[v.PER_BASE_QUALITY] == v.Verdict.PASS
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_verdicts_from_fastqcs_tables_equal_fastqcs(judged: dict, name: str) -> None:
-    _ours, fastqc = judged[name]
+    _ours, fastqc, _report = judged[name]
     for module, verdict in _from_tables(fastqc).items():
         assert verdict == fastqc.status[module], module
 
 
 def test_every_module_is_seen_passing_warning_and_failing(judged: dict) -> None:
     seen: dict[str, set[str]] = {}
-    for ours, fastqc in judged.values():
+    for ours, fastqc, _report in judged.values():
         every = {**{m: x for m, x in ours.items() if x is not None}, **_from_tables(fastqc)}
         for module, verdict in every.items():
             seen.setdefault(module, set()).add(str(verdict))

@@ -53,7 +53,16 @@ def test_a_failing_file_shows_fastqcs_verdicts_and_its_plots(testapp, qc_lab):
     assert verdicts["Per sequence quality scores"] == "Fail"
     assert verdicts["Overrepresented sequences"] == "Fail"
     assert verdicts["Sequence Length Distribution"] == "Pass"
+    assert verdicts["Per base sequence content"] == "Pass"
+    assert verdicts["Per base N content"] == "Pass"
     assert verdicts["Adapter Content"] == "Not measured"
+    content = page.html.select_one("svg#plot-per-base-content")
+    lines = content.select(":scope > g.series")
+    assert [g.find("title").text for g in lines] == ["G", "A", "T", "C"]
+    assert len(content.select(":scope > g.series-0 polyline")[0]["points"].split()) == 60
+    assert page.html.select_one("svg#plot-per-base-n polyline")
+    lengths = page.html.select_one("svg#plot-length-distribution")
+    assert [bar.find("title").text for bar in lengths.select("rect.bar")] == ["60: 2000"]
     plot = page.html.select_one("svg#plot-per-base-quality")
     assert plot["role"] == "img"
     assert plot.find("title").text == "Quality scores across all bases"
@@ -103,7 +112,10 @@ def test_the_report_is_hidden_as_the_rest_qc_route_hides_it(testapp, factories, 
     kind = factories.kind(qc_lab["objects"][1].kind)
     rest = (f"/api/samples/{sample.id}/{kind.path_segment}/{qc_lab['objects'][1].id}"
             f"/files/{bad.id}/qc")
-    testapp.get(rest, headers=factories.headers(qc_lab["owner"]), status=200)
+    body = testapp.get(rest, headers=factories.headers(qc_lab["owner"]), status=200).json
+    # REST answers IRIDA's record: the page's extra numbers stay out of it.
+    assert "perSequenceQuality" in body["resource"]
+    assert not {"perBaseCounts", "lengthCounts"} & set(body["resource"])
     testapp.get(rest, headers=factories.headers(qc_lab["outsider"]), status=404)
     sign_in(testapp, qc_lab["outsider"])
     page = testapp.get(url, status=404)

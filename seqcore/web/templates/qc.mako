@@ -46,6 +46,9 @@ ${fmt.verdict(item.verdict.value)}\
 % if item.verdict is None:
 <p class="muted">${_("Not measured: the QC record of this file holds no numbers for this module.")}</p>
 % elif item.module in plots:
+% if item.module == "Sequence Length Distribution":
+<p>${length_words}</p>
+% endif
 <figure class="chart-figure">${plots[item.module] | n}</figure>
 % elif item.module == "Sequence Length Distribution":
 <p>${length_words}</p>
