@@ -74,6 +74,8 @@ class Tally:
     # One row per read position: the reads with A, C, G, T or N there (either case).
     position_bases: np.ndarray = field(
         default_factory=lambda: np.zeros((0, len(POSITION_LETTERS)), np.int64))
+    # (length FastQC's GC module sees, G+C count) → reads; see gc_length().
+    gc_reads: Counter[tuple[int, int]] = field(default_factory=Counter)
 
     def add_lengths(self, counts: np.ndarray) -> None:
         self.lengths = _grow(self.lengths, counts.shape[0])
@@ -95,6 +97,7 @@ class Tally:
         self.add_quality(other.quality)
         self.mean_quality += other.mean_quality
         self.add_position_bases(other.position_bases)
+        self.gc_reads.update(other.gc_reads)
 
 
 def _grow(array: np.ndarray, rows: int) -> np.ndarray:
@@ -195,6 +198,7 @@ def _count_records(
     # Per position: the reads with each letter FastQC counts, upper then lower case.
     letters = np.empty((longest, _COUNTED.size), dtype=np.int64)
     every_byte = np.zeros(256, dtype=np.int64)
+
     first_quality = qual_index.copy()
     filled = 0
     for position in range(longest):
@@ -219,6 +223,7 @@ def _count_records(
         _bad_quality(row, counts[position], None if uniform else order, position)
     tally.add_quality(counts[:, QUAL_LOW:])
     nonempty = ordered_lengths > 0
+    _count_gc(bases, covering, ordered_lengths, bool(every_byte[_LOWER_A:].any()), tally)
     means = sums[nonempty] // ordered_lengths[nonempty]
     tally.mean_quality += np.bincount(means, minlength=128)[:128]
     tally.bases += _letter_totals(letters, every_byte)
@@ -262,6 +267,50 @@ def _bad_quality(
         f"position {position + 1}: FASTQ quality characters must lie between '!' (33) "
         "and '~' (126)",
     )
+
+
+def _count_gc(bases: np.ndarray, covering: np.ndarray, lengths: np.ndarray,
+              lowercase: bool, tally: Tally) -> None:
+    """Add the reads' (GC length, G+C count) pairs to ``tally``. ``bases`` holds position
+    ``p`` of the ``covering[p]`` longest reads after the earlier positions (reads in
+    ``lengths`` order, longest first), so each read's count is a sum over positions of a
+    prefix of the reads."""
+    flags = (bases == ord("G")) | (bases == ord("C"))
+    if lowercase:
+        flags |= (bases == ord("g")) | (bases == ord("c"))
+    gc_lengths = gc_length(lengths)
+    gc_covering = np.searchsorted(-gc_lengths, -np.arange(covering.size), side="left")
+    sums = np.zeros(lengths.size, dtype=np.int64)
+    start = 0
+    for position in range(covering.size):
+        cover = int(gc_covering[position])
+        if cover:
+            sums[:cover] += flags[start : start + cover]
+        start += int(covering[position])
+    nonempty = gc_lengths > 0
+    gc_lengths, sums = gc_lengths[nonempty], sums[nonempty]
+    if gc_lengths.size == 0:
+        return
+    # One key per (length, count): a histogram when it is small, else a sort.
+    width = int(gc_lengths.max()) + 1
+    keys = gc_lengths.astype(np.int64) * width + sums
+    low = int(keys.min())
+    if int(keys.max()) - low < 1_000_000:
+        histogram = np.bincount(keys - low)
+        found = np.flatnonzero(histogram)
+        values, counts = found + low, histogram[found]
+    else:
+        values, counts = np.unique(keys, return_counts=True)
+    tally.gc_reads.update({(int(key) // width, int(key) % width): int(count)
+                           for key, count in zip(values, counts, strict=True)})
+
+
+def gc_length(lengths: np.ndarray) -> np.ndarray:
+    """The part of each read FastQC's per-sequence GC module reads (so few GC models are
+    needed): reads over 1,000 bases are cut to a multiple of 1,000, reads over 100 bases to
+    a multiple of 100."""
+    return np.where(lengths > 1000, lengths // 1000 * 1000,
+                    np.where(lengths > 100, lengths // 100 * 100, lengths))
 
 
 # The byte values counted at each position: POSITION_LETTERS, then their lower case.

@@ -190,6 +190,9 @@ class QCReport:
     # by length. Empty in records made before they were kept (their modules: not measured).
     per_base_counts: list[tuple[int, int, int, int, int]] = field(default_factory=list)
     length_counts: dict[int, int] = field(default_factory=dict)
+    # FastQC's per-sequence GC content: reads by GC percentage (0-100), spread by its GC
+    # model. Empty in records made before it was kept.
+    gc_distribution: list[float] = field(default_factory=list)
 
     def grouped_per_base_quality(self, nogroup: bool = False) -> list[BaseGroupQuality]:
         """Per-base quality in FastQC's position groups (``nogroup`` as ``--nogroup``)."""
@@ -230,8 +233,8 @@ class QCReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready stored form, with camelCase keys: the REST representation plus
-        ``perBaseCounts`` and ``lengthCounts``, which REST leaves out (IRIDA's record has no
-        such fields) and the QC report page draws.
+        ``perBaseCounts``, ``lengthCounts`` and ``gcDistribution``, which REST leaves out
+        (IRIDA's record has no such fields) and the QC report page draws.
 
         ``perSequenceQuality`` and ``lengthCounts`` keys are strings because JSON object keys
         are strings. NaN never appears: unreported percentiles are ``null``.
@@ -253,6 +256,7 @@ class QCReport:
             "perBaseCounts": [list(row) for row in self.per_base_counts],
             "lengthCounts": {str(length): count
                              for length, count in sorted(self.length_counts.items())},
+            "gcDistribution": list(self.gc_distribution),
         }
 
 

@@ -273,13 +273,14 @@ def report_of(stored: Mapping[str, Any]) -> QCReport:
                          for row in stored.get("perBaseCounts", [])],
         length_counts={int(length): count
                        for length, count in stored.get("lengthCounts", {}).items()},
+        gc_distribution=list(stored.get("gcDistribution", [])),
     )
 
 
 def verdicts(report: QCReport) -> list[ModuleVerdict]:
     """Every FastQC module's verdict on a stored report, in FastQC's order; ``None`` for the
-    modules whose numbers the record does not hold (per tile quality, GC, duplication and
-    adapter content; base content and N content in records made before base counts were
+    modules whose numbers the record does not hold (per tile quality, duplication and
+    adapter content; base content, N content and GC in records made before they were
     kept)."""
     judged: dict[str, Verdict] = {
         BASIC: Verdict.PASS,
@@ -299,6 +300,8 @@ def verdicts(report: QCReport) -> list[ModuleVerdict]:
             if row.g is not None and row.a is not None and row.t is not None
             and row.c is not None)
         judged[PER_BASE_N] = per_base_n(row.n for row in content)
+    if report.gc_distribution:
+        judged[PER_SEQUENCE_GC] = per_sequence_gc(report.gc_distribution)
     return [ModuleVerdict(module, judged.get(module)) for module in MODULES]
 
 

@@ -87,6 +87,18 @@ def plots(request: Request, report: QCReport) -> dict[str, Markup]:
             [charts.Series("N", [(x, row.n) for x, row in zip(starts, content, strict=True)])],
             x_label=t(_("Position in read (bp)")), y_label=t(_("Percentage")),
             y_range=(0, 100))
+    if report.gc_distribution:
+        counts = report.gc_distribution
+        drawn[qc.PER_SEQUENCE_GC] = charts.line_chart(
+            "plot-per-sequence-gc", t(_("GC distribution over all sequences")),
+            t(_("The number of reads with each GC percentage, against the normal "
+                "distribution FastQC fits to them (dashed).")),
+            [charts.Series(t(_("GC count per read")),
+                           [(float(p), c) for p, c in enumerate(counts)]),
+             charts.Series(t(_("Theoretical distribution")),
+                           [(float(p), c) for p, c in enumerate(qc.theoretical_gc(counts))],
+                           dashed=True)],
+            x_label=t(_("Mean GC content (%)")), y_label=t(_("Reads")), x_range=(0, 100))
     lengths = sorted(report.length_counts.items())
     if lengths:
         title = t(_("Distribution of sequence lengths over all sequences"))

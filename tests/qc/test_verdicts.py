@@ -113,8 +113,11 @@ FILES: dict[str, list[Record]] = {
     "duplication_fail": _reads(15, _duplicated(300, 5)),
     "adapter_warn": _reads(16, _adapter(0.07)),
     "adapter_fail": _reads(17, _adapter(0.2)),
-    # 150 bp: FastQC groups positions (10-14, 15-19, ...), for quality and content alike.
+    # 150 bp: FastQC groups positions (10-14, 15-19, ...), for quality and content alike;
+    # longer reads: its GC module reads a multiple of 100 (of 1,000 above 1,000) bases.
     "long_reads": _reads(18, lambda rng, _i: random_sequence(rng, 150, 0.01)),
+    "longer_reads": _reads(19, lambda rng, i: random_sequence(rng, (250, 420, 1500)[i % 3]),
+                           count=600),
 }
 
 
@@ -178,11 +181,12 @@ def _from_tables(fastqc: FastQCOutput) -> dict[str, v.Verdict]:
 def test_verdicts_of_the_stored_record_equal_fastqcs(judged: dict, name: str) -> None:
     ours, fastqc, _report = judged[name]
     for module in (v.BASIC, v.PER_BASE_QUALITY, v.PER_SEQUENCE_QUALITY, v.PER_BASE_CONTENT,
-                   v.PER_BASE_N, v.LENGTH_DISTRIBUTION, v.OVERREPRESENTED_SEQUENCES):
+                   v.PER_SEQUENCE_GC, v.PER_BASE_N, v.LENGTH_DISTRIBUTION,
+                   v.OVERREPRESENTED_SEQUENCES):
         assert ours[module] == fastqc.status[module], module
-    # The record has no tile, GC, duplication or adapter numbers: not measured.
+    # The record has no tile, duplication or adapter numbers: not measured.
     assert [m for m, verdict in ours.items() if verdict is None] == [
-        v.PER_TILE_QUALITY, v.PER_SEQUENCE_GC, v.DUPLICATION_LEVELS, v.ADAPTER_CONTENT]
+        v.PER_TILE_QUALITY, v.DUPLICATION_LEVELS, v.ADAPTER_CONTENT]
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
@@ -199,11 +203,20 @@ def test_grouped_base_and_n_content_equal_fastqcs_tables(judged: dict, name: str
                                                        abs=1e-9)
 
 
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_gc_distribution_equals_fastqcs_table(judged: dict, name: str) -> None:
+    _ours, fastqc, report = judged[name]
+    expected = {int(gc): float(count) for gc, count in fastqc.rows[v.PER_SEQUENCE_GC]}
+    assert report.gc_distribution == pytest.approx([expected[gc] for gc in range(101)],
+                                                   rel=1e-9, abs=1e-6)
+
+
 def test_records_made_before_base_counts_leave_content_unmeasured(judged: dict) -> None:
     stored = judged["clean"][2].to_dict()
-    del stored["perBaseCounts"], stored["lengthCounts"]
+    del stored["perBaseCounts"], stored["lengthCounts"], stored["gcDistribution"]
     judged = {item.module: item.verdict for item in v.verdicts(v.report_of(stored))}
     assert judged[v.PER_BASE_CONTENT] is None and judged[v.PER_BASE_N] is None
+    assert judged[v.PER_SEQUENCE_GC] is None
     assert judged[v.PER_BASE_QUALITY] == v.Verdict.PASS
 
 

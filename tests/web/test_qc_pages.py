@@ -61,6 +61,12 @@ def test_a_failing_file_shows_fastqcs_verdicts_and_its_plots(testapp, qc_lab):
     assert [g.find("title").text for g in lines] == ["G", "A", "T", "C"]
     assert len(content.select(":scope > g.series-0 polyline")[0]["points"].split()) == 60
     assert page.html.select_one("svg#plot-per-base-n polyline")
+    # 5% identical reads make a spike beside the fitted normal curve.
+    assert verdicts["Per sequence GC content"] == "Warn"
+    gc = page.html.select_one("svg#plot-per-sequence-gc")
+    assert len(gc.select(":scope > g.series")) == 2
+    assert gc.select_one(":scope > g.series.dashed title").text == "Theoretical distribution"
+    assert len(gc.select_one(":scope > g.series-0 polyline")["points"].split()) == 101
     lengths = page.html.select_one("svg#plot-length-distribution")
     assert [bar.find("title").text for bar in lengths.select("rect.bar")] == ["60: 2000"]
     plot = page.html.select_one("svg#plot-per-base-quality")
@@ -115,7 +121,7 @@ def test_the_report_is_hidden_as_the_rest_qc_route_hides_it(testapp, factories, 
     body = testapp.get(rest, headers=factories.headers(qc_lab["owner"]), status=200).json
     # REST answers IRIDA's record: the page's extra numbers stay out of it.
     assert "perSequenceQuality" in body["resource"]
-    assert not {"perBaseCounts", "lengthCounts"} & set(body["resource"])
+    assert not {"perBaseCounts", "lengthCounts", "gcDistribution"} & set(body["resource"])
     testapp.get(rest, headers=factories.headers(qc_lab["outsider"]), status=404)
     sign_in(testapp, qc_lab["outsider"])
     page = testapp.get(url, status=404)

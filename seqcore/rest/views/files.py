@@ -248,6 +248,7 @@ def qc_fields(record: Any, fastqc_version: str | None = None) -> dict[str, Any]:
     # Kept for the QC report page; IRIDA's record has no such fields.
     report.pop("perBaseCounts", None)
     report.pop("lengthCounts", None)
+    report.pop("gcDistribution", None)
     overrepresented = [
         {**item, "createdDate": epoch_ms(record.created), "label": item.get("sequence"),
          "identifier": str(index)}
