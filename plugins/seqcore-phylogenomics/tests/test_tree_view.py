@@ -106,3 +106,51 @@ def test_newick_is_parsed_into_the_cores_tree():
     assert [tip.name for tip in root.tips()] == ["alpha", "beta_one", "gamma", "delta",
                                                  "reference"]
     assert root.children[1].children[1].length == pytest.approx(0.2)
+
+
+@pytest.fixture
+def served(app, engine):
+    """The test application on a loopback port, in this process (one database)."""
+    import threading
+
+    from waitress.server import create_server
+
+    server = create_server(app, host="127.0.0.1", port=0, threads=2)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.effective_port}"
+    server.close()
+    thread.join(timeout=5)
+
+
+def test_zoom_and_search_in_chromium_without_accessibility_violations(served, tree):
+    from tests.web.test_browser import CHROMIUM, FLAGS
+    from tests.web.test_journeys import AXE, check_accessibility
+
+    if CHROMIUM is None or not AXE.is_file():
+        pytest.skip("Chromium or axe-core missing")
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            page.goto(f"{served}/users/sign_in")
+            page.get_by_label("Username or e-mail").fill("owner")
+            page.get_by_label("Password").fill("Password1!")
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url("**/-/profile")
+            page.goto(f"{served}/-/analyses/{tree['submission'].id}?colour=serovar")
+            drawing = page.get_by_role("img", name="Phylogenetic tree")
+            expect(drawing).to_be_visible()
+            before = drawing.bounding_box()["width"]
+            page.get_by_role("button", name="Zoom in").click()
+            page.wait_for_function(
+                f"document.querySelector('svg.tree').getBoundingClientRect().width > {before}")
+            # "ph": alpha by its name, beta_one by its serovar (Typhi).
+            page.get_by_label("Find tips").fill("ph")
+            expect(page.locator("g.tip.match")).to_have_count(2)
+            expect(page.get_by_role("status")).to_have_text("2 matching tips")
+            check_accessibility(page)
+        finally:
+            browser.close()

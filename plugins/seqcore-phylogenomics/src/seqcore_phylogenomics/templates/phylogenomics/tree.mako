@@ -19,7 +19,7 @@
 <input id="tree-search-${output.id}" type="search" data-tree-target="query" data-action="input->tree#search"></div>
 <span role="status" data-tree-target="status" data-template="${_('{count} matching tips')}"></span>
 </div>
-<div class="tree-view" id="tree-view-${output.id}">${drawing | n}</div>
+<div class="tree-view" id="tree-view-${output.id}" tabindex="0" role="region" aria-labelledby="tree-${output.id}">${drawing | n}</div>
 </div>
 <p class="muted">${_("${count} tips.", count=tips)}</p>
 % if matrix:
