@@ -54,7 +54,7 @@ ${fmt.verdict(item.verdict.value)}\
 <p>${length_words}</p>
 % elif item.module == "Overrepresented sequences":
 % if report.overrepresented_sequences:
-<div class="table-wrap"><table aria-labelledby="module-${index}" id="overrepresented">
+<div class="table-wrap" tabindex="0" role="region" aria-labelledby="module-${index}"><table aria-labelledby="module-${index}" id="overrepresented">
 <thead><tr><th scope="col">${_("Sequence")}</th><th scope="col" class="number">${_("Count")}</th>
 <th scope="col" class="number">${_("Percentage")}</th><th scope="col">${_("Possible source")}</th></tr></thead>
 <tbody>

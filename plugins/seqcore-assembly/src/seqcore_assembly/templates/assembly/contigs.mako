@@ -16,7 +16,7 @@
 <figure class="chart-figure">${plot | n}</figure>
 % endif
 % if rows:
-<div class="table-wrap"><table aria-labelledby="contigs-${output.id}" class="contigs">
+<div class="table-wrap" tabindex="0" role="region" aria-labelledby="contigs-${output.id}"><table aria-labelledby="contigs-${output.id}" class="contigs">
 <caption>${_("The ${count} longest contigs", count=shown)}</caption>
 <thead><tr><th scope="col">${_("Contig")}</th><th scope="col" class="number">${_("Length")}</th>
 <th scope="col" class="number">${_("Coverage")}</th><th scope="col" class="number">${_("Copies")}</th></tr></thead>

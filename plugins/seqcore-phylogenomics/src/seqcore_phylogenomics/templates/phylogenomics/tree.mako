@@ -24,7 +24,7 @@
 <p class="muted">${_("${count} tips.", count=tips)}</p>
 % if matrix:
 <h3 id="matrix-${output.id}">${_("SNV distance matrix")}</h3>
-<div class="table-wrap"><table aria-labelledby="matrix-${output.id}" class="snv-matrix">
+<div class="table-wrap" tabindex="0" role="region" aria-labelledby="matrix-${output.id}"><table aria-labelledby="matrix-${output.id}" class="snv-matrix">
 <thead><tr><th scope="col">${_("Isolate")}</th>
 % for name in matrix[0][1:]:
 % if name:
