@@ -68,6 +68,21 @@ def test_without_the_plugin_every_output_is_in_the_list(testapp, finished):
         "counts", "summary"]
 
 
+def test_a_file_kind_is_shown_by_its_plugins_view_on_the_sample_page(build_app, factories):
+    owner = factories.user(username="owner")
+    sample = factories.sample(factories.project(owner=owner))
+    obj = factories.sequencing_object(sample)
+    kind = _Declares(ViewAssets("kind-views", TEMPLATES),
+                     FileKindView(obj.kind, "readcount/kind.mako",
+                                  context=lambda view: {"first": view.path.name}))
+    app = build_app([sequencefiles_plugin, readcount, kind])
+    sign_in(app, owner)
+    page = app.get(f"/-/samples/{sample.id}")
+    shown = page.html.select_one(f'section.kind-view[data-object="{obj.id}"] .kind-summary')
+    stored = obj.files[0].path.rsplit("/", 1)[-1]
+    assert shown.text == f"{obj.kind}: {len(obj.files)} files, first {stored}"
+
+
 def test_a_view_that_fails_falls_back_to_the_list(build_app, finished, caplog):
     owner, submission = finished
     broken = _Declares(ViewAssets("broken-views", TEMPLATES),
