@@ -9,7 +9,9 @@ taking turns so a loaded machine weighs on both alike):
   ``GET /api/projects/1/samples?limit=25`` (the same samples, without their metadata) and
   ``GET /api/projects/1/samples/metadata`` (every sample's metadata: what a client that
   wants the same columns must read);
-* the sample page against ``GET /api/samples/{id}`` plus ``GET /api/samples/{id}/metadata``.
+* the sample page against ``GET /api/samples/{id}`` plus ``GET /api/samples/{id}/metadata``;
+* a file's QC report page (verdicts and plots of the engine's report on 100,000 generated
+  150 bp reads) against ``GET .../files/{id}/qc``, the QC record it is drawn from.
 
 It also counts the SQL statements of the project page at 25 and 100 rows per page, which
 must be equal. Printed as JSON, with ratios to the REST call measured in the same run.
@@ -34,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 PASSWORD = "Bench-password-1"
 
 
-def prepare(url: str, samples: int, fields: int):
+def prepare(url: str, samples: int, fields: int, tmp: str):
     from bench.deployed import bench_settings, seed_project, served, setup
     from seqcore.db.migrations import upgrade
     from seqcore.security.passwords import hash_password
@@ -43,7 +45,49 @@ def prepare(url: str, samples: int, fields: int):
                                           "seqcore.password_hash.memory_cost": 64}))
     upgrade(config.get_settings(), config.registry.pm)
     token = seed_project(config, samples, fields, hash_password(PASSWORD, 1, 64))
-    return served(config), token
+    qc_ids = add_qc_file(config, samples // 2, tmp)
+    return served(config), token, qc_ids
+
+
+def add_qc_file(config, sample_id: int, tmp: str) -> tuple[int, int]:
+    """An unpaired file on ``sample_id`` with the QC record of 100,000 generated 150 bp reads;
+    returns (object id, file id)."""
+    import random
+
+    import transaction
+
+    from seqcore.db import session_for
+    from seqcore.models.sequencing import (
+        QCRecord,
+        SequenceFile,
+        SequencingObject,
+        SequencingObjectFile,
+    )
+    from seqcore.qc import FastQCCompatibleEngine
+    from seqcore.services import ISessionFactory, registry_service
+
+    rng = random.Random(1)
+    path = Path(tmp) / "reads.fastq"
+    with open(path, "w") as out:
+        for index in range(100_000):
+            sequence = "".join(rng.choices("ACGT", k=150))
+            quality = "".join(chr(33 + max(2, min(40, int(rng.gauss(34 - p / 15, 5)))))
+                              for p in range(150))
+            out.write(f"@r{index}\n{sequence}\n+\n{quality}\n")
+    report = FastQCCompatibleEngine(processes=1).run(path)
+    factory = registry_service(config.registry, ISessionFactory)
+    with transaction.manager:
+        db = session_for(factory, transaction.manager)
+        stored = SequenceFile(path="bench/reads.fastq", file_name="reads.fastq",
+                              size=path.stat().st_size)
+        obj = SequencingObject(sample_id=sample_id, kind="unpaired",
+                               processing_state="FINISHED")
+        obj.links.append(SequencingObjectFile(position=0, file=stored))
+        db.add(obj)
+        db.flush()
+        db.add(QCRecord(file_id=stored.id, report=report.to_dict(), engine="bench"))
+        ids = (obj.id, stored.id)
+    return ids
 
 
 def timed(call, repeat: int) -> tuple[float, list[float]]:
@@ -71,7 +115,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database_url or f"sqlite:///{tmp}/web.sqlite"
         began = time.perf_counter()
-        app, token = prepare(url, args.samples, args.fields)
+        app, token, (object_id, file_id) = prepare(url, args.samples, args.fields, tmp)
         print(f"{args.samples} samples x {args.fields} fields loaded in "
               f"{time.perf_counter() - began:.0f} s", file=sys.stderr)
         browser = TestApp(app, extra_environ={"HTTP_HOST": "localhost"})
@@ -98,6 +142,11 @@ def main() -> None:
                 {"REST sample + its metadata": lambda: (
                     api.get(f"/api/samples/{sample_id}", headers=bearer),
                     api.get(f"/api/samples/{sample_id}/metadata", headers=bearer))}),
+            "QC report page (100,000 reads of 150 bp)": (
+                lambda: browser.get(f"/-/files/{file_id}/qc"),
+                {"REST QC record": lambda: api.get(
+                    f"/api/samples/{sample_id}/unpaired/{object_id}/files/{file_id}/qc",
+                    headers=bearer)}),
         }
         results: dict = {}
         for name, (page, anchors) in pairs.items():
@@ -125,6 +174,10 @@ def main() -> None:
             event.remove(engine, "before_cursor_execute", count)
             counts[f"{size} rows"] = len(statements)
         results["SQL statements of the project page"] = counts
+        statements = []
+        event.listen(engine, "before_cursor_execute", lambda *a, **k: statements.append(a[2]))
+        browser.get(f"/-/files/{file_id}/qc")
+        results["SQL statements of the QC report page"] = len(statements)
     print(json.dumps(results, indent=2))
 
 

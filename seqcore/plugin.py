@@ -49,15 +49,19 @@ from seqcore.framework.contrib import (
     Endpoint,
     Executor,
     FileKind,
+    FileKindView,
     LinkSpec,
     MetadataType,
     MigrationSource,
     OutputRel,
+    OutputView,
     Parameter,
     ReadinessCheck,
     Setting,
     Tool,
     View,
+    ViewAssets,
+    ViewInput,
 )
 from seqcore.framework.links import child_href, url_for
 from seqcore.governance.activity import note as note_activity
@@ -67,7 +71,7 @@ from seqcore.graphql.context import Context as GraphQLContext
 from seqcore.graphql.types import Node
 from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
 from seqcore.models.project import ProjectRole
-from seqcore.models.sample import MetadataEntry
+from seqcore.models.sample import MetadataEntry, Sample
 from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
 from seqcore.models.user import SystemRole
 from seqcore.parsing.identifiers import parse_id
@@ -88,6 +92,20 @@ from seqcore.services import (
     IStorage,
     registry_service,
 )
+from seqcore.web.charts import Band, Box, Series, bar_chart, box_plot, line_chart, scatter_chart
+from seqcore.web.pluginviews import readable_metadata
+from seqcore.web.table import (
+    BulkAction,
+    Cell,
+    Column,
+    Filter,
+    Row,
+    Table,
+    TablePage,
+    TableProblem,
+    page_of,
+)
+from seqcore.web.trees import TreeNode, tree_svg
 
 if TYPE_CHECKING:
     from marshmallow import Schema
@@ -226,8 +244,13 @@ __all__ = [
     "AnalysisSubmission",
     "AnalysisType",
     "ApiError",
+    "Band",
     "Base",
+    "Box",
+    "BulkAction",
+    "Cell",
     "ChildSpec",
+    "Column",
     "Conflict",
     "Context",
     "DomainError",
@@ -238,6 +261,8 @@ __all__ = [
     "FastaCheck",
     "FastqCheck",
     "FileKind",
+    "FileKindView",
+    "Filter",
     "Forbidden",
     "GraphQLContext",
     "IAnalysisRegistry",
@@ -259,6 +284,7 @@ __all__ = [
     "Node",
     "NotFound",
     "OutputRel",
+    "OutputView",
     "Parameter",
     "Permission",
     "PipelineContext",
@@ -268,20 +294,31 @@ __all__ = [
     "ProjectRole",
     "QCRecord",
     "ReadinessCheck",
+    "Row",
+    "Sample",
     "SampleResource",
     "SequenceFile",
     "SequencingObject",
     "SequencingObjectResource",
+    "Series",
     "Setting",
     "SubmissionInput",
     "SubmissionResource",
     "SubmitLater",
     "SystemRole",
+    "Table",
+    "TablePage",
+    "TableProblem",
     "Tool",
     "ToolEnvironment",
     "ToolEnvironmentError",
+    "TreeNode",
     "View",
+    "ViewAssets",
+    "ViewInput",
     "WriteBack",
+    "bar_chart",
+    "box_plot",
     "child_href",
     "choice_values",
     "collection",
@@ -297,23 +334,28 @@ __all__ = [
     "latest_submission_href",
     "launch",
     "launch_view",
+    "line_chart",
     "load",
     "negotiate",
     "not_ready_message",
     "note_activity",
+    "page_of",
     "parse_id",
     "pipeline_descriptors",
     "process_settings",
     "purge_files",
     "read_json",
     "read_result",
+    "readable_metadata",
     "readiness",
     "receive_file",
     "registry_service",
     "run_job",
+    "scatter_chart",
     "submission_entry",
     "tool_environment_installed",
     "tool_environment_python",
+    "tree_svg",
     "url_for",
     "utcnow",
     "validation_error",

@@ -66,6 +66,49 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("ReadinessCheck", "Something `GET /-/ready` must find working (a broker); from "
                            "`register_readiness_checks`."),
     ]),
+    ("Web views", "What a plugin shows on the pages (`register_views`), and the pieces the "
+                  "core's own pages are made of, for the plugin's templates "
+                  "(`docs/writing_plugins.md`, \"Contributing views\").", [
+        ("ViewAssets", "The plugin's Mako template directory and static files (served at "
+                       "`/-/plugins/<name>/`); from `register_views`."),
+        ("OutputView", "How the analysis page shows one output rel of an analysis type: a "
+                       "template and a `context` callable; from `register_views`."),
+        ("FileKindView", "How the sample page shows the objects of a file kind; from "
+                         "`register_views`."),
+        ("ViewInput", "What a view's `context` callable receives: the request, the "
+                      "submission or sample, the output or object, its file's path, every "
+                      "output by key."),
+        ("line_chart", "An inline SVG line chart (axes, labels, legend, accessible title "
+                       "and description) from `Series` of points."),
+        ("box_plot", "An inline SVG box plot, one `Box` per position, over optional "
+                     "background `Band`s."),
+        ("bar_chart", "An inline SVG bar chart of (label, value) pairs."),
+        ("scatter_chart", "An inline SVG scatter plot of (x, y, label) points, x on a "
+                          "log scale if asked (contig length against coverage)."),
+        ("Series", "One line of a `line_chart` (name, points, dashed)."),
+        ("Box", "One position of a `box_plot` (whiskers, quartiles, median, mean)."),
+        ("Band", "A horizontal background band of a chart (from, to, CSS class)."),
+        ("tree_svg", "An inline SVG rectangular cladogram of a `TreeNode`, tips coloured "
+                     "by a category (a metadata value) with a legend; the core's `tree` "
+                     "Stimulus controller adds zoom and search."),
+        ("TreeNode", "A tree for `tree_svg` (name, branch length, children), built from "
+                     "the plugin's own format."),
+        ("readable_metadata", "The metadata of some samples the signed-in account may "
+                              "read, by sample and field: what a view may show or colour by."),
+        ("Table", "A paged, sortable, filterable table described once (columns, filters, "
+                  "bulk actions); `Table.state(request.GET)` reads the query string."),
+        ("Column", "A column of a `Table`."),
+        ("Filter", "A filter of a `Table` (text, date, choice)."),
+        ("BulkAction", "An action on a `Table`'s selected rows."),
+        ("Cell", "One cell of a `Row` (text, link or HTML)."),
+        ("Row", "One row of a table page (its id and cells)."),
+        ("TablePage", "One page of a `Table` with its rows and total, which `table.mako` "
+                      "renders."),
+        ("TableProblem", "A query-string value a `Table` cannot use; the pages answer it "
+                         "with 400."),
+        ("page_of", "One page of a SQLAlchemy statement as `Row`s, with the total (two "
+                    "statements)."),
+    ]),
     ("Errors", "Raise domain errors from checks and hooks: REST and GraphQL each answer "
                "them in their own format.", [
         ("DomainError", "Base of the errors below; catch it to handle any of them."),
@@ -188,6 +231,8 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("SubmissionInput", "One input of a submission (`submission_id`, `object_id`): join "
                             "it to find what was made from a sequencing object."),
         ("MetadataEntry", "One sample-metadata value with its provenance."),
+        ("Sample", "A sample (`id`, `name`, `puid`); reach it from a `SequencingObject`'s "
+                   "`sample_id`."),
         ("QCRecord", "A file's QC report."),
         ("purge_files", "After deleting rows that held stored files: delete the "
                         "`SequenceFile` rows nothing refers to any more, their bytes once "

@@ -340,3 +340,62 @@ class MetadataType:
     name: str
     description: str
     validate: Callable[[str], str | None] = lambda value: None
+
+
+@dataclass(frozen=True)
+class ViewAssets:
+    """A plugin's templates and static files for the views it contributes to the pages.
+
+    ``templates`` is a directory of Mako templates (a view's ``template`` is a path relative
+    to it; name them under a folder of the plugin's own, ``phylogenomics/tree.mako``, so two
+    plugins cannot shadow each other). ``static``, when given, is served at
+    ``/-/plugins/<name>/<file>``; a template finds a file's URL with
+    ``plugin_static(name, file)``. ``name`` is a discriminator: two plugins cannot share one.
+    """
+
+    name: str
+    templates: Any  # str | pathlib.Path
+    static: Any = None  # str | pathlib.Path | None
+
+
+@dataclass(frozen=True)
+class ViewInput:
+    """What a view's ``context`` callable receives: the request, the analysis submission (or
+    sequencing object) shown, the output (or file) the view is for, its stored file's
+    ``path`` on local disk, and every output of the submission by key (a view may combine
+    several, such as a tree beside its SNV matrix)."""
+
+    request: Any
+    subject: Any
+    item: Any
+    path: Any  # pathlib.Path
+    outputs: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class OutputView:
+    """How the analysis page shows one output of an analysis type, instead of its name in
+    the list of outputs.
+
+    ``rel`` is one of the type's :class:`OutputRel` rels (checked at start-up); ``template``
+    a Mako template of a :class:`ViewAssets` directory, rendered with ``request``,
+    ``submission``, ``output``, ``_`` (translation) and what ``context(ViewInput)`` returns
+    (a mapping). A template or context that fails is logged and the output falls back to
+    its entry in the list, so a broken view never hides the rest of the page.
+    """
+
+    analysis_type: str
+    rel: str
+    template: str
+    context: Callable[[ViewInput], Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class FileKindView:
+    """How the sample page shows each object of a file kind (checked at start-up to be a
+    registered kind), with ``template`` and ``context`` as for :class:`OutputView`; the
+    template receives ``request``, ``sample``, ``object`` and the context's values."""
+
+    kind: str
+    template: str
+    context: Callable[[ViewInput], Mapping[str, Any]] | None = None

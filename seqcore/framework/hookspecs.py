@@ -33,12 +33,15 @@ if TYPE_CHECKING:
         Endpoint,
         Executor,
         FileKind,
+        FileKindView,
         LinkSpec,
         MetadataType,
         MigrationSource,
         OutputRel,
+        OutputView,
         ReadinessCheck,
         Setting,
+        ViewAssets,
     )
 
 
@@ -243,6 +246,22 @@ def register_graphql_query_fields() -> Iterable[type] | None:
     start-up with both names in the error. The schema is built once, after every
     contribution. Connections come from :func:`seqcore.graphql.connections.connection_for`
     and :func:`~seqcore.graphql.connections.paginate`.
+
+    .. versionadded:: 26.11
+    """
+
+
+@hookspec
+def register_views() -> Iterable[ViewAssets | OutputView | FileKindView] | None:
+    """Return the views a plugin contributes to the web pages, with their assets.
+
+    :class:`~seqcore.framework.contrib.ViewAssets` adds the plugin's Mako template directory
+    (and static files); :class:`~seqcore.framework.contrib.OutputView` shows an output rel
+    of an analysis type on the analysis page; :class:`~seqcore.framework.contrib.FileKindView`
+    shows the objects of a file kind on the sample page. Checked at start-up: an unknown rel
+    or kind, or a template no directory holds, stops the start-up naming the plugin; two
+    views of one rel or kind conflict. The core's reusable pieces (charts, tables, the tree)
+    are exported from :mod:`seqcore.plugin`.
 
     .. versionadded:: 26.11
     """

@@ -26,6 +26,9 @@ from .report import QCError
 QUAL_LOW = 33
 QUAL_HIGH = 126
 QUAL_WIDTH = QUAL_HIGH - QUAL_LOW + 1
+#: The letters counted at each read position (FastQC's base content and N content), in
+#: the column order of :attr:`Tally.position_bases`.
+POSITION_LETTERS = b"ACGTN"
 
 _NEWLINE = 10
 _CR = 13
@@ -68,6 +71,11 @@ class Tally:
     bases: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     quality: np.ndarray = field(default_factory=lambda: np.zeros((0, QUAL_WIDTH), np.int64))
     mean_quality: np.ndarray = field(default_factory=lambda: np.zeros(128, dtype=np.int64))
+    # One row per read position: the reads with A, C, G, T or N there (either case).
+    position_bases: np.ndarray = field(
+        default_factory=lambda: np.zeros((0, len(POSITION_LETTERS)), np.int64))
+    # (length FastQC's GC module sees, G+C count) → reads; see gc_length().
+    gc_reads: Counter[tuple[int, int]] = field(default_factory=Counter)
 
     def add_lengths(self, counts: np.ndarray) -> None:
         self.lengths = _grow(self.lengths, counts.shape[0])
@@ -77,6 +85,10 @@ class Tally:
         self.quality = _grow(self.quality, counts.shape[0])
         self.quality[: counts.shape[0]] += counts
 
+    def add_position_bases(self, counts: np.ndarray) -> None:
+        self.position_bases = _grow(self.position_bases, counts.shape[0])
+        self.position_bases[: counts.shape[0]] += counts
+
     def merge(self, other: Tally) -> None:
         """Add another tally (e.g. a worker process's) to this one."""
         self.reads += other.reads
@@ -84,6 +96,8 @@ class Tally:
         self.bases += other.bases
         self.add_quality(other.quality)
         self.mean_quality += other.mean_quality
+        self.add_position_bases(other.position_bases)
+        self.gc_reads.update(other.gc_reads)
 
 
 def _grow(array: np.ndarray, rows: int) -> np.ndarray:
@@ -181,6 +195,10 @@ def _count_records(
     sums: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = np.zeros(
         reads, dtype=np.int32 if longest < 10_000_000 else np.int64)
     bases = np.empty(int(lengths.sum()), dtype=np.uint8)
+    # Per position: the reads with each letter FastQC counts, upper then lower case.
+    letters = np.empty((longest, _COUNTED.size), dtype=np.int64)
+    every_byte = np.zeros(256, dtype=np.int64)
+
     first_quality = qual_index.copy()
     filled = 0
     for position in range(longest):
@@ -192,6 +210,9 @@ def _count_records(
         counts[position] = row_counts
         sums[:cover] += row
         data.take(seq_index[:cover], out=bases[filled : filled + cover])
+        histogram = np.bincount(bases[filled : filled + cover], minlength=256)
+        letters[position] = histogram[_COUNTED]
+        every_byte += histogram
         filled += cover
         qual_index += 1
         seq_index += 1
@@ -202,9 +223,13 @@ def _count_records(
         _bad_quality(row, counts[position], None if uniform else order, position)
     tally.add_quality(counts[:, QUAL_LOW:])
     nonempty = ordered_lengths > 0
+    _count_gc(bases, covering, ordered_lengths, bool(every_byte[_LOWER_A:].any()), tally)
     means = sums[nonempty] // ordered_lengths[nonempty]
     tally.mean_quality += np.bincount(means, minlength=128)[:128]
-    tally.bases += _letter_counts(bases)
+    tally.bases += _letter_totals(letters, every_byte)
+    # Case folded: FastQC upper-cases reads.
+    tally.add_position_bases(letters[:, :len(POSITION_LETTERS)]
+                             + letters[:, len(POSITION_LETTERS):])
 
     # The keys (first 50 bases of reads over 75 bp, whole shorter reads) are the first
     # rows of ``bases``, which holds position p of the reads covering it, in length
@@ -244,16 +269,61 @@ def _bad_quality(
     )
 
 
-_LETTERS = b"ACGTacgt"
+def _count_gc(bases: np.ndarray, covering: np.ndarray, lengths: np.ndarray,
+              lowercase: bool, tally: Tally) -> None:
+    """Add the reads' (GC length, G+C count) pairs to ``tally``. ``bases`` holds position
+    ``p`` of the ``covering[p]`` longest reads after the earlier positions (reads in
+    ``lengths`` order, longest first), so each read's count is a sum over positions of a
+    prefix of the reads."""
+    flags = (bases == ord("G")) | (bases == ord("C"))
+    if lowercase:
+        flags |= (bases == ord("g")) | (bases == ord("c"))
+    gc_lengths = gc_length(lengths)
+    gc_covering = np.searchsorted(-gc_lengths, -np.arange(covering.size), side="left")
+    sums = np.zeros(lengths.size, dtype=np.int64)
+    start = 0
+    for position in range(covering.size):
+        cover = int(gc_covering[position])
+        if cover:
+            sums[:cover] += flags[start : start + cover]
+        start += int(covering[position])
+    nonempty = gc_lengths > 0
+    gc_lengths, sums = gc_lengths[nonempty], sums[nonempty]
+    if gc_lengths.size == 0:
+        return
+    # One key per (length, count): a histogram when it is small, else a sort.
+    width = int(gc_lengths.max()) + 1
+    keys = gc_lengths.astype(np.int64) * width + sums
+    low = int(keys.min())
+    if int(keys.max()) - low < 1_000_000:
+        histogram = np.bincount(keys - low)
+        found = np.flatnonzero(histogram)
+        values, counts = found + low, histogram[found]
+    else:
+        values, counts = np.unique(keys, return_counts=True)
+    tally.gc_reads.update({(int(key) // width, int(key) % width): int(count)
+                           for key, count in zip(values, counts, strict=True)})
 
 
-def _letter_counts(bases: np.ndarray) -> np.ndarray:
-    """Counts of the bytes FastQC's GC content and key folding need (others stay 0)."""
+def gc_length(lengths: np.ndarray) -> np.ndarray:
+    """The part of each read FastQC's per-sequence GC module reads (so few GC models are
+    needed): reads over 1,000 bases are cut to a multiple of 1,000, reads over 100 bases to
+    a multiple of 100."""
+    return np.where(lengths > 1000, lengths // 1000 * 1000,
+                    np.where(lengths > 100, lengths // 100 * 100, lengths))
+
+
+# The byte values counted at each position: POSITION_LETTERS, then their lower case.
+_COUNTED = np.frombuffer(POSITION_LETTERS + POSITION_LETTERS.lower(), dtype=np.uint8).astype(
+    np.intp)
+
+
+def _letter_totals(letters: np.ndarray, every_byte: np.ndarray) -> np.ndarray:
+    """Counts of the bytes FastQC's GC content and key folding need (others stay 0), from
+    the per-position counts; slot 0 flags lowercase letters (keys must be upper-cased)."""
     counts = np.zeros(256, dtype=np.int64)
-    for letter in _LETTERS:
-        counts[letter] = np.count_nonzero(bases == letter)
-    if np.count_nonzero(bases >= _LOWER_A):
-        # Flags that lowercase is present, so keys must be upper-cased.
+    counts[_COUNTED] = letters.sum(axis=0)
+    if every_byte[_LOWER_A:].any():
         counts[_LOWERCASE_FLAG] = 1
     return counts
 

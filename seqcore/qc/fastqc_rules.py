@@ -6,7 +6,9 @@ own output, see ``tests/qc``) without wading through the numpy machinery.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -237,3 +239,36 @@ def _best_stretch(strand: str, query: str, offset: int) -> tuple[int, int] | Non
         if best is None or best[0] < length or (best[0] == length and best[1] < pid):
             best = (length, pid)
     return best
+
+
+def _java_round(value: float) -> int:
+    """Java's ``Math.round``: halves go up (Python's ``round`` goes to even)."""
+    return math.floor(value + 0.5)
+
+
+@lru_cache(maxsize=256)
+def gc_model(length: int) -> tuple[tuple[tuple[int, float], ...], ...]:
+    """FastQC's GC model of reads of ``length`` bases: for each G+C count (0 to length),
+    the percentage bins it is spread over and the share each bin gets, so reads of every
+    length fill the 0-100% bins evenly (a bin claimed by several counts shares itself)."""
+    def bins(count: int) -> range:
+        low = min(max(count - 0.5, 0), length)
+        high = min(max(count + 0.5, 0), length)
+        return range(_java_round(low * 100 / length), _java_round(high * 100 / length) + 1)
+
+    claiming = [0] * 101
+    for count in range(length + 1):
+        for percentage in bins(count):
+            claiming[percentage] += 1
+    return tuple(tuple((p, 1 / claiming[p]) for p in bins(count))
+                 for count in range(length + 1))
+
+
+def gc_distribution(gc_reads: Mapping[tuple[int, int], int]) -> list[float]:
+    """FastQC's per-sequence GC content: reads counted by (length, G+C count), spread over
+    the 0-100% bins by :func:`gc_model`, in FastQC's order of addition."""
+    distribution = [0.0] * 101
+    for (length, gc), reads in sorted(gc_reads.items()):
+        for percentage, share in gc_model(length)[gc]:
+            distribution[percentage] += share * reads
+    return distribution

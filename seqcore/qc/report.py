@@ -186,6 +186,13 @@ class QCReport:
     overrepresented_sequences: list[OverrepresentedSequence] = field(default_factory=list)
     per_base_quality: list[BaseQuality] = field(default_factory=list)
     per_sequence_quality: dict[int, int] = field(default_factory=dict)
+    # Reads with A, C, G, T and N (either case) at each position, 1-based order; and reads
+    # by length. Empty in records made before they were kept (their modules: not measured).
+    per_base_counts: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    length_counts: dict[int, int] = field(default_factory=dict)
+    # FastQC's per-sequence GC content: reads by GC percentage (0-100), spread by its GC
+    # model. Empty in records made before it was kept.
+    gc_distribution: list[float] = field(default_factory=list)
 
     def grouped_per_base_quality(self, nogroup: bool = False) -> list[BaseGroupQuality]:
         """Per-base quality in FastQC's position groups (``nogroup`` as ``--nogroup``)."""
@@ -225,10 +232,12 @@ class QCReport:
         return self.total_bases / self.total_sequences if self.total_sequences else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready REST representation, with camelCase keys.
+        """The JSON-ready stored form, with camelCase keys: the REST representation plus
+        ``perBaseCounts``, ``lengthCounts`` and ``gcDistribution``, which REST leaves out
+        (IRIDA's record has no such fields) and the QC report page draws.
 
-        ``perSequenceQuality`` keys are strings because JSON object keys are strings.
-        NaN never appears: unreported percentiles are ``null``.
+        ``perSequenceQuality`` and ``lengthCounts`` keys are strings because JSON object keys
+        are strings. NaN never appears: unreported percentiles are ``null``.
         """
         return {
             "fileType": self.file_type,
@@ -244,6 +253,10 @@ class QCReport:
             "perSequenceQuality": {
                 str(quality): count for quality, count in sorted(self.per_sequence_quality.items())
             },
+            "perBaseCounts": [list(row) for row in self.per_base_counts],
+            "lengthCounts": {str(length): count
+                             for length, count in sorted(self.length_counts.items())},
+            "gcDistribution": list(self.gc_distribution),
         }
 
 

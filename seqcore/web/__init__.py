@@ -28,6 +28,8 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.bulk")
     config.include("seqcore.web.manage")
     config.include("seqcore.web.samples")
+    config.include("seqcore.web.qc")
+    config.include("seqcore.web.pluginviews")
     # /-/analyses/new before /-/analyses/{id}, which would take it otherwise.
     config.include("seqcore.web.launch")
     config.include("seqcore.web.analyses")

@@ -17,6 +17,7 @@ from seqcore.security.access import SUBMISSION
 from seqcore.web.guard import add_page, context_at, signed_in
 from seqcore.web.i18n import _
 from seqcore.web.labels import STATES
+from seqcore.web.pluginviews import output_views
 from seqcore.web.render import page
 from seqcore.web.table import Cell, Column, Filter, Row, Table, TablePage, page_of
 
@@ -70,7 +71,8 @@ def analysis_page(request: Request) -> Response:
     context = context_at(request, "analysisSubmissions", request.matchdict["id"])
     submission = context.submission
     return page(request, "analysis.mako", submission=submission,
-                finished=submission.state in FINISHED)
+                finished=submission.state in FINISHED,
+                outputs=output_views(request, submission))
 
 
 def includeme(config: Configurator) -> None:

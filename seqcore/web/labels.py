@@ -21,3 +21,18 @@ ACCESS_LEVELS = {0: _("No access"), 10: _("Guest"), 20: _("Uploader"), 30: _("An
                  40: _("Maintainer"), 50: _("Owner")}
 
 VERDICTS = {"pass": _("Pass"), "warn": _("Warn"), "fail": _("Fail")}
+
+#: FastQC's module names (:data:`seqcore.qc.verdicts.MODULES`), as the QC report shows them.
+QC_MODULES = {
+    "Basic Statistics": _("Basic statistics"),
+    "Per base sequence quality": _("Per base sequence quality"),
+    "Per tile sequence quality": _("Per tile sequence quality"),
+    "Per sequence quality scores": _("Per sequence quality scores"),
+    "Per base sequence content": _("Per base sequence content"),
+    "Per sequence GC content": _("Per sequence GC content"),
+    "Per base N content": _("Per base N content"),
+    "Sequence Length Distribution": _("Sequence length distribution"),
+    "Sequence Duplication Levels": _("Sequence duplication levels"),
+    "Overrepresented sequences": _("Overrepresented sequences"),
+    "Adapter Content": _("Adapter content"),
+}

@@ -2,7 +2,8 @@
 
 Every template receives ``request``, ``identity`` (the signed-in account or ``None``),
 ``csrf_token``, ``static(name)`` (a URL of ``seqcore/web/static``), ``vendor(name)`` (a URL of
-an npm asset, :mod:`seqcore.web.vendored`), ``_(message, **mapping)`` (the message in the
+an npm asset, :mod:`seqcore.web.vendored`), ``plugin_static(name, file)`` (a URL of a plugin's
+view assets), ``_(message, **mapping)`` (the message in the
 page's language, :mod:`seqcore.web.i18n`), ``locale`` and ``nav`` (the main navigation).
 Plugins add template directories with :func:`add_template_directory`.
 """
@@ -23,6 +24,8 @@ from seqcore.web.navigation import entries
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"
 LOOKUP = "seqcore.web.template_lookup"
+#: Static directories of plugins' view assets by name (:mod:`seqcore.web.pluginviews`).
+PLUGIN_STATIC = "seqcore.web.plugin_static"
 _DIRECTORIES = "seqcore.web.template_directories"
 
 
@@ -34,6 +37,15 @@ def static_path(request: Request, name: str) -> str:
 def vendor_path(request: Request, name: str) -> str:
     """The URL path of an npm asset every page may load (``web.vendor``)."""
     return request.route_path("web.vendor", name=name)
+
+
+def plugin_static_path(request: Request, name: str, file: str) -> str:
+    """The URL path of ``file`` among the static files of the plugin view assets ``name``
+    (served at ``/-/plugins/<name>/``)."""
+    directory = request.registry.get(PLUGIN_STATIC, {}).get(name)
+    if directory is None:
+        raise KeyError(f"no plugin view assets named {name!r}")
+    return str(request.static_path(str(Path(directory) / file)))
 
 
 def add_template_directory(config: Configurator, directory: str | Path) -> None:
@@ -73,6 +85,7 @@ def template_values(request: Request) -> dict[str, Any]:
         "csrf_token": request.session.get_csrf_token(),
         "static": lambda name: static_path(request, name),
         "vendor": lambda name: vendor_path(request, name),
+        "plugin_static": lambda name, file: plugin_static_path(request, name, file),
         "_": lambda message, **mapping: translate(request, message, **mapping),
         "locale": request.locale_name, "languages": LANGUAGES,
         "nav": entries(request, identity),

@@ -1,6 +1,7 @@
 """A sample's page: its metadata (readable fields only) with the provenance of each value and
-the history of changes from the activity trail, its files and pairs, and the analyses that
-used it. The sample is found through the same traversal context and ACL as REST's."""
+the history of changes from the activity trail, its files and pairs with each file's QC
+verdict (linking to its QC report, :mod:`seqcore.web.qc`), and the analyses that used it.
+The sample is found through the same traversal context and ACL as REST's."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from seqcore.security.access import PROJECT, SUBMISSION
 from seqcore.security.fieldaccess import Caller, readable_entry
 from seqcore.web.guard import add_page, context_at, signed_in
 from seqcore.web.navigation import has_route
+from seqcore.web.pluginviews import kind_view
+from seqcore.web.qc import summaries
 from seqcore.web.render import page
 
 
@@ -45,7 +48,9 @@ def sample_page(request: Request) -> Response:
     return page(request, "sample.mako", sample=sample, entries=entries,
                 provenance={entry.id: provenance_of(entry) for entry in entries},
                 history=history, projects=projects, objects=objects, analyses=analyses,
-                qc_pages=has_route(request, "web.qc.file"))
+                qc_pages=has_route(request, "web.qc.file"),
+                qc=summaries(db, (f.id for o in objects for f in o.files)),
+                views={obj.id: kind_view(request, sample, obj) for obj in objects})
 
 
 def includeme(config: Configurator) -> None:

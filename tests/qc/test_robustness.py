@@ -57,6 +57,10 @@ def test_report_to_dict_is_json_ready(tmp_path: pathlib.Path) -> None:
         "overrepresentedSequences",
         "perBaseQuality",
         "perSequenceQuality",
+        # Stored for the QC report page; REST leaves them out (tests/functional).
+        "perBaseCounts",
+        "lengthCounts",
+        "gcDistribution",
     ]
     assert set(data["overrepresentedSequences"][0]) == {
         "sequence",

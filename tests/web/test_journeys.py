@@ -1,7 +1,8 @@
 """Journeys through the workbench in real Chromium (Debian's, never downloaded) against a live
 server: sign in, create a group and a project in it, filter the samples table by a metadata
 value, select samples across pages and export their line list as XLSX (opened with
-openpyxl), and a member with a lower metadata level who sees the restricted column nowhere.
+openpyxl), a member with a lower metadata level who sees the restricted column nowhere, and
+a sample's QC verdict leading to the file's QC report.
 axe-core (from ``node_modules``, injected into the page) checks every page visited: no
 serious or critical violation. Screenshots go to ``test-artifacts/`` (``docs/web.md``)."""
 
@@ -155,3 +156,28 @@ def test_lower_metadata_level_sees_no_restricted_column(live_server, factories, 
     assert hidden.status == missing.status == 400
     assert hidden_text.replace("patient_id", "X") == page.locator(
         "[role=alert]").inner_text().replace("nonesuch", "X")
+
+
+def test_sample_page_verdicts_lead_to_the_qc_report(live_server, factories, tmp_path,
+                                                    browser_page):
+    from playwright.sync_api import expect
+
+    from tests.web.test_qc_pages import _report
+
+    page = browser_page
+    owner = factories.user(username="reader")
+    project = factories.project(owner=owner, name="QC survey")
+    sample = factories.sample(project, name="SAL-QC")
+    bad = factories.sequencing_object(sample, qc=_report(tmp_path, "bad", high=20,
+                                                         repeated_share=0.05))
+    sign_in(page, live_server, owner)
+    page.goto(f"{live_server}/-/samples/{sample.id}")
+    summary = page.locator(f'.qc-summary[data-file="{bad.files[0].id}"]')
+    expect(summary.locator(".badge.fail")).to_have_text("Fail")
+    check_accessibility(page)
+    summary.get_by_role("link").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("QC of")
+    expect(page.locator("#qc-worst .badge.fail")).to_be_visible()
+    expect(page.get_by_role("img", name="Quality scores across all bases")).to_be_visible()
+    check_accessibility(page)
+    page.screenshot(path=ARTIFACTS / "web-5-qc-report.png", full_page=True)

@@ -245,6 +245,10 @@ def qc_fields(record: Any, fastqc_version: str | None = None) -> dict[str, Any]:
     """IRIDA's FastQC record; ``fastqcVersion`` is the FastQC version whose numbers the
     report reproduces (:func:`seqcore.qc.registration.fastqc_version_of`)."""
     report = dict(record.report)
+    # Kept for the QC report page; IRIDA's record has no such fields.
+    report.pop("perBaseCounts", None)
+    report.pop("lengthCounts", None)
+    report.pop("gcDistribution", None)
     overrepresented = [
         {**item, "createdDate": epoch_ms(record.created), "label": item.get("sequence"),
          "identifier": str(index)}

@@ -87,3 +87,44 @@ application.register("refresh", class extends Controller {
   }
   disconnect() { clearInterval(this.timer); }
 });
+
+// A tree drawn by seqcore/web/trees.py: zoom buttons scale the drawing inside its scrolling
+// box; the search box highlights the tips whose name or category contains the text (the
+// others are dimmed) and says how many match. The tools are hidden until this connects, so a
+// page without JavaScript shows the tree alone.
+application.register("tree", class extends Controller {
+  static targets = ["drawing", "tools", "query", "status"];
+
+  connect() {
+    this.zoom = 1;
+    this.toolsTargets.forEach((tools) => { tools.hidden = false; });
+  }
+
+  zoomIn() { this.setZoom(this.zoom * 1.5); }
+
+  zoomOut() { this.setZoom(Math.max(1, this.zoom / 1.5)); }
+
+  reset() { this.setZoom(1); }
+
+  setZoom(value) {
+    this.zoom = Math.min(value, 12);
+    this.element.style.setProperty("--tree-zoom", String(this.zoom));
+  }
+
+  search() {
+    const text = this.queryTarget.value.trim().toLowerCase();
+    const tips = this.element.querySelectorAll("g.tip");
+    let found = 0;
+    tips.forEach((tip) => {
+      const haystack = `${tip.dataset.name || ""} ${tip.dataset.category || ""}`.toLowerCase();
+      const match = text !== "" && haystack.includes(text);
+      tip.classList.toggle("match", match);
+      tip.classList.toggle("dimmed", text !== "" && !match);
+      if (match) found += 1;
+    });
+    if (this.hasStatusTarget) {
+      this.statusTarget.textContent = text === "" ? "" :
+        this.statusTarget.dataset.template.replace("{count}", String(found));
+    }
+  }
+});

@@ -28,12 +28,22 @@
 % endfor
 </ol>
 <h2 id="analysis-outputs-heading">${_("Outputs")}</h2>
-% if submission.outputs:
+% if outputs:
+<% plain = [shown for shown in outputs if shown.html is None] %>
+% if plain:
 <ul id="analysis-outputs">
-% for output in submission.outputs:
-<li><code>${output.key}</code>: ${output.file.file_name}</li>
+% for shown in plain:
+<li><code>${shown.key}</code>: ${shown.output.file.file_name}</li>
 % endfor
 </ul>
+% endif
+% for shown in outputs:
+% if shown.html is not None:
+<section class="output-view" data-output="${shown.key}" aria-label="${shown.key}">
+${shown.html | n}
+</section>
+% endif
+% endfor
 % else:
 <p class="muted">${_("No outputs yet.")}</p>
 % endif

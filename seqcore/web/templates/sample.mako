@@ -38,7 +38,7 @@ ${_("Entered")}\
 % if objects:
 <div class="table-wrap"><table aria-labelledby="files">
 <thead><tr><th scope="col">${_("Kind")}</th><th scope="col">${_("Files")}</th>
-<th scope="col">${_("Processing")}</th></tr></thead>
+<th scope="col">${_("Processing")}</th><th scope="col">${_("QC")}</th></tr></thead>
 <tbody>
 % for obj in objects:
 <tr><td>${obj.kind}</td><td>
@@ -50,9 +50,32 @@ ${file.file_name}
 % endif
 <br>
 % endfor
-</td><td>${fmt.state(obj.processing_state)}</td></tr>
+</td><td>${fmt.state(obj.processing_state)}</td><td>
+% for file in obj.files:
+<% summary = qc.get(file.id) %>
+% if summary and summary["worst"]:
+<span class="qc-summary" data-file="${file.id}">${fmt.verdict(summary["worst"].value)} \
+% if qc_pages:
+<a href="${request.route_path('web.qc.file', id=file.id)}">${_("${passed} passed, ${warned} warned, ${failed} failed", passed=summary["counts"]["pass"], warned=summary["counts"]["warn"], failed=summary["counts"]["fail"])}</a>\
+% else:
+${_("${passed} passed, ${warned} warned, ${failed} failed", passed=summary["counts"]["pass"], warned=summary["counts"]["warn"], failed=summary["counts"]["fail"])}\
+% endif
+</span>
+% else:
+<span class="muted">${_("No QC yet")}</span>
+% endif
+<br>
+% endfor
+</td></tr>
 % endfor
 </tbody></table></div>
+% for obj in objects:
+% if views.get(obj.id) is not None:
+<section class="kind-view" data-object="${obj.id}" aria-label="${obj.kind} ${obj.id}">
+${views[obj.id] | n}
+</section>
+% endif
+% endfor
 % else:
 <p class="muted">${_("No files yet.")}</p>
 % endif

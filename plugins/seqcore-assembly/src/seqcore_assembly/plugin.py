@@ -4,6 +4,7 @@ eleven outputs, settings, and the pair's ``analysis/assembly`` link."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from seqcore.plugin import (
     AnalysisType,
@@ -106,6 +107,13 @@ def register_analysis_types() -> list[AnalysisType]:
 
     return [replace(ASSEMBLY, write_back=write_back),
             replace(COLLECTION, write_back=write_back)]
+
+
+@hookimpl
+def register_views() -> list[Any]:
+    from seqcore_assembly.views import register
+
+    return register()
 
 
 @hookimpl

@@ -354,6 +354,13 @@ def register_output_rels() -> list[OutputRel]:
 
 
 @hookimpl
+def register_views() -> list[Any]:
+    from .views import register
+
+    return register()
+
+
+@hookimpl
 def register_resource_children() -> list[ChildSpec]:
     return [ChildSpec(ProjectResource, "referenceFiles",
                       lambda parent: ProjectReferenceFiles(parent.request, "referenceFiles",

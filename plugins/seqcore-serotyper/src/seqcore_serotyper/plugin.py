@@ -121,6 +121,13 @@ def register_tool_environments() -> list[ToolEnvironment]:
 
 
 @hookimpl
+def register_views() -> list[Any]:
+    from seqcore_serotyper.views import register
+
+    return register()
+
+
+@hookimpl
 def register_output_rels() -> list[OutputRel]:
     """``outputFile/<key>`` for each output, and ``outputFile/sistr-*`` onto the same files
     (IRIDA's names, which its clients look for)."""

@@ -1,0 +1,201 @@
+"""The views plugins contribute to the pages (``register_views``): their template directories
+and static files, the view of an analysis output per rel, the view of a file kind.
+
+Every declaration is checked at start-up, as the other declarations are: an output view
+must name an output rel its analysis type declares, a file-kind view a registered kind, and
+its template must be found (and compile) in the template directories; otherwise the
+start-up stops with an error naming the plugin. Two views of one rel or kind, or two asset
+sets of one name, conflict (Pyramid's discriminators).
+
+At request time :func:`output_views` renders each output of a submission with the view of
+the plugin that owns it. A view that fails is logged and its output falls back to the plain
+entry of the list, so one broken plugin never hides the rest of the analysis page; a view
+that refuses a query value raises a domain error (``Invalid``), answered as the page's 400.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mako.exceptions import MakoException, TopLevelLookupException
+from markupsafe import Markup
+from pyramid.config import Configurator
+from pyramid.exceptions import ConfigurationError
+from pyramid.request import Request
+from sqlalchemy import select
+
+from seqcore.analysis.registry import analysis_registry
+from seqcore.errors.domain import DomainError
+from seqcore.framework.contrib import FileKindView, OutputView, ViewAssets, ViewInput
+from seqcore.framework.contributions import declarations
+from seqcore.models.sample import MetadataEntry
+from seqcore.resources.files import registered_kinds
+from seqcore.security.fieldaccess import Caller, readable_entry
+from seqcore.security.policy import session_identity
+from seqcore.web.render import PLUGIN_STATIC, add_template_directory, lookup, render
+
+log = logging.getLogger(__name__)
+
+OUTPUT_VIEWS = "seqcore.web.output_views"
+KIND_VIEWS = "seqcore.web.kind_views"
+
+
+@dataclass(frozen=True)
+class ShownOutput:
+    """One output of a submission as the analysis page shows it: its key, its stored file,
+    and the plugin view's HTML (``None``: the plain list entry)."""
+
+    key: str
+    output: Any
+    html: Markup | None
+
+
+def _claim(config: Configurator, plugin: str, what: str) -> Configurator:
+    """A Configurator whose actions carry the plugin's name, so a conflict names both."""
+    sub = config.with_package(config.package)
+    sub.info = f"plugin {plugin!r}: {what}"
+    return sub
+
+
+def _check_template(registry: Any, plugin: str, what: str, template: str) -> None:
+    try:
+        lookup(registry).get_template(template)
+    except TopLevelLookupException:
+        raise ConfigurationError(
+            f"plugin {plugin!r}: {what}: template {template!r} is in no template directory "
+            "(declare the plugin's ViewAssets)") from None
+    except MakoException as error:
+        raise ConfigurationError(
+            f"plugin {plugin!r}: {what}: template {template!r} does not compile: "
+            f"{error}") from None
+
+
+def _add_assets(config: Configurator, plugin: str, assets: ViewAssets) -> None:
+    templates = Path(assets.templates)
+    if not templates.is_dir():
+        raise ConfigurationError(f"plugin {plugin!r}: ViewAssets {assets.name!r}: template "
+                                 f"directory {str(templates)!r} does not exist")
+    add_template_directory(config, templates)
+    if assets.static is not None:
+        static = Path(assets.static)
+        if not static.is_dir():
+            raise ConfigurationError(f"plugin {plugin!r}: ViewAssets {assets.name!r}: static "
+                                     f"directory {str(static)!r} does not exist")
+        config.registry.setdefault(PLUGIN_STATIC, {})[assets.name] = static
+        config.add_static_view(f"-/plugins/{assets.name}", str(static), cache_max_age=3600)
+    _claim(config, plugin, f"ViewAssets {assets.name!r}").action(
+        ("seqcore.view_assets", assets.name), None)
+
+
+def _add_output_view(config: Configurator, plugin: str, view: OutputView) -> None:
+    what = f"OutputView {view.rel!r} of {view.analysis_type!r}"
+
+    def register() -> None:
+        rels = {rel.rel for rel in analysis_registry(config.registry).output_rels(
+            view.analysis_type)}
+        if view.rel not in rels:
+            raise ConfigurationError(
+                f"plugin {plugin!r}: {what}: analysis type {view.analysis_type!r} declares no "
+                f"output rel {view.rel!r} (declared: {', '.join(sorted(rels)) or 'none'})")
+        _check_template(config.registry, plugin, what, view.template)
+        config.registry.setdefault(OUTPUT_VIEWS, {})[(view.analysis_type, view.rel)] = view
+
+    # After the output rels (order 1) are registered.
+    _claim(config, plugin, what).action(
+        ("seqcore.output_view", view.analysis_type, view.rel), register, order=2)
+
+
+def _add_kind_view(config: Configurator, plugin: str, view: FileKindView) -> None:
+    what = f"FileKindView of {view.kind!r}"
+
+    def register() -> None:
+        if view.kind not in {kind.name for kind in registered_kinds(config.registry).values()}:
+            raise ConfigurationError(f"plugin {plugin!r}: {what}: no loaded plugin registers "
+                                     f"the file kind {view.kind!r}")
+        _check_template(config.registry, plugin, what, view.template)
+        config.registry.setdefault(KIND_VIEWS, {})[view.kind] = view
+
+    _claim(config, plugin, what).action(("seqcore.kind_view", view.kind), register, order=2)
+
+
+def _render(request: Request, template: str, values: dict[str, Any],
+            context: Callable[[ViewInput], Mapping[str, Any]] | None,
+            view_input: ViewInput) -> Markup | None:
+    try:
+        extra = dict(context(view_input)) if context is not None else {}
+        return Markup(render(request, template, **values, **extra))
+    except DomainError:
+        raise  # a bad query value the view refuses: the page answers it (400, 404...)
+    except Exception:  # a plugin's view must not break the page: fall back, loudly
+        log.exception("view template %s failed; showing the plain entry instead", template)
+        return None
+
+
+def output_views(request: Request, submission: Any) -> list[ShownOutput]:
+    """Each output of ``submission``, rendered by its plugin's view when one is declared for
+    one of the rels of its key."""
+    views: dict[tuple[str, str], OutputView] = request.registry.get(OUTPUT_VIEWS, {})
+    rels_of: dict[str, list[str]] = {}
+    for rel in analysis_registry(request.registry).output_rels(submission.analysis_type):
+        rels_of.setdefault(rel.key, []).append(rel.rel)
+    outputs = {output.key: output for output in submission.outputs}
+    shown = []
+    for output in submission.outputs:
+        view = next((views[(submission.analysis_type, rel)] for rel in rels_of.get(output.key, [])
+                     if (submission.analysis_type, rel) in views), None)
+        html = None
+        if view is not None:
+            view_input = ViewInput(request=request, subject=submission, item=output,
+                                   path=request.storage.path(output.file.path), outputs=outputs)
+            html = _render(request, view.template,
+                           {"submission": submission, "output": output}, view.context,
+                           view_input)
+        shown.append(ShownOutput(output.key, output, html))
+    return shown
+
+
+def readable_metadata(request: Request, sample_ids: Iterable[int]) -> dict[int, dict[str, str]]:
+    """The metadata of ``sample_ids`` the signed-in account may read, by sample and field
+    (one statement): what a view shows or colours by, never a field the API would hide."""
+    ids = list(sample_ids)
+    if not ids:
+        return {}
+    caller = Caller.of(session_identity(request))
+    found: dict[int, dict[str, str]] = {}
+    for entry in request.db.scalars(select(MetadataEntry).where(
+            MetadataEntry.sample_id.in_(ids), readable_entry(caller))):
+        found.setdefault(entry.sample_id, {})[entry.field] = entry.value
+    return found
+
+
+def kind_view(request: Request, sample: Any, obj: Any) -> Markup | None:
+    """An object of a file kind rendered by its plugin's view, if one is declared."""
+    view: FileKindView | None = request.registry.get(KIND_VIEWS, {}).get(obj.kind)
+    if view is None:
+        return None
+    files = obj.files
+    view_input = ViewInput(request=request, subject=sample, item=obj,
+                           path=request.storage.path(files[0].path) if files else None,
+                           outputs={})
+    return _render(request, view.template, {"sample": sample, "object": obj}, view.context,
+                   view_input)
+
+
+def includeme(config: Configurator) -> None:
+    for plugin, item in declarations(config.registry.pm, "register_views"):
+        if isinstance(item, ViewAssets):
+            _add_assets(config, plugin, item)
+        elif isinstance(item, OutputView):
+            _add_output_view(config, plugin, item)
+        elif isinstance(item, FileKindView):
+            _add_kind_view(config, plugin, item)
+        else:
+            raise ConfigurationError(f"plugin {plugin!r}: register_views returned {item!r}, "
+                                     "expected ViewAssets, OutputView or FileKindView")
+
+
+__all__ = ["ShownOutput", "kind_view", "output_views", "readable_metadata"]

@@ -1,0 +1,1 @@
+<p class="kind-summary">${object.kind}: ${len(object.files)} files, first ${first}</p>
