@@ -86,6 +86,7 @@ PINNED = {
     "api.unpaired.qc": 5,
     "api.user": 2,
     "api.user.projects": 3,
+    "api.user.notifications": 3,
     "api.users": 2,
     "api.version": 1,
 }
