@@ -261,6 +261,30 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "accepted.", int),
     Setting("seqcore.graphql.max_response_bytes", 4 * 1024 * 1024, "Largest GraphQL answer "
             "sent; a larger one is a GraphQL error instead.", int),
+    # What one GraphQL document may hold, counted before anything walks it
+    # (seqcore.graphql.documentcaps), and how long one request may run.
+    Setting("seqcore.graphql.max_document_bytes", 100_000,
+            "Longest GraphQL document (characters) parsed.", int),
+    Setting("seqcore.graphql.max_tokens", 15_000,
+            "Most lexical tokens of a GraphQL document; the parser stops past them.", int),
+    Setting("seqcore.graphql.max_operations", 20,
+            "Most operations (queries, mutations) in one GraphQL document.", int),
+    Setting("seqcore.graphql.max_fragments", 200,
+            "Most fragment definitions in one GraphQL document.", int),
+    Setting("seqcore.graphql.max_spreads", 500,
+            "Most fragment spreads (...Name) in one GraphQL document.", int),
+    Setting("seqcore.graphql.max_fields", 2_000,
+            "Most fields written in one GraphQL document.", int),
+    Setting("seqcore.graphql.max_aliases", 1_000,
+            "Most aliased fields in one GraphQL document.", int),
+    Setting("seqcore.graphql.max_directives", 200,
+            "Most directives (@include, @skip) in one GraphQL document.", int),
+    Setting("seqcore.graphql.max_expanded_fields", 5_000,
+            "Most fields of a GraphQL document once every fragment spread is replaced by its "
+            "fragment (fragments that spread each other twice grow exponentially).", int),
+    Setting("seqcore.graphql.max_seconds", 10.0,
+            "Seconds one GraphQL request may run; past them every field not yet resolved is "
+            "an error and a mutation request saves nothing.", float),
     Setting("seqcore.graphiql.assets", "", "Directory holding the installed npm packages "
             "(node_modules) GraphiQL is served from; default: the copies built into the "
             "installed package, else the source tree's node_modules."),

@@ -118,6 +118,11 @@ class _Walker:
         self.fragments = fragments
         self.variables = dict(variables)  # graphql-core reads variables from a dict
         self._sizes: dict[tuple[str, str], int] | None = None
+        self._depths: dict[str, int] = {}
+        self._active: set[str] = set()
+        self._costs: dict[tuple[str, str | None], int] = {}
+        self._active_costs: set[tuple[str, str | None]] = set()
+        self._connection_costs: dict[tuple[str, str, int], int] = {}
 
     def _list_length(self, owner: Any, definition: Any, field: FieldNode) -> int:
         """How many items a list field answers, where its arguments or the schema say;
@@ -136,75 +141,119 @@ class _Walker:
                 lengths.append(len(value))
         return max(lengths) if lengths else 1
 
-    def _selections(self, selection_set: Any, seen: frozenset[str]
-                    ) -> list[tuple[Any, str | None, frozenset[str]]]:
-        """Fields of a selection set with fragments inlined (``(field, type condition)``)."""
-        out: list[tuple[Any, str | None, frozenset[str]]] = []
+    # Fragments are costed once per parent type and measured once (memoised), so a walk is
+    # linear in the document however often a fragment is spread; a fragment spread while
+    # it is being walked (a cycle, which validation reports) counts as nothing.
+
+    def _parts(self, selection_set: Any, parent: Any
+               ) -> list[tuple[str, Any, Any]]:
+        """The selection set's fields and its fragments, each with the type it applies to:
+        ``("field", node, owner)``, ``("inline", node, owner)``, ``("spread", name, owner)``."""
+        out: list[tuple[str, Any, Any]] = []
         for selection in selection_set.selections if selection_set else ():
             if isinstance(selection, FieldNode):
-                out.append((selection, None, seen))
+                out.append(("field", selection, parent))
             elif isinstance(selection, InlineFragmentNode):
-                condition = selection.type_condition.name.value if selection.type_condition \
-                    else None
-                out.extend((f, c or condition, s) for f, c, s in
-                           self._selections(selection.selection_set, seen))
+                condition = selection.type_condition
+                owner = self.schema.get_type(condition.name.value) if condition else parent
+                out.append(("inline", selection.selection_set, owner))
             elif isinstance(selection, FragmentSpreadNode):
-                name = selection.name.value
-                fragment = self.fragments.get(name)
-                if fragment is None or name in seen:
-                    continue
-                condition = fragment.type_condition.name.value
-                out.extend((f, c or condition, s) for f, c, s in
-                           self._selections(fragment.selection_set, seen | {name}))
+                fragment = self.fragments.get(selection.name.value)
+                if fragment is not None:
+                    owner = self.schema.get_type(fragment.type_condition.name.value)
+                    out.append(("spread", selection.name.value, owner))
         return out
 
     def depth(self, selection_set: Any, level: int, seen: frozenset[str]) -> int:
-        deepest = level
-        for field, _, inner_seen in self._selections(selection_set, seen):
-            if field.name.value.startswith("__"):
-                continue
-            deepest = max(deepest, self.depth(field.selection_set, level + 1, inner_seen))
+        return level + self._depth(selection_set)
+
+    def _depth(self, selection_set: Any) -> int:
+        """How many levels of fields lie below ``selection_set`` (itself excluded)."""
+        deepest = 0
+        for kind, item, _owner in self._parts(selection_set, None):
+            if kind == "field":
+                if not item.name.value.startswith("__"):
+                    deepest = max(deepest, 1 + self._depth(item.selection_set))
+            elif kind == "inline":
+                deepest = max(deepest, self._depth(item))
+            else:
+                deepest = max(deepest, self._fragment_depth(item))
         return deepest
+
+    def _fragment_depth(self, name: str) -> int:
+        if name not in self._depths:
+            if name in self._active:
+                return 0
+            self._active.add(name)
+            self._depths[name] = self._depth(self.fragments[name].selection_set)
+            self._active.discard(name)
+        return self._depths[name]
 
     def cost(self, selection_set: Any, parent: Any, seen: frozenset[str]) -> int:
         total = 0
-        for field, condition, inner_seen in self._selections(selection_set, seen):
-            name = field.name.value
-            if name.startswith("__") and field.alias is None:
-                continue  # one answer per selection set, however often it is asked
-            owner = self.schema.get_type(condition) if condition else parent
-            definition = _META_FIELDS.get(name) or (
-                getattr(owner, "fields", {}).get(name) if owner is not None else None)
-            if definition is None:
-                total += 1
-                continue
-            child_type = get_named_type(definition.type)
-            if field.selection_set is None:
-                total += 1
-            elif _is_connection(child_type):
-                total += 1 + self._connection_cost(field, child_type, inner_seen)
+        for kind, item, owner in self._parts(selection_set, parent):
+            if kind == "inline":
+                total += self.cost(item, owner, seen)
+            elif kind == "spread":
+                total += self._fragment_cost(item, owner)
             else:
-                total += 1 + self._list_length(owner, definition, field) * self.cost(
-                    field.selection_set, child_type, inner_seen)
+                total += self._field_cost(item, owner)
         return total
 
-    def _connection_cost(self, field: FieldNode, connection: Any, seen: frozenset[str]
-                         ) -> int:
-        page = self._page_size(field)
+    def _fragment_cost(self, name: str, owner: Any) -> int:
+        key = (name, getattr(owner, "name", None))
+        if key not in self._costs:
+            if key in self._active_costs:
+                return 0
+            self._active_costs.add(key)
+            self._costs[key] = self.cost(self.fragments[name].selection_set, owner,
+                                         frozenset())
+            self._active_costs.discard(key)
+        return self._costs[key]
+
+    def _field_cost(self, field: FieldNode, owner: Any) -> int:
+        name = field.name.value
+        if name.startswith("__") and field.alias is None:
+            return 0  # one answer per selection set, however often it is asked
+        definition = _META_FIELDS.get(name) or (
+            getattr(owner, "fields", {}).get(name) if owner is not None else None)
+        if definition is None:
+            return 1
+        child_type = get_named_type(definition.type)
+        if field.selection_set is None:
+            return 1
+        if _is_connection(child_type):
+            return 1 + self._connection_cost(field.selection_set, child_type,
+                                             self._page_size(field))
+        return 1 + self._list_length(owner, definition, field) * self.cost(
+            field.selection_set, child_type, frozenset())
+
+    def _connection_cost(self, selection_set: Any, connection: Any, page: int) -> int:
         total = 0
-        for child, _, inner_seen in self._selections(field.selection_set, seen):
-            name = child.name.value
+        for kind, item, _owner in self._parts(selection_set, connection):
+            if kind == "inline":
+                total += self._connection_cost(item, connection, page)
+                continue
+            if kind == "spread":
+                key = (item, connection.name, page)
+                if key not in self._connection_costs:
+                    self._connection_costs[key] = 0  # a cycle counts as nothing
+                    self._connection_costs[key] = self._connection_cost(
+                        self.fragments[item].selection_set, connection, page)
+                total += self._connection_costs[key]
+                continue
+            name = item.name.value
             definition = connection.fields.get(name)
             if definition is None:
                 total += 1
                 continue
             child_type = get_named_type(definition.type)
-            if child.selection_set is None:
+            if item.selection_set is None:
                 total += 1
             elif name in ("nodes", "edges"):  # the list once, its items once per page row
-                total += 1 + page * self.cost(child.selection_set, child_type, inner_seen)
+                total += 1 + page * self.cost(item.selection_set, child_type, frozenset())
             else:
-                total += 1 + self.cost(child.selection_set, child_type, inner_seen)
+                total += 1 + self.cost(item.selection_set, child_type, frozenset())
         return total
 
     def _page_size(self, field: FieldNode) -> int:

@@ -31,6 +31,8 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from seqcore.graphql.context import Context
+from seqcore.graphql.deadline import Deadline
+from seqcore.graphql.documentcaps import check_document
 from seqcore.graphql.limits import NoNulInStrings, limit_rule
 from seqcore.graphql.loaders import Loaders
 from seqcore.graphql.schema import NODE_TYPES, SCHEMA
@@ -192,11 +194,22 @@ def graphql_view(request: Request) -> Response:
         return error_response(err.message, err.status, "bad_request")
 
     settings = request.registry.settings
+    deadline = Deadline(float(settings["seqcore.graphql.max_seconds"]))
     schema = request.registry[SCHEMA].graphql_schema
+    max_bytes = int(settings["seqcore.graphql.max_document_bytes"])
+    if len(query) > max_bytes:
+        return graphql_response({"errors": [{
+            "message": f"The document is longer than {max_bytes} characters "
+                       "(seqcore.graphql.max_document_bytes).",
+            "extensions": {"code": "document_too_large"}}]})
     try:
-        document = parse(query)
+        document = parse(query, max_tokens=int(settings["seqcore.graphql.max_tokens"]))
     except GraphQLError as err:
         return graphql_response({"errors": [err.formatted]})
+    # Caps counted in one linear pass, before validation walks the document.
+    too_large = check_document(document, settings)
+    if too_large is not None:
+        return graphql_response({"errors": [too_large.formatted]})
     operation = _operation(document, operation_name)
     if (request.method == "GET" and operation is not None
             and operation.operation.value != "query"):
@@ -216,7 +229,8 @@ def graphql_view(request: Request) -> Response:
                           app=settings["seqcore.graphql.app"],
                           node_types=request.registry[NODE_TYPES], method=caller.method)
         result = graphql_execute(schema, document, context_value=context,
-                                 variable_values=variables, operation_name=operation_name)
+                                 variable_values=variables, operation_name=operation_name,
+                                 middleware=[deadline])
         return await result if inspect.isawaitable(result) else result
 
     result = asyncio.run(run())
@@ -227,6 +241,12 @@ def graphql_view(request: Request) -> Response:
     body["data"] = result.data
     if mutation and request.tm.isDoomed():
         body = _not_saved(body.get("errors", []), "A part of this request failed unexpectedly.")
+    elif deadline.passed_during_execution:
+        if mutation:
+            request.tm.doom()
+            body = _not_saved(body.get("errors", []), deadline.message, "timeout")
+        log.warning("GraphQL request stopped after %.1f s (seqcore.graphql.max_seconds)",
+                    deadline.seconds)
     limit = settings["seqcore.graphql.max_response_bytes"]
     encoded = bounded_json(body, limit)
     if encoded is None:

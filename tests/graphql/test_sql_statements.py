@@ -11,6 +11,8 @@ def test_statement_count_does_not_grow_with_the_page(graphql, factories, sql_cou
         factories.sample(projects[n % 5], name=f"sample-{n:03d}",
                          metadata={"country": "Canada", "n": str(n)})
     graphql.as_user(owner)
+    # The token's first use is recorded (apart, once a minute): measure requests after it.
+    graphql("{ __typename }")
     counts = {}
     for size in (10, 100):
         with sql_counter:
@@ -22,7 +24,7 @@ def test_statement_count_does_not_grow_with_the_page(graphql, factories, sql_cou
         counts[size] = sql_counter.count
     assert counts[10] == counts[100]
     print(f"SQL statements at 10 and 100: {counts}")
-    # Token check and last-use, the page, its metadata, its projects.
+    # Token check, the page, its metadata, its projects.
     assert counts[100] <= 6, sql_counter.statements
 
 
@@ -52,6 +54,8 @@ def test_group_tree_costs_the_same_at_any_page_size(build_app, factories, sql_co
             project = factories.project(owner=owner, name=f"Project {t}-{n}", group=group)
             factories.sample(project, name=f"s-{t}-{n}", metadata={"n": str(n)})
     graphql.as_user(member)
+    # The token's first use is recorded (apart, once a minute): measure requests after it.
+    graphql("{ __typename }")
     counts = {}
     for size in (10, 100):
         with sql_counter:
@@ -65,7 +69,7 @@ def test_group_tree_costs_the_same_at_any_page_size(build_app, factories, sql_co
         counts[size] = sql_counter.count
     print(f"SQL statements for the group tree at 10 and 100: {counts}")
     assert counts[10] == counts[100]
-    # Token check and last use, the page and its count, parents, subgroups and their
+    # Token check, the page and its count, parents, subgroups and their
     # counts, projects and their counts, namespaces, metadata summaries, members and their
     # counts, users.
     assert counts[100] <= 14, sql_counter.statements

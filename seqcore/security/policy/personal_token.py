@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import timedelta
+import logging
+from datetime import datetime, timedelta
 from typing import Any
 
 from pyramid.request import Request
 from sqlalchemy import and_, or_, select, update
+from sqlalchemy.exc import OperationalError
 
 from seqcore.db import utcnow
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.oauth import digest
 from seqcore.models.user import User
 from seqcore.security.policy.base import Credentials, identity_of
+
+log = logging.getLogger(__name__)
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 MALFORMED = ("Send 'Authorization: Basic <base64 of email:personal access token>' (tokens are "
@@ -38,7 +42,8 @@ def basic_credentials(header: str) -> tuple[str, str] | None:
 
 
 def check_personal_token(db: Any, email: str, token: str) -> Credentials:
-    """Resolve ``email:token`` (one SQL statement, plus one to record the use)."""
+    """Resolve ``email:token`` (one SQL statement; once a minute, one more to record the use,
+    apart from the request's transaction)."""
     row = db.execute(
         select(PersonalAccessToken, User)
         .join(User, PersonalAccessToken.user_id == User.id)
@@ -55,13 +60,33 @@ def check_personal_token(db: Any, email: str, token: str) -> Credentials:
         return Credentials(None, error="The personal access token has expired.")
     if not user.enabled:
         return Credentials(None, error="The account is disabled.")
-    # Recorded at most once a minute, so a busy client does not write on every request.
-    db.execute(update(PersonalAccessToken)
-               .where(PersonalAccessToken.id == pat.id,
-                      or_(PersonalAccessToken.last_used_at.is_(None),
-                          and_(PersonalAccessToken.last_used_at < now - LAST_USED_RESOLUTION)))
-               .values(last_used_at=now))
+    if pat.last_used_at is None or pat.last_used_at < now - LAST_USED_RESOLUTION:
+        record_use(db, pat.id, now)
     return Credentials(identity_of(user, frozenset(pat.scope_list)), "token", token_id=pat.id)
+
+
+def record_use(db: Any, token_id: int, now: datetime) -> None:
+    """Record that the token was used, at most once a minute, in a short transaction of
+    its own on another connection, committed at once.
+
+    Never in the request's transaction: on SQLite, any write there takes the database's
+    write lock until the request ends, so one slow GraphQL read would hold up every upload,
+    sign-in and token grant, and fail them with "database is locked". The record is
+    bookkeeping: if the database is busy this minute, it is skipped."""
+    bind = db.get_bind()
+    engine = getattr(bind, "engine", bind)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                update(PersonalAccessToken)
+                .where(PersonalAccessToken.id == token_id,
+                       or_(PersonalAccessToken.last_used_at.is_(None),
+                           and_(PersonalAccessToken.last_used_at
+                                < now - LAST_USED_RESOLUTION)))
+                .values(last_used_at=now))
+    except OperationalError as err:
+        log.info("personal access token %s: its last use was not recorded (%s)", token_id,
+                 err.orig)
 
 
 class PersonalAccessTokenPolicy:
