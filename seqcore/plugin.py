@@ -43,6 +43,7 @@ from seqcore.db import Base, utcnow
 from seqcore.errors.domain import Conflict, DomainError, Forbidden, Invalid, NotFound
 from seqcore.exports.contents import EXPORT_NAME
 from seqcore.files.contentchecks import Fast5Check, FastaCheck, FastqCheck, verify_gzip
+from seqcore.files.uploads import BadContent, ContentCheck
 from seqcore.framework.contrib import (
     AnalysisType,
     ChildSpec,
@@ -93,6 +94,7 @@ if TYPE_CHECKING:
     from marshmallow import Schema
     from pyramid.request import Request
     from pyramid.response import Response
+    from sqlalchemy.orm import Session
 
 
 # -- stable wrappers over REST helpers ---------------------------------------------------------
@@ -212,6 +214,21 @@ def process_settings(owner: str, declared: Iterable[Setting],
     return resolve([Declared(setting, owner) for setting in declared], raw, origin=origin)
 
 
+def request_session(request: Request) -> Session:
+    """The database session of ``request``'s transaction, for hooks that receive a request
+    (``samples_deleting``, ``prepare``, a plugin's own views): what is written or deleted
+    through it commits with the request's change or rolls back with it, so never commit it
+    yourself. It is the session REST views use as ``request.db``."""
+    return request.db  # type: ignore[no-any-return]
+
+
+def purge_request_files(request: Request, file_ids: Iterable[int]) -> list[int]:
+    """:func:`purge_files` in ``request``'s transaction (its session, the storage, its
+    transaction manager): for a ``*_deleting`` hook that has deleted (or is about to see
+    deleted) rows holding stored files. Returns the ids of the file rows deleted."""
+    return purge_files(request.db, request.storage, request.tm, file_ids)
+
+
 def ini_settings(ini: str) -> dict[str, Any]:
     """The resolved application settings of a PasteDeploy ini file, for a process (a worker)
     that runs outside the web application."""
@@ -226,9 +243,11 @@ __all__ = [
     "AnalysisSubmission",
     "AnalysisType",
     "ApiError",
+    "BadContent",
     "Base",
     "ChildSpec",
     "Conflict",
+    "ContentCheck",
     "Context",
     "DomainError",
     "Endpoint",
@@ -305,11 +324,13 @@ __all__ = [
     "pipeline_descriptors",
     "process_settings",
     "purge_files",
+    "purge_request_files",
     "read_json",
     "read_result",
     "readiness",
     "receive_file",
     "registry_service",
+    "request_session",
     "run_job",
     "submission_entry",
     "tool_environment_installed",

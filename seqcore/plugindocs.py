@@ -93,6 +93,17 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                        "and `FileKind`."),
         ("FastaCheck", "Streaming FASTA content check (plain or gzip)."),
         ("Fast5Check", "Content check for FAST5 (HDF5) files and bundles."),
+        ("ContentCheck", "What a `FileKind.content_check(settings)` returns: an object with "
+                         "`feed(data)`, called with each block of a file's bytes as they "
+                         "stream in, and `finish()`, called once the whole body is in. "
+                         "Either raises `BadContent` to refuse the upload."),
+        ("BadContent", "Raise from a content check's `feed` or `finish`: the core answers "
+                       "400 `{\"message\": \"<file name>: <your message>\"}` and keeps "
+                       "nothing (no row, no byte). The core already refuses, before any "
+                       "check: an empty file (400 `the file is empty.`), a missing part, "
+                       "an unusable file name, a body over the size limit (413). To refuse "
+                       "a whole upload after it is stored (two files that do not pair), "
+                       "raise `ApiError(400, message=...)` from `FileKind.prepare`."),
         ("verify_gzip", "Whether a gzip upload of this size is inflated in full on arrival "
                         "(the deployment's settings), for a plugin's own upload check."),
     ]),
@@ -193,6 +204,15 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                         "`SequenceFile` rows nothing refers to any more, their bytes once "
                         "the transaction commits; files another row still uses stay. For a "
                         "plugin's `*_deleting` hooks and its own deletes."),
+        ("request_session", "The database session of a request's transaction (what "
+                            "REST views call `request.db`), for hooks that receive a "
+                            "`request` (`samples_deleting`, `submissions_deleting`, "
+                            "`projects_deleting`, `FileKind.prepare`): it commits or rolls "
+                            "back with the request; never commit it yourself."),
+        ("purge_request_files", "`purge_files` in a request's transaction: "
+                                "`purge_request_files(request, file_ids)` from a "
+                                "`*_deleting` hook after deleting the rows that held the "
+                                "files."),
         ("EXPORT_NAME", "The `Table.info` key naming a plugin table's stored files in data "
                         "exports: a table with foreign keys to `sample.id` and "
                         "`sequence_file.id` is a file kind of exports "

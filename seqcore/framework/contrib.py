@@ -94,15 +94,18 @@ class FileKind:
 
     :param files: how many files one object holds (1, or 2 for pairs); uploads take the parts
         ``file``/``parameters`` or ``file1``/``file2``/``parameters1``/``parameters2``.
-    :param content_check: ``content_check(settings)`` makes a
-        :class:`seqcore.rest.multipart.ContentCheck` run on each file's bytes while they
-        stream in (``seqcore.files.contentchecks`` has FASTQ, FASTA and FAST5 checks).
+    :param content_check: ``content_check(settings)`` makes a ``seqcore.plugin.ContentCheck``
+        (``feed(data)`` per block as the file streams in, then ``finish()``) for each file;
+        either raises ``seqcore.plugin.BadContent("why")`` to refuse the upload with a 400
+        naming the file, keeping nothing. The core refuses empty files before any check.
+        ``FastqCheck``, ``FastaCheck`` and ``Fast5Check`` are ready-made checks.
     :param media_types: media types a file of this kind downloads as (``Accept``).
     :param qc: run the QC engine on every file; ``decompress``: the worker may decompress
         gzip uploads (when the deployment enables it).
     :param prepare: ``prepare(request, obj, files)`` after the object and its files exist
         and before the response: order a pair, record a FAST5 type, or raise
-        :class:`seqcore.rest.errors.ApiError` to refuse the upload (nothing is kept).
+        ``seqcore.plugin.ApiError(400, message=...)`` to refuse the upload (nothing is kept);
+        its session is ``seqcore.plugin.request_session(request)``.
     :param describe: ``describe(request, context) -> dict`` the kind's own fields of an
         object (``sequenceFile``, ``files``, ``fast5Type``...).
     :param upload_response: ``"file"`` answers an upload with the (first) file, as IRIDA does

@@ -127,11 +127,19 @@ class FileKindContract:
         bad = self.bad_content()
         if bad is not None:
             files[0] = (files[0][0], bad)
-            self.upload(testapp, sample, headers, files, status="4*")
+            res = self.upload(testapp, sample, headers, files, status="*")
+            assert res.status_int == 400 and "message" in res.json, (
+                f"file kind {self._kind.name!r} answered bad_content() with {res.status}, "
+                f"{res.body[:300]!r}: its content_check must raise seqcore.plugin.BadContent"
+                "(\"why\") from feed() or finish(), which the core answers with a 400 "
+                "{\"message\": \"<file name>: why\"} and nothing stored")
             self._nothing_stored(db, app_config)
         files[0] = (files[0][0], b"")
-        res = self.upload(testapp, sample, headers, files, status="4*")
-        assert "empty" in res.json["message"]
+        res = self.upload(testapp, sample, headers, files, status="*")
+        assert res.status_int == 400 and "empty" in res.json.get("message", ""), (
+            f"an empty file of kind {self._kind.name!r} was answered with {res.status}, "
+            f"{res.body[:300]!r}; the core refuses empty files itself before the kind's "
+            "content check: does the kind's prepare() or upload replace the core's?")
         self._nothing_stored(db, app_config)
 
     def _nothing_stored(self, db: Any, app_config: Any) -> None:
