@@ -64,7 +64,9 @@ from seqcore.framework.links import child_href, url_for
 from seqcore.governance.activity import note as note_activity
 from seqcore.governance.activity import operation as write_operation
 from seqcore.governance.purge import purge_files
+from seqcore.graphql.connections import Ordering, connection_args, connection_for, paginate
 from seqcore.graphql.context import Context as GraphQLContext
+from seqcore.graphql.loaders import DataLoader
 from seqcore.graphql.types import Node
 from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
 from seqcore.models.project import ProjectRole
@@ -249,6 +251,7 @@ __all__ = [
     "Conflict",
     "ContentCheck",
     "Context",
+    "DataLoader",
     "DomainError",
     "Endpoint",
     "Executor",
@@ -277,6 +280,7 @@ __all__ = [
     "MigrationSource",
     "Node",
     "NotFound",
+    "Ordering",
     "OutputRel",
     "Parameter",
     "Permission",
@@ -304,6 +308,8 @@ __all__ = [
     "child_href",
     "choice_values",
     "collection",
+    "connection_args",
+    "connection_for",
     "download",
     "ensure_tool_environment",
     "entry",
@@ -320,6 +326,7 @@ __all__ = [
     "negotiate",
     "not_ready_message",
     "note_activity",
+    "paginate",
     "parse_id",
     "pipeline_descriptors",
     "process_settings",

@@ -183,11 +183,27 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
     ]),
     ("GraphQL", "For types and query fields from `register_graphql_types` and "
                 "`register_graphql_query_fields`.", [
-        ("GraphQLContext", "The class of `info.context` in a resolver: the request, the "
-                           "caller, the request's loaders (`loaders.sample`, "
-                           "`loaders.metadata`, which see only what the caller may "
-                           "read), `parse` and `gid` for global ids."),
-        ("Node", "The interface of types reachable through `node(id:)`."),
+        ("GraphQLContext", "The class of `info.context` in a resolver: `request`, `db` "
+                           "(the request's session), `identity` (the caller), `loaders` "
+                           "(`await loaders.sample.load(pk)`, `.project`, `.metadata` "
+                           "(`{field: value}`): each `None` or left out for what the "
+                           "caller may not read), `parse(gid, \"Sample\") -> (type, pk)` and "
+                           "`gid(type, pk)` for global ids (`docs/graphql.md`)."),
+        ("Node", "The interface of types reachable through `node(id:)`: list the model "
+                 "classes in `Meta.possible_types` and define `get_node(info, pk)` (may be "
+                 "`async`), `None` when missing or not readable."),
+        ("DataLoader", "A per-request batching loader over `batch(keys) -> {key: value}` "
+                       "(keys left out load as `None`); `await loader.load(key)` in an "
+                       "`async` resolver. Make it once per request with "
+                       "`info.context.loaders.pages(key, batch)`."),
+        ("connection_for", "The connection type (`nodes`, `edges`, `pageInfo`, "
+                           "`totalCount`) of a graphene type, for a paginated field."),
+        ("connection_args", "The `first`/`last`/`after`/`before` arguments of a connection "
+                            "field: `graphene.Field(connection_for(T), **connection_args())`."),
+        ("Ordering", "How `paginate` orders and cursors a query: `Ordering(key column, id "
+                     "column, descending=False)`."),
+        ("paginate", "One page of a `select(...)` for a connection field: "
+                     "`paginate(info.context.db, query, Ordering(...), sort_value, **page)`."),
     ]),
     ("Database and models", "", [
         ("Base", "The declarative base of every table; a plugin's models subclass it "

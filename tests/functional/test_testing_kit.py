@@ -172,6 +172,52 @@ def test_the_analysis_contract_fails_a_failing_run(kit):
         LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
 
 
+def counted_back(ctx):
+    for sample_id in ctx.samples():
+        ctx.metadata(sample_id, {"lengths": ctx.output_path("lengths").read_text()[:20]})
+
+
+def objects_assumed(ctx):
+    for sample in ctx.samples():  # the mistake of issue 38: ids taken for Sample objects
+        ctx.metadata(sample.id, {"lengths": "?"})
+
+
+def writing_back(fixtures, write_back, writes_back=True):
+    types = analysis_registry(fixtures["app"].registry).types
+    types["lengths"] = replace(types["lengths"], writes_back=writes_back,
+                               write_back=write_back)
+
+
+def test_the_analysis_contract_checks_a_declared_write_back(kit):
+    fixtures = kit([longreads])
+    writing_back(fixtures, counted_back)
+    LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
+
+    class Named(LengthsContract):
+        written_metadata = {"lengths", "N50"}
+
+    with pytest.raises(AssertionError, match=r"lacks the metadata \['N50'\]"):
+        Named().test_pipeline_runs_on_sample_data(**fixtures)
+
+
+def test_the_analysis_contract_fails_a_write_back_that_raises(kit):
+    fixtures = kit([longreads])
+    writing_back(fixtures, objects_assumed)
+    with pytest.raises(AssertionError, match=r"Could not complete: AttributeError.*"
+                                             r"ctx.samples\(\) returns sample ids"):
+        LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
+
+
+def test_the_analysis_contract_fails_a_write_back_that_writes_nothing(kit):
+    fixtures = kit([longreads])
+    writing_back(fixtures, lambda ctx: None)
+    with pytest.raises(AssertionError, match="left no metadata"):
+        LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
+    writing_back(fixtures, None)
+    with pytest.raises(AssertionError, match="declares writes_back=True but no write_back"):
+        LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
+
+
 def test_the_doc_lists_every_kit_fixture():
     import seqcore.testing
 
