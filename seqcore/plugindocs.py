@@ -7,6 +7,18 @@ what the name is and when a plugin reaches for it; the objects' own docstrings h
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import re
+from typing import Any
+
+#: The classes whose every field the page lists (type, default, meaning): what a plugin
+#: constructs in ``register_*`` hooks, and what the core hands to its code.
+DECLARATIONS = ("AnalysisType", "Parameter", "Tool", "OutputRel", "FileKind", "MetadataType",
+                "Endpoint", "View", "ChildSpec", "LinkSpec", "MigrationSource", "Setting",
+                "Executor", "ReadinessCheck", "ToolEnvironment", "PipelineContext",
+                "InputObject", "WriteBack")
+
 INTRO = """# The plugin API: `seqcore.plugin`
 
 A plugin imports seqcore only from `seqcore.plugin`, and its tests also from `seqcore.testing`
@@ -276,6 +288,85 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
 ]
 
 
+def _param_docs(doc: str) -> dict[str, str]:
+    """``:param name: text`` entries of a docstring (continuation lines joined)."""
+    found: dict[str, str] = {}
+    for match in re.finditer(r":param (\w+): (.*?)(?=\n\s*:param |\n\s*\n|\Z)", doc, re.S):
+        found[match.group(1)] = " ".join(match.group(2).split())
+    return found
+
+
+def _comment_docs(cls: type) -> dict[str, str]:
+    """``#:`` comments right above a field in the class's source."""
+    found: dict[str, str] = {}
+    pending: list[str] = []
+    for line in inspect.getsource(cls).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#:"):
+            pending.append(stripped[2:].strip())
+            continue
+        field = re.match(r"(\w+)\s*:", stripped)
+        if field and pending:
+            found[field.group(1)] = " ".join(pending)
+        pending = []
+    return found
+
+
+def _rst_to_md(text: str) -> str:
+    """Markdown of a docstring fragment; a core path of a public name becomes the name (a
+    plugin imports it from ``seqcore.plugin``)."""
+    from seqcore import plugin
+
+    text = re.sub(r":(?:class|func|mod|data|meth):`~?([^`]+)`", r"`\1`", text)
+    text = text.replace("``", "`")
+    return re.sub(r"`seqcore\.[\w.]+\.(\w+)`", lambda m: f"`{m.group(1)}`"
+                  if m.group(1) in plugin.__all__ else m.group(0), text)
+
+
+def field_docs(cls: type) -> list[tuple[str, str, str, str]]:
+    """``(name, type, default, meaning)`` of each field of a declaration dataclass, the
+    meaning from its ``:param`` in the class docstring or the ``#:`` comment above it."""
+    params = _param_docs(inspect.getdoc(cls) or "")
+    comments = _comment_docs(cls)
+    rows = []
+    for field in dataclasses.fields(cls):
+        if field.default is not dataclasses.MISSING:
+            default: Any = field.default
+            shown = getattr(default, "__name__", None) if callable(default) else None
+            default_text = f"`{shown or repr(default)}`"
+        elif field.default_factory is not dataclasses.MISSING:
+            default_text = f"`{field.default_factory()!r}`" if field.default_factory in (
+                dict, list, tuple) else "(made per instance)"
+        else:
+            default_text = "required"
+        meaning = comments.get(field.name) or params.get(field.name, "")
+        type_text = field.type if isinstance(field.type, str) else getattr(
+            field.type, "__name__", str(field.type))
+        rows.append((field.name, type_text, default_text, _rst_to_md(meaning)))
+    return rows
+
+
+PIPE = "\\|"  # a literal bar inside a Markdown table cell
+
+
+def render_fields() -> str:
+    """The "Fields of the declarations" section: one table per declaration."""
+    from seqcore import plugin
+
+    parts = ["## Fields of the declarations\n",
+             "Every field of what a plugin declares and of what the core hands to its code, "
+             "generated from the dataclasses (their `:param` docs and `#:` comments).\n"]
+    for name in DECLARATIONS:
+        cls = getattr(plugin, name)
+        parts.append(f"### `{name}`\n")
+        rows = ["| field | type | default | meaning |", "|---|---|---|---|"]
+        for field, type_text, default, meaning in field_docs(cls):
+            cells = [f"`{field}`", f"`{type_text}`", default, meaning]
+            rows.append("| " + " | ".join(cell.replace("|", PIPE) for cell in cells) + " |")
+        parts.append("\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
 def documented() -> list[str]:
     """Every name the reference describes, in page order."""
     return [name for _, _, entries in REFERENCE for name, _ in entries]
@@ -288,6 +379,7 @@ def render() -> str:
         if about:
             parts.append(f"{about}\n")
         parts.append("\n".join(f"- `{name}`: {line}" for name, line in entries) + "\n")
+    parts.append(render_fields())
     return "\n".join(parts)
 
 
