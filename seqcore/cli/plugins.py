@@ -20,7 +20,7 @@ import click
 
 from seqcore.cli.base import main
 
-KINDS = ("analysis", "filekind")
+KINDS = ("analysis", "filekind", "executor")
 MAX_NAME = 20  # it names the package, the URL segment, the type: keeps the lines short
 BAN = ("a plugin imports seqcore only through seqcore.plugin (and its tests through "
        "seqcore.testing); see docs/plugin_api.md")
@@ -32,6 +32,12 @@ LAYOUT = {
                  ("pipeline.py", "src/{package}/pipeline.py"),
                  ("conftest.py", "tests/conftest.py"),
                  ("test_plugin.py", "tests/test_{package}.py")],
+    "executor": [("plugin.py", "src/{package}/plugin.py"),
+                 ("executor.py", "src/{package}/executor.py"),
+                 ("conftest.py", "tests/conftest.py"),
+                 ("lengths.py", "tests/lengths.py"),
+                 ("__init__.py", "tests/__init__.py"),
+                 ("test_plugin.py", "tests/test_{package}.py")],
     "filekind": [("plugin.py", "src/{package}/plugin.py"),
                  ("check.py", "src/{package}/check.py"),
                  ("conftest.py", "tests/conftest.py"),
@@ -40,11 +46,15 @@ LAYOUT = {
 DEPENDENCIES = {
     "analysis": '"seqcore-server", "seqcore-server-sequencefiles"',
     "filekind": '"seqcore-server"',
+    "executor": '"seqcore-server"',
 }
 NEXT_STEPS = {
     "analysis": ("Replace the pipeline (`src/{package}/pipeline.py`) with yours, declare "
                  "its outputs in `plugin.py` and what it writes back, and keep the tests "
                  "asserting what a client sees."),
+    "executor": ("Replace the threads in `src/{package}/executor.py` with calls to your "
+                 "cluster or service, and choose the executor with "
+                 "`seqcore.analysis.executor = {name}`."),
     "filekind": ("Replace the check (`src/{package}/check.py`) with what your files must "
                  "be, and `sample_files()` with a valid example of one."),
 }
@@ -88,7 +98,8 @@ def plugin() -> None:
 @click.argument("name")
 @click.option("--kind", type=click.Choice(KINDS), required=True,
               help="analysis: an analysis type with its pipeline, output and write-back; "
-                   "filekind: a kind of sequencing file with its upload check.")
+                   "filekind: a kind of sequencing file with its upload check; executor: "
+                   "something that runs analysis jobs.")
 @click.option("--directory", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write the project (default: ./seqcore-NAME); must not exist.")
 @click.option("--description", default=None, help="One line saying what the plugin does.")

@@ -18,7 +18,7 @@ from seqcore.testing.server import live_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("serial")]
 
-KINDS = {"analysis": "mlst-lite", "filekind": "nanopore-summary"}
+KINDS = {"analysis": "mlst-lite", "filekind": "nanopore-summary", "executor": "slurm-lite"}
 
 
 def run(*command, cwd, env=None, timeout=600):
@@ -92,7 +92,7 @@ def test_the_generated_project_passes_its_tests_and_lint(generated, kind):
     assert bad.returncode == 1 and "TID251" in bad.stdout, bad.stdout
 
 
-def test_a_live_server_from_the_virtualenv_loads_both_plugins(generated, tmp_path):
+def test_a_live_server_from_the_virtualenv_loads_every_plugin(generated, tmp_path):
     _, python = generated
     server = live_server(tmp_path / "server")
     server.create_user("root", "Password1!", "ROLE_ADMIN")
@@ -109,6 +109,7 @@ def test_a_live_server_from_the_virtualenv_loads_both_plugins(generated, tmp_pat
         names = {entry["name"]: entry["distribution"] for entry in listed}
         assert names["mlst-lite"] == "seqcore-mlst-lite", names
         assert names["nanopore-summary"] == "seqcore-nanopore-summary", names
+        assert names["slurm-lite"] == "seqcore-slurm-lite", names
         types = server.get_json("/api/analysisTypes", token)["resource"]["resources"]
         assert "mlst-lite" in {entry["name"] for entry in types}
     finally:
