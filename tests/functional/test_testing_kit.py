@@ -78,11 +78,12 @@ def doc_blocks():
     conftest = blocks[0]
     run = next(b for b in blocks if "run_analysis(" in b and "def test_" in b)
     contract = next(b for b in blocks if "AnalysisPluginContract)" in b)
-    return conftest, run, contract
+    swap = next(b for b in blocks if "class CountingEngine" in b)
+    return conftest, run, contract, swap
 
 
 def test_the_documented_conftest_runs_a_third_party_plugin(tmp_path):
-    conftest, run_example, contract = doc_blocks()
+    conftest, run_example, contract, swap = doc_blocks()
     assert "seqcore_plugins" in conftest and "lab_readlengths" in conftest
     package = tmp_path / "lab_readlengths"
     package.mkdir()
@@ -93,6 +94,7 @@ def test_the_documented_conftest_runs_a_third_party_plugin(tmp_path):
     tests.mkdir()
     (tests / "conftest.py").write_text(conftest)
     (tests / "test_lengths.py").write_text(run_example + "\n\n" + contract)
+    (tests / "test_swap.py").write_text(swap)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("PYTEST_", "COV_"))}
@@ -111,7 +113,7 @@ def test_the_documented_conftest_runs_a_third_party_plugin(tmp_path):
     assert done.returncode == 0, output
     # Every contract test and the example ran; none was skipped.
     summary = output.strip().splitlines()[-1]
-    assert re.search(r"\b8 passed\b", summary) and "skipped" not in summary, output
+    assert re.search(r"\b9 passed\b", summary) and "skipped" not in summary, output
 
 
 # -- the contracts fail when a plugin falls short ----------------------------------------------
