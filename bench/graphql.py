@@ -104,8 +104,8 @@ def credentials(url: str) -> tuple[dict[str, str], dict[str, str]]:
     from bench.deployed import bench_settings, setup
     from seqcore.db import session_for
     from seqcore.models import OAuthClient, User
+    from seqcore.oauth.personal import create_token
     from seqcore.oauth.tokens import issue_token
-    from seqcore.web.tokens import create_token
 
     config = setup(bench_settings(url))
     manager = transaction.TransactionManager(explicit=True)

@@ -43,6 +43,7 @@ from seqcore.db import Base, utcnow
 from seqcore.errors.domain import Conflict, DomainError, Forbidden, Invalid, NotFound
 from seqcore.exports.contents import EXPORT_NAME
 from seqcore.files.contentchecks import Fast5Check, FastaCheck, FastqCheck, verify_gzip
+from seqcore.files.uploads import BadContent, ContentCheck
 from seqcore.framework.contrib import (
     AnalysisType,
     ChildSpec,
@@ -67,7 +68,9 @@ from seqcore.framework.links import child_href, url_for
 from seqcore.governance.activity import note as note_activity
 from seqcore.governance.activity import operation as write_operation
 from seqcore.governance.purge import purge_files
+from seqcore.graphql.connections import Ordering, connection_args, connection_for, paginate
 from seqcore.graphql.context import Context as GraphQLContext
+from seqcore.graphql.loaders import DataLoader
 from seqcore.graphql.types import Node
 from seqcore.models.analysis import AnalysisSubmission, SubmissionInput
 from seqcore.models.project import ProjectRole
@@ -111,6 +114,7 @@ if TYPE_CHECKING:
     from marshmallow import Schema
     from pyramid.request import Request
     from pyramid.response import Response
+    from sqlalchemy.orm import Session
 
 
 # -- stable wrappers over REST helpers ---------------------------------------------------------
@@ -230,6 +234,21 @@ def process_settings(owner: str, declared: Iterable[Setting],
     return resolve([Declared(setting, owner) for setting in declared], raw, origin=origin)
 
 
+def request_session(request: Request) -> Session:
+    """The database session of ``request``'s transaction, for hooks that receive a request
+    (``samples_deleting``, ``prepare``, a plugin's own views): what is written or deleted
+    through it commits with the request's change or rolls back with it, so never commit it
+    yourself. It is the session REST views use as ``request.db``."""
+    return request.db  # type: ignore[no-any-return]
+
+
+def purge_request_files(request: Request, file_ids: Iterable[int]) -> list[int]:
+    """:func:`purge_files` in ``request``'s transaction (its session, the storage, its
+    transaction manager): for a ``*_deleting`` hook that has deleted (or is about to see
+    deleted) rows holding stored files. Returns the ids of the file rows deleted."""
+    return purge_files(request.db, request.storage, request.tm, file_ids)
+
+
 def ini_settings(ini: str) -> dict[str, Any]:
     """The resolved application settings of a PasteDeploy ini file, for a process (a worker)
     that runs outside the web application."""
@@ -244,6 +263,7 @@ __all__ = [
     "AnalysisSubmission",
     "AnalysisType",
     "ApiError",
+    "BadContent",
     "Band",
     "Base",
     "Box",
@@ -252,7 +272,9 @@ __all__ = [
     "ChildSpec",
     "Column",
     "Conflict",
+    "ContentCheck",
     "Context",
+    "DataLoader",
     "DomainError",
     "Endpoint",
     "Executor",
@@ -283,6 +305,7 @@ __all__ = [
     "MigrationSource",
     "Node",
     "NotFound",
+    "Ordering",
     "OutputRel",
     "OutputView",
     "Parameter",
@@ -322,6 +345,8 @@ __all__ = [
     "child_href",
     "choice_values",
     "collection",
+    "connection_args",
+    "connection_for",
     "download",
     "ensure_tool_environment",
     "entry",
@@ -340,16 +365,19 @@ __all__ = [
     "not_ready_message",
     "note_activity",
     "page_of",
+    "paginate",
     "parse_id",
     "pipeline_descriptors",
     "process_settings",
     "purge_files",
+    "purge_request_files",
     "read_json",
     "read_result",
     "readable_metadata",
     "readiness",
     "receive_file",
     "registry_service",
+    "request_session",
     "run_job",
     "scatter_chart",
     "submission_entry",

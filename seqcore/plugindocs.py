@@ -7,6 +7,18 @@ what the name is and when a plugin reaches for it; the objects' own docstrings h
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import re
+from typing import Any
+
+#: The classes whose every field the page lists (type, default, meaning): what a plugin
+#: constructs in ``register_*`` hooks, and what the core hands to its code.
+DECLARATIONS = ("AnalysisType", "Parameter", "Tool", "OutputRel", "FileKind", "MetadataType",
+                "Endpoint", "View", "ChildSpec", "LinkSpec", "MigrationSource", "Setting",
+                "Executor", "ReadinessCheck", "ToolEnvironment", "PipelineContext",
+                "InputObject", "WriteBack")
+
 INTRO = """# The plugin API: `seqcore.plugin`
 
 A plugin imports seqcore only from `seqcore.plugin`, and its tests also from `seqcore.testing`
@@ -136,6 +148,17 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                        "and `FileKind`."),
         ("FastaCheck", "Streaming FASTA content check (plain or gzip)."),
         ("Fast5Check", "Content check for FAST5 (HDF5) files and bundles."),
+        ("ContentCheck", "What a `FileKind.content_check(settings)` returns: an object with "
+                         "`feed(data)`, called with each block of a file's bytes as they "
+                         "stream in, and `finish()`, called once the whole body is in. "
+                         "Either raises `BadContent` to refuse the upload."),
+        ("BadContent", "Raise from a content check's `feed` or `finish`: the core answers "
+                       "400 `{\"message\": \"<file name>: <your message>\"}` and keeps "
+                       "nothing (no row, no byte). The core already refuses, before any "
+                       "check: an empty file (400 `the file is empty.`), a missing part, "
+                       "an unusable file name, a body over the size limit (413). To refuse "
+                       "a whole upload after it is stored (two files that do not pair), "
+                       "raise `ApiError(400, message=...)` from `FileKind.prepare`."),
         ("verify_gzip", "Whether a gzip upload of this size is inflated in full on arrival "
                         "(the deployment's settings), for a plugin's own upload check."),
     ]),
@@ -215,11 +238,27 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
     ]),
     ("GraphQL", "For types and query fields from `register_graphql_types` and "
                 "`register_graphql_query_fields`.", [
-        ("GraphQLContext", "The class of `info.context` in a resolver: the request, the "
-                           "caller, the request's loaders (`loaders.sample`, "
-                           "`loaders.metadata`, which see only what the caller may "
-                           "read), `parse` and `gid` for global ids."),
-        ("Node", "The interface of types reachable through `node(id:)`."),
+        ("GraphQLContext", "The class of `info.context` in a resolver: `request`, `db` "
+                           "(the request's session), `identity` (the caller), `loaders` "
+                           "(`await loaders.sample.load(pk)`, `.project`, `.metadata` "
+                           "(`{field: value}`): each `None` or left out for what the "
+                           "caller may not read), `parse(gid, \"Sample\") -> (type, pk)` and "
+                           "`gid(type, pk)` for global ids (`docs/graphql.md`)."),
+        ("Node", "The interface of types reachable through `node(id:)`: list the model "
+                 "classes in `Meta.possible_types` and define `get_node(info, pk)` (may be "
+                 "`async`), `None` when missing or not readable."),
+        ("DataLoader", "A per-request batching loader over `batch(keys) -> {key: value}` "
+                       "(keys left out load as `None`); `await loader.load(key)` in an "
+                       "`async` resolver. Make it once per request with "
+                       "`info.context.loaders.pages(key, batch)`."),
+        ("connection_for", "The connection type (`nodes`, `edges`, `pageInfo`, "
+                           "`totalCount`) of a graphene type, for a paginated field."),
+        ("connection_args", "The `first`/`last`/`after`/`before` arguments of a connection "
+                            "field: `graphene.Field(connection_for(T), **connection_args())`."),
+        ("Ordering", "How `paginate` orders and cursors a query: `Ordering(key column, id "
+                     "column, descending=False)`."),
+        ("paginate", "One page of a `select(...)` for a connection field: "
+                     "`paginate(info.context.db, query, Ordering(...), sort_value, **page)`."),
     ]),
     ("Database and models", "", [
         ("Base", "The declarative base of every table; a plugin's models subclass it "
@@ -238,6 +277,15 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                         "`SequenceFile` rows nothing refers to any more, their bytes once "
                         "the transaction commits; files another row still uses stay. For a "
                         "plugin's `*_deleting` hooks and its own deletes."),
+        ("request_session", "The database session of a request's transaction (what "
+                            "REST views call `request.db`), for hooks that receive a "
+                            "`request` (`samples_deleting`, `submissions_deleting`, "
+                            "`projects_deleting`, `FileKind.prepare`): it commits or rolls "
+                            "back with the request; never commit it yourself."),
+        ("purge_request_files", "`purge_files` in a request's transaction: "
+                                "`purge_request_files(request, file_ids)` from a "
+                                "`*_deleting` hook after deleting the rows that held the "
+                                "files."),
         ("EXPORT_NAME", "The `Table.info` key naming a plugin table's stored files in data "
                         "exports: a table with foreign keys to `sample.id` and "
                         "`sequence_file.id` is a file kind of exports "
@@ -285,6 +333,85 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
 ]
 
 
+def _param_docs(doc: str) -> dict[str, str]:
+    """``:param name: text`` entries of a docstring (continuation lines joined)."""
+    found: dict[str, str] = {}
+    for match in re.finditer(r":param (\w+): (.*?)(?=\n\s*:param |\n\s*\n|\Z)", doc, re.S):
+        found[match.group(1)] = " ".join(match.group(2).split())
+    return found
+
+
+def _comment_docs(cls: type) -> dict[str, str]:
+    """``#:`` comments right above a field in the class's source."""
+    found: dict[str, str] = {}
+    pending: list[str] = []
+    for line in inspect.getsource(cls).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#:"):
+            pending.append(stripped[2:].strip())
+            continue
+        field = re.match(r"(\w+)\s*:", stripped)
+        if field and pending:
+            found[field.group(1)] = " ".join(pending)
+        pending = []
+    return found
+
+
+def _rst_to_md(text: str) -> str:
+    """Markdown of a docstring fragment; a core path of a public name becomes the name (a
+    plugin imports it from ``seqcore.plugin``)."""
+    from seqcore import plugin
+
+    text = re.sub(r":(?:class|func|mod|data|meth):`~?([^`]+)`", r"`\1`", text)
+    text = text.replace("``", "`")
+    return re.sub(r"`seqcore\.[\w.]+\.(\w+)`", lambda m: f"`{m.group(1)}`"
+                  if m.group(1) in plugin.__all__ else m.group(0), text)
+
+
+def field_docs(cls: type) -> list[tuple[str, str, str, str]]:
+    """``(name, type, default, meaning)`` of each field of a declaration dataclass, the
+    meaning from its ``:param`` in the class docstring or the ``#:`` comment above it."""
+    params = _param_docs(inspect.getdoc(cls) or "")
+    comments = _comment_docs(cls)
+    rows = []
+    for field in dataclasses.fields(cls):
+        if field.default is not dataclasses.MISSING:
+            default: Any = field.default
+            shown = getattr(default, "__name__", None) if callable(default) else None
+            default_text = f"`{shown or repr(default)}`"
+        elif field.default_factory is not dataclasses.MISSING:
+            default_text = f"`{field.default_factory()!r}`" if field.default_factory in (
+                dict, list, tuple) else "(made per instance)"
+        else:
+            default_text = "required"
+        meaning = comments.get(field.name) or params.get(field.name, "")
+        type_text = field.type if isinstance(field.type, str) else getattr(
+            field.type, "__name__", str(field.type))
+        rows.append((field.name, type_text, default_text, _rst_to_md(meaning)))
+    return rows
+
+
+PIPE = "\\|"  # a literal bar inside a Markdown table cell
+
+
+def render_fields() -> str:
+    """The "Fields of the declarations" section: one table per declaration."""
+    from seqcore import plugin
+
+    parts = ["## Fields of the declarations\n",
+             "Every field of what a plugin declares and of what the core hands to its code, "
+             "generated from the dataclasses (their `:param` docs and `#:` comments).\n"]
+    for name in DECLARATIONS:
+        cls = getattr(plugin, name)
+        parts.append(f"### `{name}`\n")
+        rows = ["| field | type | default | meaning |", "|---|---|---|---|"]
+        for field, type_text, default, meaning in field_docs(cls):
+            cells = [f"`{field}`", f"`{type_text}`", default, meaning]
+            rows.append("| " + " | ".join(cell.replace("|", PIPE) for cell in cells) + " |")
+        parts.append("\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
 def documented() -> list[str]:
     """Every name the reference describes, in page order."""
     return [name for _, _, entries in REFERENCE for name, _ in entries]
@@ -297,6 +424,7 @@ def render() -> str:
         if about:
             parts.append(f"{about}\n")
         parts.append("\n".join(f"- `{name}`: {line}" for name, line in entries) + "\n")
+    parts.append(render_fields())
     return "\n".join(parts)
 
 

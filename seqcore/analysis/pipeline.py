@@ -35,10 +35,16 @@ class PipelineError(Exception):
 class InputObject:
     """One input sequencing object: its sample and its files (forward first for pairs)."""
 
+    #: The sequencing object's id.
     object_id: int
+    #: Its `FileKind.name` (`pairs`, `unpaired`).
     kind: str
+    #: The id of the sample it belongs to.
     sample_id: int
+    #: The sample's name, for reports and output file names.
     sample_name: str
+    #: Its files on disk, readable by the pipeline, in the kind's order (a pair's forward
+    #: file first).
     files: tuple[Path, ...]
 
 
@@ -48,14 +54,23 @@ class PipelineContext:
     ``data``: what the analysis type's ``job_data`` returned when the job was written (a
     reference resolved at launch), empty for types that declare none."""
 
+    #: The job's private directory; write outputs with `output_path(name)`.
     work_dir: Path
+    #: The launch parameters, typed by the type's `Parameter`s (defaults filled in).
     parameters: dict[str, Any]
+    #: One `InputObject` per input sequencing object.
     inputs: list[InputObject]
+    #: The submission's id (for logs and names; the pipeline never touches the database).
     submission_id: int
+    #: The `AnalysisType.name` being run.
     analysis_type: str
+    #: How many threads the job may use (`seqcore.analysis.threads`).
     threads: int = 1
+    #: The values of the settings the type names in `AnalysisType.settings`.
     settings: dict[str, Any] = field(default_factory=dict)
+    #: What the type's `job_data` returned when the job was written; empty otherwise.
     data: dict[str, Any] = field(default_factory=dict)
+    #: The job's logger; `log(message)` writes to it.
     logger: logging.Logger = field(default_factory=lambda: logging.getLogger("seqcore.job"))
 
     def log(self, message: str) -> None:

@@ -41,21 +41,39 @@ def write_metadata(db: Any, sample_id: int, values: Mapping[str, str], submissio
 class WriteBack:
     """What an analysis type's ``write_back`` gets when a submission that asked for it
     completes: the worker's session and transaction, storage, the submission, and its stored
-    outputs by key. Everything it writes commits with the move to ``COMPLETED``."""
+    outputs by key. Everything it writes commits with the move to ``COMPLETED``; if it
+    raises, nothing it wrote is kept and the submission ends ``ERROR`` with
+    ``Could not complete: <the exception>``.
 
+    A typical write-back::
+
+        def write_back(ctx: WriteBack) -> None:
+            counts = json.loads(ctx.output_path("counts").read_text())
+            for sample_id in ctx.samples():            # ints, not Sample objects
+                ctx.metadata(sample_id, {"read count": str(counts[str(sample_id)])})
+    """
+
+    #: The worker's database session (joined to the completing transaction; never commit it).
     db: Any
+    #: The transaction manager (``purge_files``/storage removal after commit).
     manager: Any
+    #: The storage service (``IStorage``): ``storage.path(relative)`` and friends.
     storage: Any
+    #: The ``AnalysisSubmission`` completing (``.id``, ``.parameters``, ``.inputs``, ...).
     submission: Any
+    #: The stored outputs by output key (the keys the pipeline returned): ``SequenceFile``
+    #: rows, whose ``.path`` is relative to storage; read them with :meth:`output_path`.
     outputs: Mapping[str, Any]
 
     def output_path(self, key: str) -> Path:
-        """Where an output is stored, to read it."""
+        """The absolute path of the stored output ``key`` (``KeyError`` if the pipeline did
+        not return it), to read it."""
         path: Path = self.storage.path(self.outputs[key].path)
         return path
 
     def samples(self) -> list[int]:
-        """The ids of the samples the submission analysed."""
+        """The ids (ints, sorted, each once) of the samples whose sequencing objects the
+        submission analysed; a pair's two files are one sample."""
         from seqcore.models.sequencing import SequencingObject
 
         ids = [link.object_id for link in self.submission.inputs]
@@ -64,4 +82,7 @@ class WriteBack:
         return sorted(set(objects))
 
     def metadata(self, sample_id: int, values: Mapping[str, str], kind: str = "text") -> None:
+        """Write ``{field name: value}`` (strings) to the sample's metadata, each value
+        recorded as written by this submission (its provenance), replacing what the fields
+        held; ``kind`` is a registered ``MetadataType``'s name."""
         write_metadata(self.db, sample_id, values, self.submission, kind)

@@ -43,8 +43,11 @@ class ToolEnvironment:
     tightly as the tool needs; ``description`` says what runs there (``seqcore tools list``).
     """
 
+    #: Its directory under `seqcore.tools.path` (include the tool's version).
     name: str
+    #: pip requirement specifiers, pinned as tightly as the tool needs.
     requirements: tuple[str, ...]
+    #: What runs there, shown by `seqcore tools list`.
     description: str = ""
 
     def __post_init__(self) -> None:

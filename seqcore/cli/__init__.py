@@ -6,9 +6,20 @@ to it, and importing this package registers them all. The console script is
 ``seqcore.cli:main``.
 """
 
-from seqcore.cli import backups, clients, database, serve, tokens, tools, users, worker
+from seqcore.cli import (
+    backups,
+    clients,
+    database,
+    init,
+    plugins,
+    serve,
+    tokens,
+    tools,
+    users,
+    worker,
+)
 from seqcore.cli.base import Env, main, pass_env
 from seqcore.cli.serve import bootstrap
 
-__all__ = ["Env", "backups", "bootstrap", "clients", "database", "main", "pass_env", "serve",
-           "tokens", "tools", "users", "worker"]
+__all__ = ["Env", "backups", "bootstrap", "clients", "database", "init", "main", "pass_env",
+           "plugins", "serve", "tokens", "tools", "users", "worker"]

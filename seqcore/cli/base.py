@@ -83,15 +83,22 @@ def _seqcore_version() -> str:
 @click.group()
 @click.option("-c", "--config", "ini", default=DEFAULT_INI, show_default=True,
               envvar="SEQCORE_CONFIG", help="The ini file with the [app:main] settings.",
-              # A misspelt path must not silently become a new, empty SQLite database:
-              # click refuses a missing file with a usage error (exit code 2).
-              type=click.Path(exists=True, dir_okay=False, readable=True))
+              type=click.Path(dir_okay=False))
 @click.version_option(version=_seqcore_version(), prog_name="seqcore",
                       message="%(prog)s %(version)s")
 @click.pass_context
 def main(ctx: click.Context, ini: str) -> None:
     """Manage a seqcore deployment."""
+    # A misspelt path must not silently become a new, empty SQLite database: a missing file
+    # is a usage error (exit code 2), except for the commands that write files from nothing.
+    if ctx.invoked_subcommand not in WITHOUT_INI and not os.path.exists(ini):
+        raise click.BadParameter(f"File {ini!r} does not exist.", ctx=ctx,
+                                 param_hint="'-c' / '--config'")
     ctx.obj = Env(ini)
+
+
+#: Commands that need no ini file: they write a new one, or a plugin project.
+WITHOUT_INI = {"init", "plugin"}
 
 
 

@@ -55,13 +55,21 @@ def db_downgrade(env: Env, target: str) -> None:
 @click.option("--autogenerate", is_flag=True,
               help="Fill in the operations by comparing the database (at its heads) with "
                    "the models of the core and every plugin.")
+@click.option("--path", "directory", default=None,
+              type=click.Path(file_okay=False, exists=True),
+              help="The branch's revisions directory in the plugin's source tree, when the "
+                   "plugin is installed from a wheel rather than with pip install -e.")
 @pass_env
-def db_revision(env: Env, branch: str, message: str, autogenerate: bool) -> None:
-    """Write a new revision file into a plugin's (or the core's) migration branch."""
-    from seqcore.db.migrations import UnknownBranch, revision
+def db_revision(env: Env, branch: str, message: str, autogenerate: bool,
+                directory: str | None) -> None:
+    """Write a new revision file into a plugin's (or the core's) migration branch, in its
+    source tree: a branch installed in site-packages is refused unless --path names the
+    source directory."""
+    from seqcore.db.migrations import InstalledBranch, UnknownBranch, revision
 
     try:
-        path = revision(env.settings, env.pm, branch, message, autogenerate=autogenerate)
-    except UnknownBranch as err:
+        path = revision(env.settings, env.pm, branch, message, autogenerate=autogenerate,
+                        directory=directory)
+    except (UnknownBranch, InstalledBranch) as err:
         raise click.UsageError(str(err)) from None
     click.echo(f"wrote {path}")

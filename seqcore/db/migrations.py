@@ -32,6 +32,24 @@ class UnknownBranch(LookupError):
     """No installed plugin ships the Alembic branch that was asked for."""
 
 
+class InstalledBranch(ValueError):
+    """The branch's revisions are in an installed (not editable) copy of its package, where a
+    new revision would be lost on the next install."""
+
+
+def installed_copy(directory: str | Path) -> bool:
+    """Whether ``directory`` is inside an installation directory (``site-packages``,
+    ``dist-packages``, this interpreter's purelib/platlib) rather than a source tree: an
+    editable install (``pip install -e``) leaves the revisions in the source tree."""
+    import sysconfig
+
+    path = Path(directory).resolve()
+    if {"site-packages", "dist-packages"} & set(path.parts):
+        return True
+    roots = {Path(sysconfig.get_paths()[key]).resolve() for key in ("purelib", "platlib")}
+    return any(path.is_relative_to(root) for root in roots)
+
+
 @dataclass(frozen=True)
 class Branch:
     """One Alembic branch: its label, the directory of its revisions and who ships it."""
@@ -106,16 +124,34 @@ def find_branch(pm: pluggy.PluginManager, name: str) -> Branch:
 
 
 def revision(settings: Mapping[str, Any], pm: pluggy.PluginManager, branch_name: str,
-             message: str, *, autogenerate: bool = False) -> str:
+             message: str, *, autogenerate: bool = False, directory: str | None = None) -> str:
     """Write a new revision at the head of ``branch_name`` and return its file's path.
 
     A plugin's first revision starts its branch and depends on the core's head, so that
     upgrading applies the core's tables first. ``autogenerate`` compares the database with
     the models of the core and every plugin (the database must be at the heads).
+
+    The revision goes into the branch's directory, which must be in a source tree (an
+    editable install): one in ``site-packages`` raises :class:`InstalledBranch`, since the
+    file would be lost on the next install and never reach the plugin's repository.
+    ``directory`` names the branch's revisions directory in the plugin's source tree
+    instead; it takes the installed directory's place for this command.
     """
     cfg = alembic_config(settings, pm)
     branch = find_branch(pm, branch_name)
-    Path(branch.directory).mkdir(parents=True, exist_ok=True)
+    if directory is not None:
+        target = str(Path(directory).resolve())
+        locations = [target if location == branch.directory else location
+                     for location in version_locations(pm)]
+        cfg.set_main_option("version_locations", " ".join(locations))
+        branch = Branch(branch.label, target, branch.plugin)
+    elif installed_copy(branch.directory):
+        raise InstalledBranch(
+            f"the migration branch {branch.label!r} of {branch.plugin!r} is in an installed "
+            f"copy ({branch.directory}): a revision written there is lost on the next "
+            "install. Install the plugin from its source with pip install -e, or name the "
+            "branch's directory in the source tree with --path "
+            "(e.g. --path src/<package>/migrations/versions).")
     script = ScriptDirectory.from_config(cfg)
     if _branch_head(script, branch.label) is not None:
         created = command.revision(cfg, message=message, head=f"{branch.label}@head",

@@ -20,7 +20,12 @@ class MigrationSource:
     The branch's first revision should ``depends_on`` the core head (``seqcore``).
     """
 
+    #: The Alembic branch label (the plugin's name): `seqcore db upgrade` applies its head,
+    #: `seqcore db downgrade <label>@base` removes its tables, `seqcore db revision
+    #: --plugin <label>` writes into it.
     branch_label: str
+    #: Where the revision files are: `"package:relative/dir"` (inside the installed
+    #: package) or an absolute directory.
     location: str
 
 
@@ -33,9 +38,16 @@ class LinkSpec:
     state-dependent rels (``analysis`` only on completed submissions).
     """
 
+    #: The resource class the link is shown on (its subclasses too): `ProjectResource`,
+    #: `SampleResource`, a plugin's own context.
     context: type
+    #: The link's relation name, unique per resource type (`sample/assemblies`).
     rel: str
+    #: `href(request, resource)`: the absolute URL (`child_href("x")`, `url_for`), or
+    #: `None` to leave the link out.
     href: Callable[[Any, Any], str | None]
+    #: `when(request, resource)`: the link appears only when true (`analysis` only on
+    #: completed submissions); `None`: always.
     when: Callable[[Any, Any], bool] | None = None
 
 
@@ -47,8 +59,12 @@ class ChildSpec:
     sample or project it belongs to without any extra security code.
     """
 
+    #: The core resource class the child hangs under (`ProjectResource`, `SampleResource`).
     parent: type
+    #: The URL segment: `parent[name]` is the child.
     name: str
+    #: `factory(parent)`: the child resource, a `Context` subclass whose `__parent__` is
+    #: `parent` (so it inherits the parent's ACL).
     factory: Callable[[Any], Any]
 
 
@@ -60,8 +76,15 @@ class View:
     context's ACL; ``None`` means any authenticated caller.
     """
 
+    #: `view(request) -> dict | Response`: the context is `request.context`; a dict is
+    #: rendered by `renderer`.
     callable: Callable[[Any], Any]
+    #: The `Permission` checked against the context's ACL before the view runs (404 when
+    #: the caller may not read, 403 when they may read but not do this); `None`: any
+    #: authenticated caller.
     permission: str | None = None
+    #: How a returned dict is rendered: `seqcore_json` (the core's JSON), another Pyramid
+    #: renderer, or `None` when the view returns a `Response`.
     renderer: str | None = "seqcore_json"
 
 
@@ -75,10 +98,16 @@ class Endpoint:
     Methods not listed answer 405 with an ``Allow`` header; HEAD follows GET.
     """
 
+    #: The route's unique name (`<plugin>.<what>`); two plugins using one name stop the
+    #: start-up.
     name: str
+    #: The public URL pattern (`/api/samples/{sid}/assemblies`).
     path: str
+    #: `{HTTP method: View}`; other methods answer 405 with `Allow`, HEAD follows GET.
     views: Mapping[str, View]
+    #: The traversal path that finds the context (default: `path`); aliases share it.
     traverse: str | None = None
+    #: What the endpoint is for, shown in the API listing.
     description: str = ""
 
 
@@ -94,15 +123,19 @@ class FileKind:
 
     :param files: how many files one object holds (1, or 2 for pairs); uploads take the parts
         ``file``/``parameters`` or ``file1``/``file2``/``parameters1``/``parameters2``.
-    :param content_check: ``content_check(settings)`` makes a
-        :class:`seqcore.rest.multipart.ContentCheck` run on each file's bytes while they
-        stream in (``seqcore.files.contentchecks`` has FASTQ, FASTA and FAST5 checks).
+    :param content_check: ``content_check(settings)`` makes a ``seqcore.plugin.ContentCheck``
+        (``feed(data)`` per block as the file streams in, then ``finish()``) for each file;
+        either raises ``seqcore.plugin.BadContent("why")`` to refuse the upload with a 400
+        naming the file, keeping nothing. The core refuses empty files before any check.
+        ``FastqCheck``, ``FastaCheck`` and ``Fast5Check`` are ready-made checks.
     :param media_types: media types a file of this kind downloads as (``Accept``).
-    :param qc: run the QC engine on every file; ``decompress``: the worker may decompress
-        gzip uploads (when the deployment enables it).
+    :param qc: run the QC engine on every file.
+    :param decompress: the worker may decompress gzip uploads (when the deployment enables
+        it).
     :param prepare: ``prepare(request, obj, files)`` after the object and its files exist
         and before the response: order a pair, record a FAST5 type, or raise
-        :class:`seqcore.rest.errors.ApiError` to refuse the upload (nothing is kept).
+        ``seqcore.plugin.ApiError(400, message=...)`` to refuse the upload (nothing is kept);
+        its session is ``seqcore.plugin.request_session(request)``.
     :param describe: ``describe(request, context) -> dict`` the kind's own fields of an
         object (``sequenceFile``, ``files``, ``fast5Type``...).
     :param upload_response: ``"file"`` answers an upload with the (first) file, as IRIDA does
@@ -134,8 +167,12 @@ class FileKind:
         such file for a kind with ``files=1`` (:mod:`seqcore.files.attachments`). Empty: never.
     """
 
+    #: The kind's name (`unpaired`, `pairs`, `fast5`): stored on each sequencing object,
+    #: named by `AnalysisType.inputs` and the test kit.
     name: str
+    #: The URL segment under a sample: `/api/samples/{sid}/<path_segment>`.
     path_segment: str
+    #: The rel of the sample's link to the kind's objects (`sample/sequenceFiles/pairs`).
     collection_rel: str
     files: int = 1
     content_check: Callable[[Mapping[str, Any]], Any] | None = None
@@ -148,6 +185,8 @@ class FileKind:
     default_upload: bool = False
     object_context: type | None = None
     pipeline_files: Callable[[Any, Any], list[Any]] | None = None
+    #: A human name of the kind (`paired-end reads`) for listings and messages; default:
+    #: `name`.
     label: str = ""
     default_input: bool = False
     input_rel: str = ""
@@ -166,13 +205,22 @@ class Parameter:
     IRIDA's ``inputParameters`` are.
     """
 
+    #: The parameter's key in a launch's `parameters` and in `ctx.parameters`.
     name: str
+    #: `int`, `float`, `bool`, `str` or `choice`: launching parses the given string to this
+    #: type.
     type: str = "str"
+    #: The value when a launch leaves the parameter out (unless `required`).
     default: Any = None
+    #: What the parameter does, shown in `/api/analysisTypes` and the launch form.
     description: str = ""
+    #: The smallest number accepted (`int`/`float`); `None`: unbounded.
     minimum: float | None = None
+    #: The largest number accepted; `None`: unbounded.
     maximum: float | None = None
+    #: The accepted values of a `choice` parameter.
     choices: tuple[str, ...] = ()
+    #: A launch must give the parameter (its `default` is not used).
     required: bool = False
 
 
@@ -188,11 +236,18 @@ class Tool:
     but does not make the type unready (a better annotator used when present).
     """
 
+    #: How readiness names the tool (`SPAdes`, `MLST schemes`).
     name: str
+    #: The program looked up on `PATH` (empty for a `check`).
     command: str = ""
+    #: Arguments that print its version; the first output line is reported.
     version_args: tuple[str, ...] = ("--version",)
+    #: How an administrator gets it (`apt-get install spades`), shown when it is missing.
     install: str = ""
+    #: Reported, but a type missing it is still ready.
     optional: bool = False
+    #: `check() -> None | reason` for what is not a program (a database, a model file);
+    #: cheap, run on each readiness question.
     check: Callable[[], str | None] | None = None
 
 
@@ -246,10 +301,15 @@ class AnalysisType:
         are passed by path). Raising fails the submission with the error as its reason.
     """
 
+    #: The type's name in URLs and submissions
+    #: (`/api/analysisSubmissions/analysisType/<name>`).
     name: str
+    #: A human name (`MLST typing`) for listings and the launch form.
     label: str
+    #: The workflow's identifier as IRIDA shows it in a submission (`workflowId`).
     workflow_id: str
     pipeline: str = ""
+    #: The workflow's version, shown with each submission.
     version: str = "1"
     inputs: tuple[str, ...] = ()
     samples: str = "one"
@@ -258,6 +318,7 @@ class AnalysisType:
     write_back: Callable[..., None] | None = None
     tools: tuple[Tool, ...] = ()
     aliases: tuple[str, ...] = ()
+    #: What the analysis does, shown in `/api/analysisTypes`.
     description: str = ""
     settings: tuple[str, ...] = ()
     launch_fields: tuple[str, ...] = ()
@@ -271,10 +332,15 @@ class OutputRel:
     """A named output of an analysis type, served as ``outputFile/<key>`` once completed
     (``rel`` is usually ``outputFile/<key>``; more rels may name the same key)."""
 
+    #: The `AnalysisType.name` whose submissions have this output (checked at start-up).
     analysis_type: str
+    #: The link's rel on a completed analysis (`outputFile/<key>`).
     rel: str
+    #: The output key the pipeline returns it under (`{key: path}`).
     key: str
+    #: The name the stored output is served as (`Content-Disposition`).
     file_name: str
+    #: Its media type when downloaded.
     media_type: str = "text/plain"
 
 
@@ -291,7 +357,10 @@ class Executor:
     one with the application's (typed) settings.
     """
 
+    #: The executor's name in `seqcore.analysis.executor` and the `IExecutor` service name.
     name: str
+    #: `factory(settings)` -> an object with `submit(job)`, `poll(remote_id, job) ->
+    #: JobStatus`, `cancel(remote_id)` and `queues`.
     factory: Callable[[Mapping[str, Any]], Any]
 
 
@@ -305,7 +374,10 @@ class ReadinessCheck:
     ``failed``; the exception goes to the log only, so it may carry addresses and details.
     """
 
+    #: How `GET /-/ready` names the check in its answer.
     name: str
+    #: `check(settings)`: returns when all is well, raises otherwise (within a few
+    #: seconds).
     check: Callable[[Mapping[str, Any]], None]
 
 
@@ -322,10 +394,17 @@ class Setting:
     where it came from. ``doc`` is shown in ``docs/settings.md``.
     """
 
+    #: The setting's key (`seqcore.mlst.db_path`); its environment variable is
+    #: `SEQCORE_MLST_DB_PATH`.
     name: str
+    #: The value when neither the environment nor the ini file gives one.
     default: Any
+    #: What the setting does, shown in `docs/settings.md`.
     doc: str
+    #: Parses the raw string once at start-up (`int`, `float`, a function raising
+    #: `ValueError`).
     type_: Callable[[Any], Any] = str
+    #: An empty value stops the start-up.
     required: bool = False
 
 
@@ -337,8 +416,11 @@ class MetadataType:
     ``None`` when it is. Values are always stored and served as strings.
     """
 
+    #: The type's name, stored with each value (`text`, `date`).
     name: str
+    #: What values of the type look like, for listings and messages.
     description: str
+    #: `validate(value) -> None | message`: the message refuses the value (400).
     validate: Callable[[str], str | None] = lambda value: None
 
 

@@ -336,9 +336,11 @@ def samples_deleting(sample_ids: list[int], request: Request | None) -> None:
     """Notification: these samples are about to be deleted, with everything attached.
 
     Runs inside the deleting transaction, before the rows go. A plugin that keeps files for
-    a sample deletes its rows here and hands their stored files to
-    ``seqcore.plugin.purge_files``, which removes the bytes after commit and keeps any file
-    another row still refers to, so a rolled-back delete loses no file.
+    a sample deletes its rows here, through ``seqcore.plugin.request_session(request)`` (the
+    transaction's session: never commit it), and hands their stored files to
+    ``seqcore.plugin.purge_request_files(request, file_ids)``, which removes the bytes after
+    commit and keeps any file another row still refers to, so a rolled-back delete loses no
+    file.
 
     :param sample_ids: the ids of the samples being deleted.
     :param request: the current request, or ``None`` outside one.
@@ -352,7 +354,8 @@ def submissions_deleting(submission_ids: list[int], request: Request | None) -> 
     """Notification: these analysis submissions are about to be deleted, with their inputs'
     and projects' links, their outputs (rows and stored files) and their work directories.
 
-    Runs inside the deleting transaction, before the rows go. A plugin that keeps rows naming
+    Runs inside the deleting transaction, before the rows go (its session:
+    ``seqcore.plugin.request_session(request)``). A plugin that keeps rows naming
     a submission removes them here (or, for data that outlives the submission, such as an
     assembly written back to a sample, clears the reference), so nothing dangles and nothing
     blocks the delete; stored files it removes go through ``seqcore.plugin.purge_files``, which
@@ -370,7 +373,8 @@ def submissions_deleting(submission_ids: list[int], request: Request | None) -> 
 def projects_deleting(project_ids: list[int], request: Request | None) -> None:
     """Notification: these projects are about to be deleted (after their unshared samples).
 
-    Runs inside the deleting transaction; a plugin removes rows it keeps per project and
+    Runs inside the deleting transaction (its session:
+    ``seqcore.plugin.request_session(request)``); a plugin removes rows it keeps per project and
     collects stored files to delete after commit, as for :func:`samples_deleting`.
 
     :param project_ids: the ids of the projects being deleted.

@@ -216,6 +216,9 @@ def parse_upload(request: Request, storage: Storage, file_limit: int,
         for part in parts.values():
             if part.writer is not None:
                 part.writer.close()
+                # Refused here for every kind, so no content check has to (or can forget to).
+                if part.writer.size == 0:
+                    raise ApiError(400, message=f"{part.filename}: the file is empty.")
             if part.check is not None:
                 try:
                     part.check.finish()

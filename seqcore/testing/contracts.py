@@ -127,11 +127,19 @@ class FileKindContract:
         bad = self.bad_content()
         if bad is not None:
             files[0] = (files[0][0], bad)
-            self.upload(testapp, sample, headers, files, status="4*")
+            res = self.upload(testapp, sample, headers, files, status="*")
+            assert res.status_int == 400 and "message" in res.json, (
+                f"file kind {self._kind.name!r} answered bad_content() with {res.status}, "
+                f"{res.body[:300]!r}: its content_check must raise seqcore.plugin.BadContent"
+                "(\"why\") from feed() or finish(), which the core answers with a 400 "
+                "{\"message\": \"<file name>: why\"} and nothing stored")
             self._nothing_stored(db, app_config)
         files[0] = (files[0][0], b"")
-        res = self.upload(testapp, sample, headers, files, status="4*")
-        assert "empty" in res.json["message"]
+        res = self.upload(testapp, sample, headers, files, status="*")
+        assert res.status_int == 400 and "empty" in res.json.get("message", ""), (
+            f"an empty file of kind {self._kind.name!r} was answered with {res.status}, "
+            f"{res.body[:300]!r}; the core refuses empty files itself before the kind's "
+            "content check: does the kind's prepare() or upload replace the core's?")
         self._nothing_stored(db, app_config)
 
     def _nothing_stored(self, db: Any, app_config: Any) -> None:
@@ -164,6 +172,13 @@ class AnalysisPluginContract:
     API, driven on the configured executor), completes with at least one declared output.
     The run is skipped only when a tool the type declares (not optional) is missing.
 
+    A type that declares ``writes_back=True`` must declare its ``write_back`` function too,
+    and the run then asks for the write-back (``writeResultsToSamples``): it must complete
+    and :meth:`check_write_back` must find what it wrote. By default every name of
+    ``written_metadata`` on every analysed sample's metadata, or, when that is empty, at
+    least one metadata field on one of them; a type that writes something else (an assembly)
+    overrides :meth:`check_write_back`.
+
     The sample data: one object of ``input_kind`` (default: the type's first input kind)
     per entry of :meth:`sample_data`, each in its own sample; by default one object made
     of the kind's ``sample_files``. ``parameters`` are launch parameters; override
@@ -180,6 +195,27 @@ class AnalysisPluginContract:
     parameters: ClassVar[dict[str, Any]] = {}
     run_timeout: ClassVar[float] = 300.0
     launch_path: ClassVar[str | None] = None
+    written_metadata: ClassVar[set[str]] = set()
+
+    def check_write_back(self, testapp: Any, headers: dict[str, Any], samples: list[Any],
+                         run: Any) -> None:
+        """Assert what the write-back left on ``samples`` (models) after ``run`` completed."""
+        found = {sample.id: testapp.get(f"/api/samples/{sample.id}/metadata",
+                                        headers=headers).json["resource"]["metadata"]
+                 for sample in samples}
+        if self.written_metadata:
+            for sample_id, fields in found.items():
+                missing = sorted(self.written_metadata - set(fields))
+                assert not missing, (
+                    f"after {self.analysis_type}'s write-back sample {sample_id} lacks the "
+                    f"metadata {missing} (it has {sorted(fields)}): write_back(ctx) must call "
+                    "ctx.metadata(sample_id, {name: value}) for each id of ctx.samples()")
+        else:
+            assert any(found.values()), (
+                f"{self.analysis_type} declares writes_back=True, but its write-back left no "
+                "metadata on the analysed samples: write_back(ctx) must call "
+                "ctx.metadata(sample_id, {name: value}) for each id of ctx.samples(), or "
+                "the contract must override check_write_back() for what it writes instead")
 
     def sample_data(self, kind: FileKind) -> list[list[tuple[str, bytes]]]:
         """The files of each input object, one object per sample."""
@@ -320,11 +356,24 @@ class AnalysisPluginContract:
             inputs.append(upload_reads(sample, headers, kind, files))
         body = {"projects": [project.id],
                 **self.launch_body(testapp, headers, project, samples)}
+        if declared.writes_back:
+            assert declared.write_back is not None, (
+                f"analysis type {declared.name!r} declares writes_back=True but no write_back "
+                "function: give AnalysisType(write_back=...) a function taking a "
+                "seqcore.plugin.WriteBack")
+            body.setdefault("writeResultsToSamples", True)
         parameters = {**self.parameters, **body.pop("parameters", {})}
         run = run_analysis(self.analysis_type, inputs, headers, parameters,
                            timeout=self.run_timeout, path=self.launch_path, **body)
+        hint = ""
+        if run.state != "COMPLETED" and (run.error or "").startswith("Could not complete"):
+            hint = (" (the pipeline ran; the write-back raised: ctx.samples() returns sample "
+                    "ids, ctx.outputs and ctx.output_path(key) the stored outputs by key, "
+                    "ctx.metadata(sample_id, values) writes metadata; see WriteBack)")
         assert run.state == "COMPLETED", (
-            f"{self.analysis_type} on the sample data ended {run.state}: {run.error}")
+            f"{self.analysis_type} on the sample data ended {run.state}: {run.error}{hint}")
+        if body.get("writeResultsToSamples"):
+            self.check_write_back(testapp, headers, samples, run)
         rels = {rel.rel for rel in analysis_registry(app.registry).output_rels(declared.name)}
         produced = rels & set(run.outputs)
         assert produced, (f"{self.analysis_type} completed but produced none of its declared "

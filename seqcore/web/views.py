@@ -14,6 +14,7 @@ from pyramid.response import Response
 from seqcore.db import utcnow
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.user import User
+from seqcore.oauth.personal import create_token, revoke_token, token_problems, tokens_of
 from seqcore.parsing.identifiers import parse_id
 from seqcore.security.credentials import (
     end_other_credentials,
@@ -24,7 +25,6 @@ from seqcore.security.passwords import hash_password, password_problems
 from seqcore.security.policy import SESSION_KEY, SESSION_USER, session_identity
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 from seqcore.web.render import page
-from seqcore.web.tokens import create_token, revoke_token, token_problems, tokens_of
 
 BAD_CREDENTIALS = "The username or password is not correct."
 

@@ -219,3 +219,42 @@ def test_unknown_user_changes_nothing(site):
         result = seqcore(ini, *args, ok=False)
         assert result.returncode == 2 and "no user 'nobody'" in result.stderr, args
     assert listing(ini) == before
+
+
+def test_tokens_create_prints_a_token_that_works_once_shown(site):
+    ini, testapp, _ = site
+    out = seqcore(ini, "tokens", "create", "Bob", "--scope", "read_api", "--scope", "api",
+                  "--name", "ci", "--expires", "30").stdout
+    value = out.strip()
+    assert out.count("\n") == 1 and value.startswith("sqc_")
+    assert graphql_works(testapp, "Bob@example.org", value)
+    from sqlalchemy import select
+
+    from seqcore.cli import Env
+    from seqcore.models.access_token import PersonalAccessToken
+
+    with Env(str(ini)).session() as db:
+        (stored,) = db.scalars(select(PersonalAccessToken)).all()
+        assert (stored.name, stored.scopes) == ("ci", "read_api api")
+        assert value not in stored.token_hash and stored.expires_at is not None
+    seqcore(ini, "tokens", "revoke", "--user", "Bob")
+    assert not graphql_works(testapp, "Bob@example.org", value)
+
+
+def test_tokens_create_refuses_bad_requests_and_stores_nothing(site):
+    ini, _, _ = site
+    seqcore(ini, "users", "disable", "Bob")
+    for args, message in ((("nobody",), "no user 'nobody'"),
+                          (("Bob",), "the account 'Bob' is disabled"),
+                          (("root", "--scope", "admin"), "'admin' is not one of"),
+                          (("root", "--expires", "0"), "--expires"),
+                          (("root", "--name", " "), "Give the token a name.")):
+        result = seqcore(ini, "tokens", "create", *args, ok=False)
+        assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
+    from sqlalchemy import func, select
+
+    from seqcore.cli import Env
+    from seqcore.models.access_token import PersonalAccessToken
+
+    with Env(str(ini)).session() as db:
+        assert db.scalar(select(func.count()).select_from(PersonalAccessToken)) == 0

@@ -96,3 +96,47 @@ def test_plugin_author_writes_upgrades_and_downgrades_a_branch(tmp_path):
     assert unknown.returncode == 2
     assert "no installed plugin ships a migration branch 'nope'" in unknown.stderr
     assert "widgets" in unknown.stderr
+
+
+INSTALLED = '''
+"""A plugin installed from a wheel: its package (and its revisions) in site-packages."""
+from seqcore.plugin import MigrationSource, hookimpl
+
+
+@hookimpl
+def register_migrations():
+    return [MigrationSource("gadgets", "gadgets:migrations/versions")]
+'''
+
+
+def test_a_revision_is_never_written_into_an_installed_plugin(tmp_path):
+    installed = tmp_path / "venv" / "lib" / "python3" / "site-packages" / "gadgets"
+    source = tmp_path / "checkout" / "src" / "gadgets"
+    for package in (installed, source):
+        (package / "migrations" / "versions").mkdir(parents=True)
+        (package / "__init__.py").write_text(INSTALLED)
+    (tmp_path / "site.ini").write_text(
+        "[app:main]\nuse = egg:seqcore-server\n"
+        f"sqlalchemy.url = sqlite:///{tmp_path / 'site.sqlite'}\n"
+        "seqcore.plugins.modules = gadgets\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(installed.parent), *sys.path])}
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-c", "from seqcore.cli import main; main()",
+             "-c", str(tmp_path / "site.ini"), "db", "revision", "--plugin", "gadgets",
+             "-m", "gadget table", *args],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+
+    refused = run()
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "in an installed copy" in refused.stderr and "--path" in refused.stderr
+    assert "pip install -e" in refused.stderr
+    assert list((installed / "migrations" / "versions").iterdir()) == []
+
+    written = run("--path", str(source / "migrations" / "versions"))
+    assert written.returncode == 0, written.stdout + written.stderr
+    path = Path(written.stdout.split()[-1])
+    assert path.parent == source / "migrations" / "versions"
+    assert "branch_labels = ('gadgets',)" in path.read_text()
+    assert list((installed / "migrations" / "versions").iterdir()) == []

@@ -78,11 +78,12 @@ def doc_blocks():
     conftest = blocks[0]
     run = next(b for b in blocks if "run_analysis(" in b and "def test_" in b)
     contract = next(b for b in blocks if "AnalysisPluginContract)" in b)
-    return conftest, run, contract
+    swap = next(b for b in blocks if "class CountingEngine" in b)
+    return conftest, run, contract, swap
 
 
 def test_the_documented_conftest_runs_a_third_party_plugin(tmp_path):
-    conftest, run_example, contract = doc_blocks()
+    conftest, run_example, contract, swap = doc_blocks()
     assert "seqcore_plugins" in conftest and "lab_readlengths" in conftest
     package = tmp_path / "lab_readlengths"
     package.mkdir()
@@ -93,6 +94,7 @@ def test_the_documented_conftest_runs_a_third_party_plugin(tmp_path):
     tests.mkdir()
     (tests / "conftest.py").write_text(conftest)
     (tests / "test_lengths.py").write_text(run_example + "\n\n" + contract)
+    (tests / "test_swap.py").write_text(swap)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("PYTEST_", "COV_"))}
@@ -111,7 +113,7 @@ def test_the_documented_conftest_runs_a_third_party_plugin(tmp_path):
     assert done.returncode == 0, output
     # Every contract test and the example ran; none was skipped.
     summary = output.strip().splitlines()[-1]
-    assert re.search(r"\b8 passed\b", summary) and "skipped" not in summary, output
+    assert re.search(r"\b9 passed\b", summary) and "skipped" not in summary, output
 
 
 # -- the contracts fail when a plugin falls short ----------------------------------------------
@@ -169,6 +171,52 @@ def test_the_analysis_contract_fails_a_failing_run(kit):
     types = analysis_registry(fixtures["app"].registry).types
     types["lengths"] = replace(types["lengths"], pipeline="tests.plugins.longreads:fail")
     with pytest.raises(AssertionError, match=r"ended ERROR: .*no lengths today"):
+        LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
+
+
+def counted_back(ctx):
+    for sample_id in ctx.samples():
+        ctx.metadata(sample_id, {"lengths": ctx.output_path("lengths").read_text()[:20]})
+
+
+def objects_assumed(ctx):
+    for sample in ctx.samples():  # the mistake of issue 38: ids taken for Sample objects
+        ctx.metadata(sample.id, {"lengths": "?"})
+
+
+def writing_back(fixtures, write_back, writes_back=True):
+    types = analysis_registry(fixtures["app"].registry).types
+    types["lengths"] = replace(types["lengths"], writes_back=writes_back,
+                               write_back=write_back)
+
+
+def test_the_analysis_contract_checks_a_declared_write_back(kit):
+    fixtures = kit([longreads])
+    writing_back(fixtures, counted_back)
+    LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
+
+    class Named(LengthsContract):
+        written_metadata = {"lengths", "N50"}
+
+    with pytest.raises(AssertionError, match=r"lacks the metadata \['N50'\]"):
+        Named().test_pipeline_runs_on_sample_data(**fixtures)
+
+
+def test_the_analysis_contract_fails_a_write_back_that_raises(kit):
+    fixtures = kit([longreads])
+    writing_back(fixtures, objects_assumed)
+    with pytest.raises(AssertionError, match=r"Could not complete: AttributeError.*"
+                                             r"ctx.samples\(\) returns sample ids"):
+        LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
+
+
+def test_the_analysis_contract_fails_a_write_back_that_writes_nothing(kit):
+    fixtures = kit([longreads])
+    writing_back(fixtures, lambda ctx: None)
+    with pytest.raises(AssertionError, match="left no metadata"):
+        LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
+    writing_back(fixtures, None)
+    with pytest.raises(AssertionError, match="declares writes_back=True but no write_back"):
         LengthsContract().test_pipeline_runs_on_sample_data(**fixtures)
 
 

@@ -7,6 +7,7 @@ moved to the API import nothing else from seqcore.
 
 from __future__ import annotations
 
+import dataclasses
 import pkgutil
 import re
 import subprocess
@@ -50,6 +51,24 @@ def test_each_name_is_documented_once():
 def test_the_page_is_generated_from_the_reference():
     assert PAGE.read_text() == plugindocs.render(), (
         "regenerate with: python -m seqcore.plugindocs > docs/plugin_api.md")
+
+
+@pytest.mark.parametrize("name", plugindocs.DECLARATIONS)
+def test_every_field_of_a_declaration_is_on_the_page_with_its_meaning(name):
+    cls = getattr(plugin, name)
+    rows = plugindocs.field_docs(cls)
+    assert [row[0] for row in rows] == [f.name for f in dataclasses.fields(cls)]
+    undocumented = [field for field, _, _, meaning in rows if len(meaning) < 10]
+    assert not undocumented, (f"{name}: document these fields (a :param in the class "
+                              f"docstring or a #: comment above the field): {undocumented}")
+    section = PAGE.read_text().split(f"### `{name}`\n", 1)[1].split("\n### ", 1)[0]
+    for field, type_text, _, _ in rows:
+        assert f"| `{field}` | `{type_text}` |" in section.replace("\\|", "|"), field
+
+
+def test_the_page_shows_no_core_path_of_a_public_name():
+    paths = re.findall(r"`seqcore\.[\w.]+\.(\w+)`", PAGE.read_text())
+    assert not set(paths) & set(plugin.__all__), sorted(set(paths) & set(plugin.__all__))
 
 
 def test_all_lists_exactly_the_public_names():

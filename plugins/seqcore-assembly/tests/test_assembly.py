@@ -38,6 +38,12 @@ class TestAssemblyContract(AnalysisPluginContract):
     output_rels = RELS
     parameters = {"assembler": "megahit"}  # the quicker assembler: a real run all the same
 
+    def check_write_back(self, testapp, headers, samples, run):
+        """The write-back makes an assembly of each analysed sample, not metadata."""
+        for sample in samples:
+            listed = testapp.get(f"/api/samples/{sample.id}/assemblies", headers=headers)
+            assert listed.json["resource"]["resources"], sample.id
+
     def sample_data(self, kind):
         """30x of 2x150 bp reads from a random 30 kb genome."""
         genome = random_genome(30_000, seed=41, families=())

@@ -1,4 +1,5 @@
-"""Personal access tokens: created (shown once), listed and revoked by their owner."""
+"""Personal access tokens: created (shown once), listed and revoked by their owner (the
+profile page) or by an administrator for an account (`seqcore tokens create`)."""
 
 from __future__ import annotations
 
