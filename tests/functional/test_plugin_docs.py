@@ -39,7 +39,7 @@ RUN_HERE = {
     WRITING: ["seqcore plugin new mlst-lite", '[project]\nname = "seqcore-readstats"',
               "import AnalysisType, OutputRel, Parameter, WriteBack, hookimpl\n",
               "pip install -e ./seqcore-readstats", "class ProjectNotes(Context)",
-              'name="mlst", label="MLST typing"'],
+              'name="mlst", label="MLST typing"', "def register_views():"],
     TESTING: ["class TestFast5Contract(FileKindContract)", "SEQCORE_FUZZ_EXAMPLES="],
 }
 RUN_IN_TEST_TESTING_KIT = ["def seqcore_plugins():", "def test_lengths_of_uploaded_reads",
@@ -161,3 +161,25 @@ def test_the_fuzz_command_names_what_the_fuzz_tests_read():
     for variable in re.findall(r"(SEQCORE_FUZZ_\w+)=", command):
         assert variable in suite, variable
     assert "-m fuzz" in command and "fuzz" in (ROOT / "pyproject.toml").read_text()
+
+
+def test_the_views_example_starts_with_its_templates(build_app, tmp_path):
+    """The "Contributing views" block, as a plugin module beside a template directory and a
+    static directory: the application starts with it (templates found and compiled, the
+    rel declared by the read counter), and the analysis page's view is registered."""
+    import shutil
+
+    from tests.plugins import readcount
+
+    plugins = ROOT / "tests" / "plugins"
+    shutil.copytree(plugins / "views_templates", tmp_path / "templates")
+    shutil.copytree(plugins / "views_static", tmp_path / "static")
+    source = block(WRITING, "def register_views():")
+    plugin = types.ModuleType("readcount_views")
+    plugin.__file__ = str(tmp_path / "plugin.py")
+    exec(compile(source, str(tmp_path / "plugin.py"), "exec"), plugin.__dict__)
+    views = plugin.register_views()
+    assert [type(v).__name__ for v in views] == ["ViewAssets", "OutputView"]
+    app = build_app([sequencefiles, readcount, plugin])
+    app.get("/-/plugins/readcount-views/" + next(
+        p.name for p in (tmp_path / "static").iterdir()), status=200)
