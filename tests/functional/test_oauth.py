@@ -284,3 +284,31 @@ def test_client_credentials_grant_is_refused_not_a_500(testapp, factories):
     res = testapp.post(TOKEN, {"grant_type": "client_credentials"},
                        headers=factories.basic("robot", "r"), status=400)
     assert res.json["error"] == "unsupported_grant_type"
+
+
+def test_a_signed_in_browser_is_asked_only_to_approve(testapp, web_client, user):
+    """With a session, the consent page asks no password; the approval carries the
+    session's CSRF token, and without it (another site posting the form) nothing is
+    granted."""
+    page = testapp.get("/users/sign_in")
+    page.form["username"] = "alice"
+    page.form["password"] = DEFAULT_PASSWORD
+    page.form.submit(status=303)
+    consent = testapp.get(AUTHORIZE, status=200)
+    assert "signed in as <strong>alice</strong>" in consent.text
+    assert 'name="password"' not in consent.text
+    form = consent.forms[0]
+    forged = {field: form[field].value for field in ("response_type", "client_id",
+                                                     "redirect_uri", "scope", "state")}
+    refused = testapp.post("/api/oauth/authorize", {**forged, "decision": "approve"},
+                           status=400)
+    assert "expired" in refused.text
+    res = form.submit("decision", value="approve", status=302)
+    query = parse_qs(urlparse(res.headers["Location"]).query)
+    assert query["state"] == ["xyz"] and query["code"]
+    token = testapp.post(TOKEN, {"grant_type": "authorization_code", "code": query["code"][0],
+                                 "redirect_uri": "https://galaxy.example.org/callback",
+                                 "client_id": "galaxy", "client_secret": "g"}).json
+    assert testapp.get("/api/users/current", headers={
+        "Authorization": f"Bearer {token['access_token']}"}).json["resource"][
+        "username"] == "alice"
