@@ -247,6 +247,9 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "The address people reach seqcore at, for the links in notifications."),
     Setting("seqcore.notifications.token_expiry_days", 7,
             "Days before a personal access token expires when its holder is told, once.", int),
+    Setting("seqcore.oauth.pkce_plain", False,
+            "Accept PKCE's plain code_challenge_method (RFC 7636); only S256 otherwise.",
+            as_bool),
     # The web pages, sessions and the GraphQL endpoint.
     Setting("seqcore.session.secret", "", "Signs session cookies. Required in production; "
             "SQLite deployments generate one next to the database file."),

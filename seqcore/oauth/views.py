@@ -7,7 +7,8 @@ from __future__ import annotations
 import html
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import urlencode
 
 from oauthlib.oauth2 import FatalClientError, OAuth2Error, Server
@@ -179,7 +180,8 @@ scopes: <strong>{scopes}</strong>.</p>
 </form></main></body></html>
 """
 
-OAUTH_PARAMS = ("response_type", "client_id", "redirect_uri", "scope", "state")
+OAUTH_PARAMS = ("response_type", "client_id", "redirect_uri", "scope", "state",
+                "code_challenge", "code_challenge_method")
 
 PASSWORD_FIELDS = """<p><label for="username">Username</label><br>
 <input id="username" name="username" autocomplete="username" required></p>
@@ -216,6 +218,25 @@ def _oauth_error_page(err: OAuth2Error) -> Response:
                     status=400, content_type="text/html", charset="utf-8")
 
 
+def _plain_refused(request: Request, params: Mapping[str, Any]) -> Response | None:
+    """PKCE's ``plain`` method (or a challenge without a method, which means plain) is
+    refused unless ``seqcore.oauth.pkce_plain`` allows it: S256 is what clients must use.
+    The redirect URI was validated before: the refusal goes back to it, as RFC 6749's."""
+    if not params.get("code_challenge") or request.registry.settings.get(
+            "seqcore.oauth.pkce_plain"):
+        return None
+    if (params.get("code_challenge_method") or "plain") == "S256":
+        return None
+    redirect = params.get("redirect_uri") or oauth_server(
+        request).request_validator.get_default_redirect_uri(params.get("client_id"), None)
+    query = {"error": "invalid_request",
+             "error_description": "code_challenge_method must be S256 (plain is not accepted)."}
+    if params.get("state"):
+        query["state"] = params["state"]
+    separator = "&" if "?" in redirect else "?"
+    return Response(status=302, location=f"{redirect}{separator}{urlencode(query)}")
+
+
 def authorize_get(request: Request) -> Response:
     server = oauth_server(request)
     try:
@@ -225,6 +246,9 @@ def authorize_get(request: Request) -> Response:
         return _oauth_error_page(err)
     except OAuth2Error as err:
         return Response(status=302, location=err.in_uri(err.redirect_uri))
+    refused = _plain_refused(request, request.GET)
+    if refused is not None:
+        return refused
     return _consent_page(request, dict(request.GET), scopes)
 
 
@@ -239,6 +263,9 @@ def authorize_post(request: Request) -> Response:
         return _oauth_error_page(err)
     except OAuth2Error as err:
         return Response(status=302, location=err.in_uri(err.redirect_uri))
+    refused = _plain_refused(request, params)
+    if refused is not None:
+        return refused
     if request.POST.get("decision") != "approve":
         redirect = params.get("redirect_uri") or server.request_validator.get_default_redirect_uri(
             params.get("client_id"), None)
