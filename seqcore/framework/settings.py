@@ -83,8 +83,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "Dotted names of plugin modules to load besides installed distributions."),
     Setting("seqcore.plugins.enabled", "",
             "If set, only these entry-point plugins load (an allow-list)."),
-    Setting("seqcore.max_body_bytes", 1_048_576,
-            "Largest JSON request body accepted; larger bodies get 413.", int),
+    Setting("seqcore.max_body_bytes", 16 * 1_048_576,
+            "Largest JSON (or sheet) request body accepted; larger bodies get 413. Sized for "
+            "real metadata: thousands of fields per sample, a line list of thousands of "
+            "samples in one PUT.", int),
     Setting("seqcore.max_form_bytes", 65_536,
             "Largest form body (sign-in page, token endpoint, consent form, every web "
             "form); larger is 413, refused before the body is read.", int),
