@@ -19,6 +19,26 @@ from seqcore.cli.users import create_user
 # -- development server -----------------------------------------------------------------------
 
 
+# waitress reads every request (headers and body) in its event loop before a worker thread
+# sees it, so a slow or idle client holds a socket, not a thread. Its defaults would still
+# let about 100 idle connections take the server off the air (connection_limit = 100): these
+# keep it answering with hundreds open, and close a connection idle for a minute. An ini's
+# own [server:main] values win.
+SLOW_CLIENT_DEFAULTS = {"connection_limit": "1000", "channel_timeout": "60",
+                        "cleanup_interval": "15"}
+
+
+def raise_open_files(wanted: int) -> None:
+    """Let the process hold ``wanted`` open files (each connection is one), up to the hard
+    limit the system allows."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 def bootstrap(db: Session, settings: dict[str, Any]) -> dict[str, str] | None:
     """Create a development administrator and OAuth client, only if no administrator exists.
 
@@ -83,6 +103,9 @@ def serve(env: Env, host: str | None, port: int | None) -> None:
                                "(and `seqcore worker` beside it).")
     options["host"] = host or options.get("host", "127.0.0.1")
     options["port"] = str(port or options.get("port", "6543"))
+    for key, value in SLOW_CLIENT_DEFAULTS.items():
+        options.setdefault(key, value)
+    raise_open_files(int(options["connection_limit"]) + 128)
     click.echo(f"serving on http://{options['host']}:{options['port']}/api")
     sys.stdout.flush()
     waitress.serve(app, **options)

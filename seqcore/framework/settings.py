@@ -83,8 +83,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "Dotted names of plugin modules to load besides installed distributions."),
     Setting("seqcore.plugins.enabled", "",
             "If set, only these entry-point plugins load (an allow-list)."),
-    Setting("seqcore.max_body_bytes", 1_048_576,
-            "Largest JSON request body accepted; larger bodies get 413.", int),
+    Setting("seqcore.max_body_bytes", 16 * 1_048_576,
+            "Largest JSON (or sheet) request body accepted; larger bodies get 413. Sized for "
+            "real metadata: thousands of fields per sample, a line list of thousands of "
+            "samples in one PUT.", int),
     Setting("seqcore.max_form_bytes", 65_536,
             "Largest form body (sign-in page, token endpoint, consent form, every web "
             "form); larger is 413, refused before the body is read.", int),
@@ -247,6 +249,9 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "The address people reach seqcore at, for the links in notifications."),
     Setting("seqcore.notifications.token_expiry_days", 7,
             "Days before a personal access token expires when its holder is told, once.", int),
+    Setting("seqcore.oauth.pkce_plain", False,
+            "Accept PKCE's plain code_challenge_method (RFC 7636); only S256 otherwise.",
+            as_bool),
     # The web pages, sessions and the GraphQL endpoint.
     Setting("seqcore.session.secret", "", "Signs session cookies. Required in production; "
             "SQLite deployments generate one next to the database file."),

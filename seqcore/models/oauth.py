@@ -92,6 +92,10 @@ class OAuthAuthorizationCode(Base):
     # it yielded: a second exchange is refused and revokes that family.
     redeemed: Mapped[datetime | None] = mapped_column(default=None)
     family: Mapped[str | None] = mapped_column(String(32), default=None)
+    # PKCE (RFC 7636): the challenge sent with the authorization request, and its method
+    # (S256; plain only where seqcore.oauth.pkce_plain allows it).
+    code_challenge: Mapped[str | None] = mapped_column(String(128), default=None)
+    code_challenge_method: Mapped[str | None] = mapped_column(String(8), default=None)
 
     client: Mapped[OAuthClient] = relationship()
     user: Mapped[User] = relationship()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import hmac
 import secrets
 from datetime import datetime, timedelta
@@ -93,6 +94,18 @@ def basic_credentials(header: str | None) -> tuple[str, str] | None:
     return unquote(client_id), unquote(secret)
 
 
+def verifier_matches(verifier: str | None, challenge: str, method: str) -> bool:
+    """Whether a PKCE ``code_verifier`` answers the code's challenge (RFC 7636 4.6)."""
+    if not verifier:
+        return False
+    if method == "S256":
+        digest_ = hashlib.sha256(verifier.encode("ascii", "replace")).digest()
+        computed = base64.urlsafe_b64encode(digest_).decode().rstrip("=")
+    else:
+        computed = verifier
+    return hmac.compare_digest(computed, challenge)
+
+
 class Validator(RequestValidator):
     """Answers oauthlib's questions from the database session of the current request."""
 
@@ -169,11 +182,21 @@ class Validator(RequestValidator):
         uris = client.redirect_uri_list if client else []
         return uris[0] if len(uris) == 1 else None
 
+    # PKCE (RFC 7636). Not required: IRIDA's confidential clients exchange codes without it,
+    # as today. A code issued with a challenge is exchanged only with its verifier
+    # (:meth:`validate_code` checks it before redeeming, so a wrong verifier is
+    # ``invalid_grant`` and the code stays usable by its owner).
+
     def is_pkce_required(self, client_id: str, request: OAuthRequest) -> bool:
         return False
 
-    def get_code_challenge(self, code: str, request: OAuthRequest) -> None:
-        return None
+    def get_code_challenge(self, code: str, request: OAuthRequest) -> str | None:
+        row = self._code(code)
+        return row.code_challenge if row is not None else None
+
+    def get_code_challenge_method(self, code: str, request: OAuthRequest) -> str | None:
+        row = self._code(code)
+        return row.code_challenge_method if row is not None else None
 
     # -- users -------------------------------------------------------------------------------
 
@@ -200,6 +223,9 @@ class Validator(RequestValidator):
             code_hash=digest(code["code"]), client_id=request.client.id,
             user_id=request.user.id, redirect_uri=request.redirect_uri or "",
             scopes=" ".join(request.scopes), expires=utcnow() + timedelta(seconds=CODE_SECONDS),
+            code_challenge=getattr(request, "code_challenge", None) or None,
+            code_challenge_method=(getattr(request, "code_challenge_method", None) or "plain")
+            if getattr(request, "code_challenge", None) else None,
         ))
         self.db.flush()
 
@@ -221,6 +247,10 @@ class Validator(RequestValidator):
             return False
         if request.redirect_uri and request.redirect_uri != row.redirect_uri:
             return False  # refused before redeeming: the code stays usable
+        if row.code_challenge and not verifier_matches(
+                getattr(request, "code_verifier", None), row.code_challenge,
+                row.code_challenge_method or "plain"):
+            return False  # no verifier, or not this code's: refused before redeeming
         family = new_family()
         won = rowcount(self.db.execute(
             update(OAuthAuthorizationCode)

@@ -7,17 +7,21 @@ from __future__ import annotations
 import html
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import urlencode
 
 from oauthlib.oauth2 import FatalClientError, OAuth2Error, Server
 from pyramid.config import Configurator
+from pyramid.csrf import check_csrf_token
 from pyramid.httpexceptions import HTTPException
 from pyramid.request import Request
 from pyramid.response import Response
 
 from seqcore.framework.contrib import Endpoint, View
+from seqcore.models.user import User
 from seqcore.oauth.validator import GRANT_TYPES, SCOPES, Validator, issuer
+from seqcore.security.policy import session_identity
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -170,17 +174,22 @@ scopes: <strong>{scopes}</strong>.</p>
 {error}
 <form method="post" action="{action}">
 {hidden}
-<p><label for="username">Username</label><br>
-<input id="username" name="username" autocomplete="username" required></p>
-<p><label for="password">Password</label><br>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-</p>
+{credentials}
 <p><button type="submit" name="decision" value="approve">Authorize</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button></p>
 </form></main></body></html>
 """
 
-OAUTH_PARAMS = ("response_type", "client_id", "redirect_uri", "scope", "state")
+OAUTH_PARAMS = ("response_type", "client_id", "redirect_uri", "scope", "state",
+                "code_challenge", "code_challenge_method")
+
+PASSWORD_FIELDS = """<p><label for="username">Username</label><br>
+<input id="username" name="username" autocomplete="username" required></p>
+<p><label for="password">Password</label><br>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+</p>"""
+SIGNED_IN = """<p>You are signed in as <strong>{username}</strong>.</p>
+<input type="hidden" name="csrf_token" value="{csrf}">"""
 
 
 def _consent_page(request: Request, params: dict[str, str], scopes: list[str],
@@ -189,9 +198,15 @@ def _consent_page(request: Request, params: dict[str, str], scopes: list[str],
         f'<input type="hidden" name="{k}" value="{html.escape(v)}">'
         for k, v in params.items() if k in OAUTH_PARAMS and v is not None
     )
+    # A browser signed in to seqcore is asked only to approve; the form then carries the
+    # session's CSRF token instead of a password (another site cannot approve for it).
+    signed_in = session_identity(request)
+    credentials = PASSWORD_FIELDS if signed_in is None else SIGNED_IN.format(
+        username=html.escape(signed_in.username),
+        csrf=html.escape(request.session.get_csrf_token()))
     page = CONSENT_PAGE.format(
         client=html.escape(params.get("client_id", "")), scopes=html.escape(" ".join(scopes)),
-        action=html.escape(request.path_url), hidden=hidden,
+        action=html.escape(request.path_url), hidden=hidden, credentials=credentials,
         error=f'<p role="alert">{html.escape(error)}</p>' if error else "",
     )
     return Response(page, status=status, content_type="text/html", charset="utf-8")
@@ -203,6 +218,25 @@ def _oauth_error_page(err: OAuth2Error) -> Response:
                     status=400, content_type="text/html", charset="utf-8")
 
 
+def _plain_refused(request: Request, params: Mapping[str, Any]) -> Response | None:
+    """PKCE's ``plain`` method (or a challenge without a method, which means plain) is
+    refused unless ``seqcore.oauth.pkce_plain`` allows it: S256 is what clients must use.
+    The redirect URI was validated before: the refusal goes back to it, as RFC 6749's."""
+    if not params.get("code_challenge") or request.registry.settings.get(
+            "seqcore.oauth.pkce_plain"):
+        return None
+    if (params.get("code_challenge_method") or "plain") == "S256":
+        return None
+    redirect = params.get("redirect_uri") or oauth_server(
+        request).request_validator.get_default_redirect_uri(params.get("client_id"), None)
+    query = {"error": "invalid_request",
+             "error_description": "code_challenge_method must be S256 (plain is not accepted)."}
+    if params.get("state"):
+        query["state"] = params["state"]
+    separator = "&" if "?" in redirect else "?"
+    return Response(status=302, location=f"{redirect}{separator}{urlencode(query)}")
+
+
 def authorize_get(request: Request) -> Response:
     server = oauth_server(request)
     try:
@@ -212,6 +246,9 @@ def authorize_get(request: Request) -> Response:
         return _oauth_error_page(err)
     except OAuth2Error as err:
         return Response(status=302, location=err.in_uri(err.redirect_uri))
+    refused = _plain_refused(request, request.GET)
+    if refused is not None:
+        return refused
     return _consent_page(request, dict(request.GET), scopes)
 
 
@@ -226,6 +263,9 @@ def authorize_post(request: Request) -> Response:
         return _oauth_error_page(err)
     except OAuth2Error as err:
         return Response(status=302, location=err.in_uri(err.redirect_uri))
+    refused = _plain_refused(request, params)
+    if refused is not None:
+        return refused
     if request.POST.get("decision") != "approve":
         redirect = params.get("redirect_uri") or server.request_validator.get_default_redirect_uri(
             params.get("client_id"), None)
@@ -234,14 +274,22 @@ def authorize_post(request: Request) -> Response:
             query["state"] = params["state"]
         separator = "&" if "?" in redirect else "?"
         return Response(status=302, location=f"{redirect}{separator}{urlencode(query)}")
-    result = authenticate(request, request.POST.get("username", ""),
-                          request.POST.get("password", ""))
-    if result.outcome is Outcome.LOCKED:
-        return _consent_page(request, params, scopes, error=LOCKED_MESSAGE, status=429)
-    if result.outcome is not Outcome.OK:
-        return _consent_page(request, params, scopes,
-                             error="The username or password is not correct.", status=400)
-    user = result.user
+    signed_in = session_identity(request)
+    if signed_in is not None and not request.POST.get("password"):
+        # Approval by the signed-in browser: its session's CSRF token must come back.
+        if not check_csrf_token(request, raises=False):
+            return _consent_page(request, params, scopes, status=400,
+                                 error="This form has expired; approve again.")
+        user = request.db.get(User, signed_in.user_id)
+    else:
+        result = authenticate(request, request.POST.get("username", ""),
+                              request.POST.get("password", ""))
+        if result.outcome is Outcome.LOCKED:
+            return _consent_page(request, params, scopes, error=LOCKED_MESSAGE, status=429)
+        if result.outcome is not Outcome.OK:
+            return _consent_page(request, params, scopes,
+                                 error="The username or password is not correct.", status=400)
+        user = result.user
     headers, _, status = server.create_authorization_response(
         uri, http_method="GET", body=None, headers={}, scopes=scopes,
         credentials={"user": user},

@@ -39,10 +39,18 @@ _SECRET_NAME = re.compile(r"token|secret|passw|code|key|sig|auth|session|credent
 
 
 def safe_path(request: Request) -> str:
-    """The path with its query, credential-like values replaced by ``***``."""
+    """The path with its query, credential-like values replaced by ``***`` (query values by
+    name; path segments the route names like a credential, after their first four
+    characters)."""
     # The raw path as sent (bytes that are not UTF-8 included), percent-encoded.
     raw = request.environ.get("PATH_INFO", "").encode("latin-1", "replace")
     path = quote(raw or b"/", safe="/:@!$&'()*+,;=-._~%")
+    # A capability in the path (a direct upload's key, a line-list download's token): the
+    # route names it, and only its first four characters are written.
+    for name, value in (getattr(request, "matchdict", None) or {}).items():
+        if isinstance(value, str) and len(value) > 4 and _SECRET_NAME.search(name):
+            segment = quote(value, safe="-._~")
+            path = path.replace(f"/{segment}", f"/{segment[:4]}***")
     query = request.environ.get("QUERY_STRING", "")
     if not query:
         return path

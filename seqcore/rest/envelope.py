@@ -7,6 +7,7 @@ unless the client asks for a page. Each entry carries its own links.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from itertools import islice
 from typing import Any
 
 from pyramid.request import Request
@@ -31,9 +32,20 @@ def single(request: Request, context: Any, fields: Mapping[str, Any],
 
 def collection(request: Request, context: Any, entries: Iterable[dict[str, Any]],
                self_href: str | None = None) -> dict[str, Any]:
-    resources = entries if isinstance(entries, list) else list(entries)  # no second copy
-    return {"resource": {"resources": resources,
-                         "links": links_for(request, context, self_href=self_href)}}
+    """A collection answer. Every collection honours ``?limit=N&page=K``
+    (:func:`seqcore.rest.paging.paging`: the page's entries, with ``next``/``prev`` links);
+    without ``limit`` it answers every entry, as IRIDA's collections do."""
+    from seqcore.rest.paging import page_links, paging
+
+    page = paging(request)
+    links = links_for(request, context, self_href=self_href)
+    if page.limit is None:
+        resources = entries if isinstance(entries, list) else list(entries)  # no second copy
+    else:
+        window = list(islice(iter(entries), page.offset, page.offset + page.limit + 1))
+        resources = window[:page.limit]
+        links = [*links, *page_links(request, page.page, len(window) > page.limit)]
+    return {"resource": {"resources": resources, "links": links}}
 
 
 def links_only(links: Iterable[tuple[str, str]]) -> dict[str, Any]:

@@ -52,3 +52,19 @@ def paging(request: Request) -> Paging:
     limit = int_param(request, "limit", 1, MAX_LIMIT)
     page = int_param(request, "page", 1, MAX_PAGE) or 1
     return Paging(limit, page)
+
+
+def page_links(request: Request, page: int, more: bool) -> list[dict[str, str]]:
+    """``next`` (when ``more``) and ``prev`` (after the first page) of a paged collection,
+    keeping the request's other parameters."""
+    from urllib.parse import urlencode
+
+    params = dict(request.GET)
+    links = []
+    if more:
+        links.append({"rel": "next",
+                      "href": f"{request.path_url}?{urlencode({**params, 'page': page + 1})}"})
+    if page > 1:
+        links.append({"rel": "prev",
+                      "href": f"{request.path_url}?{urlencode({**params, 'page': page - 1})}"})
+    return links

@@ -12,6 +12,7 @@ from pyramid.config import Configurator
 def includeme(config: Configurator) -> None:
     config.include("seqcore.web.sessions")
     config.include("seqcore.web.i18n")
+    config.include("seqcore.web.framing")
     from seqcore.web.render import STATIC
 
     # A directory path rather than an asset spec: served straight from the file system, the

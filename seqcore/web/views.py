@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from pyramid.config import Configurator
 from pyramid.httpexceptions import HTTPFound, HTTPSeeOther
@@ -30,10 +30,17 @@ BAD_CREDENTIALS = "The username or password is not correct."
 
 
 def safe_next(value: str | None, default: str) -> str:
-    """Only local paths, so the sign-in page cannot redirect anywhere else."""
-    if value and value.startswith("/") and not value.startswith("//") and "\\" not in value:
-        return value
-    return default
+    """Only a plain local path (``/...``), so the sign-in page cannot redirect anywhere
+    else: not ``//host``, no backslash, no scheme or host once parsed, and no control
+    character (a CR or LF would split the ``Location`` header; webob refuses it with a 500).
+    Anything else falls back to ``default``."""
+    if (not value or not value.startswith("/") or value.startswith("//") or "\\" in value
+            or any(ord(char) < 32 or ord(char) == 127 for char in value)):
+        return default
+    parts = urlsplit(value)
+    if parts.scheme or parts.netloc:
+        return default
+    return value
 
 
 def sign_in_redirect(request: Request) -> HTTPFound:

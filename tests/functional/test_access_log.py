@@ -173,3 +173,26 @@ def test_worker_heartbeat_and_ids_do_not_leak_between_jobs(app_config, factories
                 seen.setdefault(obj.id, set()).add(record.request_id)
     assert seen == {first.id: {"first-request"}, second.id: {"second-request"}}
     assert AnalysisWorker  # the analysis side is covered by the test above
+
+
+def test_capabilities_in_a_path_are_masked(testapp, graphql, factories, caplog):
+    """A direct upload's key and a line-list download's token are credentials: the access
+    line keeps their first four characters only (issue 33 point 10)."""
+    from seqcore.testing.uploads import CREATE_DIRECT_UPLOAD, fastq, md5_base64
+
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    owner = factories.user()
+    data = fastq(seed=4)
+    body = graphql.as_user(owner)(CREATE_DIRECT_UPLOAD, {
+        "filename": "a.fastq", "contentType": "application/octet-stream",
+        "checksum": md5_base64(data), "byteSize": len(data)})
+    upload = body["data"]["createDirectUpload"]["directUpload"]
+    key = upload["url"].rsplit("/", 1)[1]
+    testapp.put(upload["url"], data, headers=json.loads(upload["headers"]), status=204)
+    token = "tok" + "x" * 40
+    testapp.get(f"/downloads/linelist/{token}", expect_errors=True)
+    lines = [r.getMessage() for r in access_records(caplog)]
+    assert not any(key in line for line in lines), lines
+    assert not any(token in line for line in lines), lines
+    assert any(f"/api/directUploads/{key[:4]}*** 204" in line for line in lines), lines
+    assert any(f"/downloads/linelist/{token[:4]}***" in line for line in lines), lines

@@ -284,3 +284,74 @@ def test_client_credentials_grant_is_refused_not_a_500(testapp, factories):
     res = testapp.post(TOKEN, {"grant_type": "client_credentials"},
                        headers=factories.basic("robot", "r"), status=400)
     assert res.json["error"] == "unsupported_grant_type"
+
+
+def test_a_signed_in_browser_is_asked_only_to_approve(testapp, web_client, user):
+    """With a session, the consent page asks no password; the approval carries the
+    session's CSRF token, and without it (another site posting the form) nothing is
+    granted."""
+    page = testapp.get("/users/sign_in")
+    page.form["username"] = "alice"
+    page.form["password"] = DEFAULT_PASSWORD
+    page.form.submit(status=303)
+    consent = testapp.get(AUTHORIZE, status=200)
+    assert "signed in as <strong>alice</strong>" in consent.text
+    assert 'name="password"' not in consent.text
+    form = consent.forms[0]
+    forged = {field: form[field].value for field in ("response_type", "client_id",
+                                                     "redirect_uri", "scope", "state")}
+    refused = testapp.post("/api/oauth/authorize", {**forged, "decision": "approve"},
+                           status=400)
+    assert "expired" in refused.text
+    res = form.submit("decision", value="approve", status=302)
+    query = parse_qs(urlparse(res.headers["Location"]).query)
+    assert query["state"] == ["xyz"] and query["code"]
+    token = testapp.post(TOKEN, {"grant_type": "authorization_code", "code": query["code"][0],
+                                 "redirect_uri": "https://galaxy.example.org/callback",
+                                 "client_id": "galaxy", "client_secret": "g"}).json
+    assert testapp.get("/api/users/current", headers={
+        "Authorization": f"Bearer {token['access_token']}"}).json["resource"][
+        "username"] == "alice"
+
+
+def _pkce_code(testapp, challenge, method="S256"):
+    query = f"{AUTHORIZE}&code_challenge={challenge}"
+    if method:
+        query += f"&code_challenge_method={method}"
+    form = testapp.get(query).forms[0]
+    form["username"] = "alice"
+    form["password"] = DEFAULT_PASSWORD
+    res = form.submit("decision", value="approve", status=302)
+    return parse_qs(urlparse(res.headers["Location"]).query)["code"][0]
+
+
+def test_pkce_s256_is_honoured(testapp, web_client, user):
+    """A code issued with an S256 challenge is exchanged only with its verifier: none or a
+    wrong one is invalid_grant (and the code stays usable by its owner)."""
+    import base64
+    import hashlib
+
+    verifier = "v" * 20 + "-._~" + "x" * 30
+    challenge = base64.urlsafe_b64encode(
+        hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    code = _pkce_code(testapp, challenge)
+    exchange = {"grant_type": "authorization_code", "code": code,
+                "redirect_uri": "https://galaxy.example.org/callback",
+                "client_id": "galaxy", "client_secret": "g"}
+    assert testapp.post(TOKEN, exchange, status=400).json["error"] == "invalid_grant"
+    assert testapp.post(TOKEN, {**exchange, "code_verifier": "w" * 43},
+                        status=400).json["error"] == "invalid_grant"
+    token = testapp.post(TOKEN, {**exchange, "code_verifier": verifier}).json
+    assert token["access_token"]
+
+
+@pytest.mark.parametrize("method", ["plain", None])
+def test_pkce_plain_is_refused(testapp, web_client, method):
+    query = f"{AUTHORIZE}&code_challenge={'c' * 43}"
+    if method:
+        query += f"&code_challenge_method={method}"
+    res = testapp.get(query, status=302)
+    location = parse_qs(urlparse(res.headers["Location"]).query)
+    assert location["error"] == ["invalid_request"]
+    assert "S256" in location["error_description"][0]
+    assert location["state"] == ["xyz"]

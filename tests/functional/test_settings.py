@@ -41,7 +41,7 @@ def test_values_are_typed_once_in_the_registry(start, monkeypatch):
     assert settings["seqcore.session.secure"] is False
     assert settings["seqcore.probe.retries"] == 5
     assert settings["seqcore.probe.loud"] is True
-    assert settings["seqcore.max_body_bytes"] == 1_048_576  # the declared default
+    assert settings["seqcore.max_body_bytes"] == 16 * 1_048_576  # the declared default
 
 
 def test_the_environment_overrides_the_ini_file(start, monkeypatch):

@@ -151,3 +151,17 @@ def test_root_links(testapp, admin_headers):
     assert {"projects", "users", "version"} <= {link["rel"] for link in links}
     for link in links:
         testapp.get(link["href"].replace("http://localhost", ""), headers=admin_headers)
+
+
+def test_six_thousand_metadata_fields_fit_in_one_request(testapp, factories, db):
+    """Metadata as labs keep it: 6,000 fields of 200 characters (1.4 MB of JSON, which the
+    old 1 MiB limit refused) are written in one PUT."""
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    body = {f"field_{n:04d}": {"value": "v" * 200} for n in range(6000)}
+    assert len(json.dumps(body)) > 1_048_576
+    testapp.put_json(f"/api/samples/{sample.id}/metadata", body,
+                     headers=factories.headers(owner), status=200)
+    fields = testapp.get(f"/api/samples/{sample.id}/metadata",
+                         headers=factories.headers(owner)).json["resource"]["metadata"]
+    assert len(fields) == 6000

@@ -9,7 +9,7 @@ from pyramid.request import Request
 
 from seqcore.db.base import stored, stored_epoch_ms
 from seqcore.framework.contrib import Endpoint, View
-from seqcore.framework.links import links_template, url_for
+from seqcore.framework.links import links_for, links_template, url_for
 from seqcore.models.project import Project
 from seqcore.parsing.schemas import ProjectSchema
 from seqcore.projects.projecthash import hashed_attachments, project_hash
@@ -18,6 +18,7 @@ from seqcore.projects.projects import update_project as change_project
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.jsonscalars import scalar
+from seqcore.rest.paging import page_links, paging
 from seqcore.rest.values import epoch_ms
 from seqcore.security.access import readable_projects
 from seqcore.security.permissions import Permission
@@ -78,7 +79,13 @@ def list_projects(request: Request) -> Any:
     links_parts = ENCODE(template(sentinel)).split(sentinel)
     db = request.db
     db.flush()  # plain rows from the session's connection: the ORM's row handling skipped
-    rows = db.connection().execute(query.with_only_columns(*LIST_COLUMNS)).all()
+    page = paging(request)
+    columns = query.with_only_columns(*LIST_COLUMNS)
+    if page.limit is not None:  # ?limit pages in SQL, as the project's samples do
+        columns = columns.limit(page.limit + 1).offset(page.offset)
+    rows = db.connection().execute(columns).all()
+    more = page.limit is not None and len(rows) > page.limit
+    rows = rows[:page.limit] if page.limit is not None else rows
     entries = []
     for (pid, name, created, modified, description, remote_url, organism, genome_size,
          minimum_coverage, maximum_coverage, sync_frequency) in rows:
@@ -95,7 +102,10 @@ def list_projects(request: Request) -> Any:
             f'"syncFrequency": {scalar(sync_frequency)}, "label": {name_json}, '
             f'"links": {identifier.join(links_parts)}, '
             f'"identifier": "{identifier}"}}')
-    own_links = ENCODE(collection(request, context, [])["resource"]["links"])
+    links = links_for(request, context)
+    if page.limit is not None:
+        links = [*links, *page_links(request, page.page, more)]
+    own_links = ENCODE(links)
     response = request.response
     response.content_type = "application/json"
     response.text = ('{"resource": {"resources": [' + ", ".join(entries) +

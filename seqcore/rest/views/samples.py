@@ -20,7 +20,7 @@ from seqcore.parsing.schemas import SampleSchema
 from seqcore.rest.body import lenient_create, load, read_json, read_limited
 from seqcore.rest.envelope import entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
-from seqcore.rest.paging import paging
+from seqcore.rest.paging import page_links, paging
 from seqcore.rest.streaming import encode, stream_collection
 from seqcore.rest.values import epoch_ms
 from seqcore.samples.samples import SampleValues, duplicate_name, remove_from_project
@@ -103,23 +103,6 @@ def project_samples_query(request: Request, project_id: int) -> tuple[Any, int |
     return query, page.limit, page.page
 
 
-def _page_links(request: Request, page: int, more: bool) -> list[dict]:
-    links = []
-    base = request.path_url
-    params = dict(request.GET)
-    if more:
-        links.append({"rel": "next", "href": base + "?" + _query({**params, "page": page + 1})})
-    if page > 1:
-        links.append({"rel": "prev", "href": base + "?" + _query({**params, "page": page - 1})})
-    return links
-
-
-def _query(params: dict[str, Any]) -> str:
-    from urllib.parse import urlencode
-
-    return urlencode(params)
-
-
 def list_project_samples(request: Request) -> Any:
     from seqcore.resources.samples import ProjectSampleResource
 
@@ -157,7 +140,7 @@ def list_project_samples(request: Request) -> Any:
         own = links_for(request, context)
         if request.query_string:
             own[0]["href"] = request.url
-        return own + (_page_links(request, page, state["more"]) if limit else [])
+        return own + (page_links(request, page, state["more"]) if limit else [])
 
     return stream_collection(request, links, query, render)
 
