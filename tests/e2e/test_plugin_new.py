@@ -42,8 +42,11 @@ def generated(tmp_path_factory):
     python = env_dir / "bin" / "python"
     site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
                     cwd=root).strip())
-    # The test's own packages (seqcore, the first-party plugins, pytest) without copying.
-    (site / "outer.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # The test's own packages (seqcore, the first-party plugins, pytest) without copying:
+    # added as a site directory, so the .pth files there run too (an editable install of
+    # seqcore is one: a plain path line would not make it importable).
+    outer = sysconfig.get_paths()["purelib"]
+    (site / "outer.pth").write_text(f"import site; site.addsitedir({outer!r})\n")
     for name in KINDS.values():
         install_editable(python, site, root / name)
     return root, python

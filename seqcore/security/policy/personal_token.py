@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -41,7 +42,9 @@ def basic_credentials(header: str) -> tuple[str, str] | None:
     return email, token
 
 
-def check_personal_token(db: Any, email: str, token: str) -> Credentials:
+def check_personal_token(db: Any, email: str, token: str,
+                         later: Callable[[Callable[[], None]], None] | None = None
+                         ) -> Credentials:
     """Resolve ``email:token`` (one SQL statement; once a minute, one more to record the use,
     apart from the request's transaction)."""
     row = db.execute(
@@ -61,20 +64,30 @@ def check_personal_token(db: Any, email: str, token: str) -> Credentials:
     if not user.enabled:
         return Credentials(None, error="The account is disabled.")
     if pat.last_used_at is None or pat.last_used_at < now - LAST_USED_RESOLUTION:
-        record_use(db, pat.id, now)
+        engine = _engine(db)
+        token_id = pat.id
+        if later is None:
+            record_use(engine, token_id, now)
+        else:
+            later(lambda: record_use(engine, token_id, now))
     return Credentials(identity_of(user, frozenset(pat.scope_list)), "token", token_id=pat.id)
 
 
-def record_use(db: Any, token_id: int, now: datetime) -> None:
-    """Record that the token was used, at most once a minute, in a short transaction of
-    its own on another connection, committed at once.
-
-    Never in the request's transaction: on SQLite, any write there takes the database's
-    write lock until the request ends, so one slow GraphQL read would hold up every upload,
-    sign-in and token grant, and fail them with "database is locked". The record is
-    bookkeeping: if the database is busy this minute, it is skipped."""
+def _engine(db: Any) -> Any:
     bind = db.get_bind()
-    engine = getattr(bind, "engine", bind)
+    return getattr(bind, "engine", bind)
+
+
+def record_use(engine: Any, token_id: int, now: datetime) -> None:
+    """Record that the token was used, at most once a minute, in a short transaction of
+    its own, committed at once; the policy runs it once the request has ended.
+
+    Never in the request's transaction, nor while the request runs: on SQLite, any write
+    in the request takes the database's write lock until the request ends, so one slow
+    GraphQL read would hold up every upload, sign-in and token grant; and a write committed
+    beside a running request could leave that request's view of the database behind the
+    one it then writes to. The record is bookkeeping: if the database is busy this minute,
+    it is skipped."""
     try:
         with engine.begin() as connection:
             connection.execute(
@@ -99,4 +112,7 @@ class PersonalAccessTokenPolicy:
         parsed = basic_credentials(request.headers.get("Authorization", ""))
         if parsed is None:
             return Credentials(None, error=MALFORMED)
-        return check_personal_token(request.db, *parsed)
+        # The use is recorded once the request has ended (its transaction with it).
+        return check_personal_token(
+            request.db, *parsed,
+            later=lambda record: request.add_finished_callback(lambda _request: record()))
