@@ -7,7 +7,6 @@ unless the client asks for a page. Each entry carries its own links.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from itertools import islice
 from typing import Any
 
 from pyramid.request import Request
@@ -39,12 +38,16 @@ def collection(request: Request, context: Any, entries: Iterable[dict[str, Any]]
 
     page = paging(request)
     links = links_for(request, context, self_href=self_href)
+    # Every entry is read even for a page: the entries may come from an open database
+    # cursor, which must not be left half-read (on SQLite it would keep its connection's
+    # transaction, and with it the database's write lock, past the request).
+    everything = entries if isinstance(entries, list) else list(entries)  # no second copy
     if page.limit is None:
-        resources = entries if isinstance(entries, list) else list(entries)  # no second copy
+        resources = everything
     else:
-        window = list(islice(iter(entries), page.offset, page.offset + page.limit + 1))
-        resources = window[:page.limit]
-        links = [*links, *page_links(request, page.page, len(window) > page.limit)]
+        resources = everything[page.offset:page.offset + page.limit]
+        more = len(everything) > page.offset + page.limit
+        links = [*links, *page_links(request, page.page, more)]
     return {"resource": {"resources": resources, "links": links}}
 
 
