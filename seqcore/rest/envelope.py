@@ -36,12 +36,13 @@ def collection(request: Request, context: Any, entries: Iterable[dict[str, Any]]
     without ``limit`` it answers every entry, as IRIDA's collections do."""
     from seqcore.rest.paging import page_links, paging
 
+    # Every entry is read first, even for a page or a refused ?limit: the entries may come
+    # from a database cursor already open, which must not be left half-read (on SQLite it
+    # keeps its connection's read snapshot after the request, and the next write on that
+    # connection fails with "database is locked").
+    everything = entries if isinstance(entries, list) else list(entries)  # no second copy
     page = paging(request)
     links = links_for(request, context, self_href=self_href)
-    # Every entry is read even for a page: the entries may come from an open database
-    # cursor, which must not be left half-read (on SQLite it would keep its connection's
-    # transaction, and with it the database's write lock, past the request).
-    everything = entries if isinstance(entries, list) else list(entries)  # no second copy
     if page.limit is None:
         resources = everything
     else:

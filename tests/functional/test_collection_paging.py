@@ -46,3 +46,14 @@ def test_every_collection_pages(testapp, world, path):
     for bad in ("0", "-1", "many", "²", "10001"):
         refused = testapp.get(url, {"limit": bad}, headers=headers, status=400).json
         assert "limit" in refused
+
+
+@pytest.mark.parametrize("path", COLLECTIONS)
+def test_a_refused_limit_leaves_no_cursor_behind(testapp, world, factories, path):
+    """A 400 for a bad ``?limit`` comes after the collection's query ran: its rows are read
+    anyway, so no connection goes back to the pool half-read (the next write on it would
+    fail with "database is locked" on SQLite)."""
+    url = path.format(pid=world["project"].id)
+    for _ in range(3):
+        testapp.get(url, {"limit": "0"}, headers=world["admin"], status=400)
+        factories.user()  # a write on whichever pooled connection comes next
