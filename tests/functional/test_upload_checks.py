@@ -32,8 +32,8 @@ class TabCheck:
 class Kinds:
     @hookimpl
     def register_file_kinds(self):
-        return [FileKind(name="anything", path_segment="anything",
-                         collection_rel="sample/anything", media_types=("text/plain",)),
+        return [FileKind(name="uncheckedkind", path_segment="uncheckedkind",
+                         collection_rel="sample/uncheckedkind", media_types=("text/plain",)),
                 FileKind(name="summary", path_segment="summary",
                          collection_rel="sample/summary", media_types=("text/plain",),
                          content_check=lambda settings: TabCheck())]
@@ -65,7 +65,7 @@ def site(seqcore_settings, database_url, engine):
     session.close()
 
 
-@pytest.mark.parametrize("segment", ["anything", "summary"])
+@pytest.mark.parametrize("segment", ["uncheckedkind", "summary"])
 def test_an_empty_file_is_refused_by_the_core_for_every_kind(site, segment):
     upload, nothing_kept = site
     res = upload(segment, b"", 400)
@@ -75,7 +75,7 @@ def test_an_empty_file_is_refused_by_the_core_for_every_kind(site, segment):
 
 def test_a_kind_without_a_check_takes_any_bytes(site):
     upload, _ = site
-    upload("anything", b"no tabs here\n", 201)
+    upload("uncheckedkind", b"no tabs here\n", 201)
 
 
 def test_bad_content_raised_by_a_check_is_a_400_naming_the_file(site):
