@@ -47,8 +47,7 @@ class _Counts:
     aliases: int = 0
     spreads: int = 0
     directives: int = 0
-    # Fields of this part, and the fragments it spreads (by name, how often).
-    own_fields: int = 0
+    # The fragments this part spreads (by name, how often).
     spread_names: dict[str, int] = field(default_factory=dict)
 
 
@@ -63,7 +62,6 @@ def _count(node: Any, counts: _Counts) -> None:
                 counts.directives += 1
         if isinstance(current, FieldNode):
             counts.fields += 1
-            counts.own_fields += 1
             if current.alias is not None:
                 counts.aliases += 1
         elif isinstance(current, FragmentSpreadNode):
@@ -90,7 +88,7 @@ def _expanded(parts: Mapping[str, _Counts], roots: list[_Counts], limit: int) ->
         if name in visiting:
             return limit + 1
         visiting.add(name)
-        total = part.own_fields
+        total = part.fields
         for inner, times in part.spread_names.items():
             total += times * size(inner)
             if total > limit:
@@ -101,7 +99,7 @@ def _expanded(parts: Mapping[str, _Counts], roots: list[_Counts], limit: int) ->
 
     total = 0
     for root in roots:
-        total += root.own_fields + sum(times * size(name)
+        total += root.fields + sum(times * size(name)
                                        for name, times in root.spread_names.items())
         if total > limit:
             return limit + 1
