@@ -15,8 +15,9 @@ Invariants, kept whatever the order of concurrent requests:
   higher than the actor's own level **by membership** (of the group or a group above it),
   and a member above that level is neither changed nor removed (so owners are changed only
   by owners and administrators). Access that comes only through a group share changes no
-  membership and makes no share: whatever it created would outlive the share
-  (:class:`BeyondYourLevel`). ``actor_id`` ``None`` is an administrator. Anyone may leave.
+  membership, makes no share and creates no subgroup or project (its creator would be
+  their direct owner): whatever it made would outlive the share (:class:`BeyondYourLevel`,
+  :func:`check_may_create_in`). ``actor_id`` ``None`` is an administrator. Anyone may leave.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from seqcore.models.group import (
     GroupShare,
 )
 from seqcore.models.project import Project
-from seqcore.models.user import User
+from seqcore.models.user import SystemRole, User
 from seqcore.notifications.events import member_added
 from seqcore.projects.namespaces import PATH_TAKEN, path_problem, slugify
 
@@ -130,6 +131,8 @@ def create_group(db: Session, creator_id: int, name: Any, path: Any = None,
             f"Full path is too long (maximum is {MAX_FULL_PATH} characters).")
     if problems:
         raise Invalid(problems)
+    if parent is not None:
+        check_may_create_in(db, parent, creator_id, "create a subgroup in this group")
     full_name = name if parent is None else f"{parent.full_name} / {name}"
     group = Group(name=name, path=path, full_path=full_path, full_name=full_name,
                   description=description, parent_id=parent.id if parent else None,
@@ -201,6 +204,18 @@ def membership_level(db: Session, group_id: int, user_id: int) -> int:
                      .join(GroupHierarchy, GroupHierarchy.ancestor_id == GroupMember.group_id)
                      .where(GroupHierarchy.descendant_id == group_id,
                             GroupMember.user_id == user_id)) or 0
+
+
+def check_may_create_in(db: Session, group: Group, user_id: int, what: str) -> None:
+    """:class:`BeyondYourLevel` unless the account may create in ``group`` by its own
+    membership (``MAINTAINER`` or above, of the group or a group above it) or is an
+    administrator. Its creation makes it a direct owner of what it creates, so access that
+    comes only through a group share, which ends when the share does, creates nothing."""
+    role = db.scalar(select(User.system_role).where(User.id == user_id))
+    if role == SystemRole.ADMIN.value:
+        return
+    if membership_level(db, group.id, user_id) < AccessLevel.MAINTAINER:
+        raise BeyondYourLevel(what)
 
 
 def project_membership_level(db: Session, project: Project, user_id: int) -> int:

@@ -212,6 +212,9 @@ def new_project(db: Session, owner_id: int, owner_name: str, values: ProjectValu
                 path: str | None = None, group: Any = None) -> Project:
     """Create a project in the personal namespace of ``owner_name`` (or in the namespace of
     ``group``, a :class:`seqcore.models.group.Group` the caller may write), owned by it.
+    In a group, only its members at ``MAINTAINER`` or above and administrators create
+    (:func:`seqcore.projects.groups.check_may_create_in`: a share's holders do not, since
+    the project would outlive the share).
 
     :class:`~seqcore.errors.domain.Invalid` for an upside
     down coverage range, or a ``path`` that is malformed or taken (also when a concurrent
@@ -219,6 +222,10 @@ def new_project(db: Session, owner_id: int, owner_name: str, values: ProjectValu
     """
     check_coverage(values.get("minimum_coverage"), values.get("maximum_coverage"))
     namespace = namespace_for(owner_name) if group is None else group.full_path
+    if group is not None:
+        from seqcore.projects.groups import check_may_create_in
+
+        check_may_create_in(db, group, owner_id, "create a project in this group")
     if path is not None:
         trouble = unusable_path(db, namespace, path)
         if trouble is not None:

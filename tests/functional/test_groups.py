@@ -194,6 +194,12 @@ def test_nobody_grants_or_changes_above_their_own_level(testapp, factories, tree
                        status=200)
 
 
+def gql(testapp, headers, query):
+    answer = testapp.post_json("/api/graphql", {"query": query}, headers=headers).json
+    assert "errors" not in answer, answer
+    return answer["data"]
+
+
 def test_access_through_a_share_changes_no_membership(testapp, factories, tree, db):
     """Members of a group that the lab is shared with at owner level write the lab, but
     make no member (not themselves an owner) and no further share: nothing of theirs
@@ -219,6 +225,22 @@ def test_access_through_a_share_changes_no_membership(testapp, factories, tree, 
                               status=201).json["resource"]
     testapp.post_json(f"{lab}/shares", {"groupId": int(other["identifier"]),
                                         "accessLevel": 10}, headers=eve_headers, status=403)
+    # Nor does it create below the lab: the creator would own what it made directly.
+    refused = testapp.post_json(f"{lab}/groups", {"name": "Mine"}, headers=eve_headers,
+                                status=403).json
+    assert "share" in refused["message"]
+    testapp.post_json(f"{lab}/projects", {"name": "Mine here"}, headers=eve_headers, status=403)
+    eve_graphql = factories.graphql_headers(eve)
+    created = gql(testapp, eve_graphql, 'mutation { createGroup(input: {name: "Mine", '
+                  f'path: "mine", groupPuid: "{tree["lab"]["puid"]}"}}) '
+                  '{ group { id } errors { message } } }')
+    assert created["createGroup"]["group"] is None and created["createGroup"]["errors"]
+    made = gql(testapp, eve_graphql, 'mutation { createProject(input: {name: "Mine here", '
+               f'groupPuid: "{tree["lab"]["puid"]}"}}) '
+               '{ project { id } errors { message } } }')
+    assert made["createProject"]["project"] is None and made["createProject"]["errors"]
+    assert db.query(Group).filter_by(name="Mine").count() == 0
+    assert db.query(Project).filter_by(name="Mine here").count() == 0
     testapp.delete(f"{lab}/shares/{share['identifier']}", headers=tree["headers"],
                    status=200)
     testapp.get(lab, headers=eve_headers, status=404)
