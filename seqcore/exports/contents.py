@@ -104,6 +104,11 @@ def template_fields(db: Session, caller: Any, project: Project, template: int | 
     return template_columns(found, access)
 
 
+#: The reader of an export whose requester's account is gone: it reads open fields only, on
+#: every project holding a sample (no account has id 0).
+GONE = Caller(0)
+
+
 def requester_access(db: Session, requester: Caller | None, project_id: int) -> FieldAccess:
     """What the export's requester may read in the project, now (at build time): governance's
     one rule (:func:`seqcore.security.fieldaccess.readable_fields`). An export whose requester's
@@ -112,7 +117,7 @@ def requester_access(db: Session, requester: Caller | None, project_id: int) -> 
         return readable_fields(db, requester, project_id)
     hidden = db.scalars(select(MetadataField.name).where(
         MetadataField.project_id == project_id, MetadataField.restriction > OPEN))
-    return FieldAccess(OPEN, frozenset(hidden))
+    return FieldAccess(OPEN, frozenset(hidden), GONE)
 
 
 def export_metadata_rows(db: Session, requester: Caller | None, project: Project,
@@ -126,13 +131,15 @@ def export_metadata_rows(db: Session, requester: Caller | None, project: Project
     (:func:`requester_access`) are columns: a restricted field is left out, header and
     values. This is the one place an export reads sample metadata.
     """
+    access = requester_access(db, requester, project.id)
     if columns is None:
         names: set[str] = set()
         for start in range(0, len(sample_ids), BATCH):
             names.update(db.scalars(select(MetadataEntry.field).distinct().where(
-                MetadataEntry.sample_id.in_(sample_ids[start:start + BATCH]))))
+                MetadataEntry.sample_id.in_(sample_ids[start:start + BATCH]),
+                access.entries())))
         columns = sorted(names, key=lambda name: (name.casefold(), name))
-    fields = requester_access(db, requester, project.id).visible(columns)
+    fields = access.visible(columns)
 
     def rows() -> Iterator[list[str]]:
         for start in range(0, len(sample_ids), BATCH):
@@ -145,7 +152,7 @@ def export_metadata_rows(db: Session, requester: Caller | None, project: Project
                         select(MetadataEntry.sample_id, MetadataEntry.field,
                                MetadataEntry.value).where(
                             MetadataEntry.sample_id.in_(batch),
-                            MetadataEntry.field.in_(fields))):
+                            MetadataEntry.field.in_(fields), access.entries())):
                     values[sample_id][field] = value
             for sample_id in batch:
                 sample = samples.get(sample_id)

@@ -41,7 +41,7 @@ from seqcore.models.project import Project, ProjectMember
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import SequencingObject, SequencingRun
 from seqcore.observability.requestid import current as current_request_id
-from seqcore.security.fieldaccess import Caller, readable_fields
+from seqcore.security.fieldaccess import Caller, held_back_fields, readable_fields
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -343,7 +343,8 @@ def activities(db: Session, caller: Caller, query: ActivityQuery, *,
                ) -> tuple[list[dict[str, Any]], int | None]:
     """One page of a project's or a sample's trail as the caller may see it, and the cursor
     of the next page (``None``: no more). Metadata changes (and declarations) of fields the
-    caller may not read are left out; records left empty by that are still listed, without
+    caller may not read are left out (also a value of a field another project holding its
+    sample restricts above the caller); records left empty by that are still listed, without
     the hidden changes, so the caller knows that something happened and when."""
     subject = (ActivitySubject.project_id == project_id if project_id is not None
                else ActivitySubject.sample_id == sample_id)
@@ -358,8 +359,18 @@ def activities(db: Session, caller: Caller, query: ActivityQuery, *,
         accesses = [readable_fields(db, caller, p) for p in projects] or [
             readable_fields(db, caller, -1)]
 
+    kept: dict[tuple[int, str], bool] = {}
+
     def can_read(change: dict[str, Any]) -> bool:
-        return any(access.can_read(change["field"]) for access in accesses)
+        if not any(access.can_read(change["field"]) for access in accesses):
+            return False
+        sample = change.get("sample") if change.get("on") == "metadata" else None
+        if sample is None:
+            return True
+        key = (sample, change["field"])
+        if key not in kept:  # restricted by another project holding the sample
+            kept[key] = not held_back_fields(db, caller, sample, [change["field"]])
+        return kept[key]
 
     entries = []
     for row in rows:

@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session
 from seqcore.errors.domain import Invalid
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.samples.metadatafields import find_template, template_columns
-from seqcore.security.fieldaccess import Caller, readable_fields
+from seqcore.security.fieldaccess import ALL, Caller, FieldAccess, readable_fields
 
 FORMATS = {"csv": "text/csv", "tsv": "text/tab-separated-values",
            "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
@@ -56,10 +56,13 @@ LINK_SECONDS = 600
 
 @dataclass(frozen=True)
 class LineList:
-    """What a line list holds: the project, its field columns (readable ones only)."""
+    """What a line list holds: the project, its field columns (readable ones only), and the
+    reader's access there (which also hides, cell by cell, a field another project holding a
+    sample restricts above the reader)."""
 
     project_id: int
     columns: tuple[str, ...]
+    access: FieldAccess = ALL
 
     @property
     def header(self) -> list[str]:
@@ -85,16 +88,17 @@ def linelist_columns(db: Session, caller: Caller, project_id: int,
         names = db.scalars(
             select(MetadataEntry.field).distinct()
             .join(ProjectSample, ProjectSample.sample_id == MetadataEntry.sample_id)
-            .where(ProjectSample.project_id == project_id).order_by(MetadataEntry.field))
+            .where(ProjectSample.project_id == project_id, access.entries())
+            .order_by(MetadataEntry.field))
         columns = access.visible(names)
-    return LineList(project_id, tuple(columns))
+    return LineList(project_id, tuple(columns), access)
 
 
 def linelist_rows(bind: Any, linelist: LineList) -> Iterator[list[str]]:
     """The rows (without the header), samples in id order, read with a streaming cursor on
     ``bind`` (a session or a connection)."""
     position = {name: index for index, name in enumerate(linelist.columns, len(FIXED))}
-    shown = MetadataEntry.sample_id == Sample.id
+    shown = and_(MetadataEntry.sample_id == Sample.id, linelist.access.entries())
     shown = and_(shown, MetadataEntry.field.in_(linelist.columns)) if linelist.columns else (
         and_(shown, MetadataEntry.id.is_(None)))
     query = (select(Sample.id, Sample.puid, Sample.name, MetadataEntry.field,

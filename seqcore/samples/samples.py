@@ -21,6 +21,7 @@ from seqcore.errors.domain import Conflict, Invalid
 from seqcore.governance.activity import note, operation
 from seqcore.models.project import Project
 from seqcore.models.sample import ProjectSample, Sample
+from seqcore.security.fieldaccess import check_no_widening
 
 
 class SampleValues(TypedDict, total=False):
@@ -155,8 +156,11 @@ def copy_samples(db: Session, source: Project, target: Project, samples: Sequenc
 def transfer_samples(db: Session, source: Project, target: Project, samples: Sequence[Sample]
                      ) -> None:
     """Move samples from ``source`` to ``target``, with the source's ownership of each.
-    :class:`Invalid` (nothing moved) as :func:`check_move` says."""
+    :class:`Invalid` (nothing moved) as :func:`check_move` says; :class:`Forbidden` when the
+    move would let someone read a field the source restricts from them
+    (:func:`seqcore.security.fieldaccess.check_no_widening`)."""
     joins = check_move(db, source, target, samples)
+    check_no_widening(db, samples, source.id, target.id)
     for sample in samples:
         join = joins[sample.id]
         owner = join.owner

@@ -79,7 +79,8 @@ def matching(project_id: int, query: SampleQuery, access: FieldAccess) -> Select
     if query.field:
         _check_field(access, query.field, "field")
         entry = aliased(MetadataEntry, name="filtered")
-        condition = and_(entry.sample_id == Sample.id, entry.field == query.field)
+        condition = and_(entry.sample_id == Sample.id, entry.field == query.field,
+                         access.entries(entry))
         if query.value:
             condition = and_(condition, func.lower(entry.value).like(
                 f"%{_escape(query.value.lower())}%", escape="\\"))
@@ -104,7 +105,8 @@ def sample_page(db: Session, project_id: int, query: SampleQuery, columns: Seque
         name = query.sort[2:]
         _check_field(access, name, "sort")
         entry = aliased(MetadataEntry, name="sorted")
-        page = page.outerjoin(entry, and_(entry.sample_id == Sample.id, entry.field == name))
+        page = page.outerjoin(entry, and_(entry.sample_id == Sample.id, entry.field == name,
+                                          access.entries(entry)))
         key: Any = entry.value
     elif query.sort in SAMPLE_SORTS:
         key = SAMPLE_SORTS[query.sort]
@@ -120,7 +122,7 @@ def sample_page(db: Session, project_id: int, query: SampleQuery, columns: Seque
         for sample_id, name, value in db.execute(
                 select(MetadataEntry.sample_id, MetadataEntry.field, MetadataEntry.value)
                 .where(MetadataEntry.sample_id.in_(list(by_id)),
-                       MetadataEntry.field.in_(shown))):
+                       MetadataEntry.field.in_(shown), access.entries())):
             by_id[sample_id].values[name] = value
     return found, int(total)
 
@@ -144,7 +146,7 @@ def linelist_of(db: Session, sample_ids: Sequence[int], columns: Sequence[str],
             for sample_id, name, value in db.execute(
                     select(MetadataEntry.sample_id, MetadataEntry.field, MetadataEntry.value)
                     .where(MetadataEntry.sample_id.in_(chunk),
-                           MetadataEntry.field.in_(shown))):
+                           MetadataEntry.field.in_(shown), access.entries())):
                 values[sample_id][name] = value
         for sample_id, puid, name in db.execute(
                 select(Sample.id, Sample.puid, Sample.name).where(Sample.id.in_(chunk))
@@ -160,7 +162,7 @@ def project_field_names(db: Session, project_id: int, access: FieldAccess) -> li
     declared = select(MetadataField.name).where(MetadataField.project_id == project_id)
     used = (select(MetadataEntry.field).join(
         ProjectSample, ProjectSample.sample_id == MetadataEntry.sample_id)
-        .where(ProjectSample.project_id == project_id))
+        .where(ProjectSample.project_id == project_id, access.entries()))
     names = db.scalars(select(declared.union(used).subquery().c[0]).distinct())
     return sorted(access.visible(set(names)))
 

@@ -8,6 +8,14 @@ Sequencer accounts (the uploader), which read every project without being member
 a project through groups (``seqcore.security.inheritance``) read every field as maintainers and
 owners (they write the project as its owners do) and ``LEVEL_1`` fields at the levels below.
 
+**A restriction goes with the sample.** A sample may be held by several projects (shared,
+copied). A field one of them restricts is read on that sample only by those that project lets
+read it, whatever the other projects say (:func:`held_back`): otherwise a ``LEVEL_1`` member
+who copies a sample into a project of their own would read the fields the first project keeps
+from them there. So sharing or copying never widens the (sample, field) pairs anyone reads, and
+a transfer, which takes the sample away from the project whose restriction would no longer
+hold, is refused when it would (:func:`check_no_widening`).
+
 :func:`readable_fields` answers for one project (REST's project metadata table, line lists,
 exports, GraphQL's ``metadataSummary``); :func:`readable_entry` is the same rule as a SQL
 condition on :class:`~seqcore.models.sample.MetadataEntry` rows, for the places that read a
@@ -19,12 +27,12 @@ checks both answers agree on every path.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Subquery, and_, exists, or_, select, true
+from sqlalchemy import ColumnElement, Subquery, and_, exists, false, or_, select, true
 from sqlalchemy.orm import Session, aliased
 
 from seqcore.errors.domain import Forbidden
@@ -72,10 +80,15 @@ SERVICE = Caller(None)
 @dataclass(frozen=True)
 class FieldAccess:
     """What one caller may read of one project's metadata: every field except ``hidden``
-    (the declared fields above its level). ``level`` is its level there (``None``: all)."""
+    (the declared fields above its level). ``level`` is its level there (``None``: all).
+
+    On a sample the project shares with others, a field another holder restricts above the
+    caller is hidden too: :meth:`entries` is that rule for the rows a reader selects
+    (``caller`` ``None``: the service or an administrator, who read every field)."""
 
     level: str | None
     hidden: frozenset[str]
+    caller: Caller | None = None
 
     def can_read(self, field: str) -> bool:
         return field not in self.hidden
@@ -86,6 +99,17 @@ class FieldAccess:
     def restrict(self, values: Mapping[str, V]) -> dict[str, V]:
         """``values`` without the hidden fields."""
         return {field: value for field, value in values.items() if field not in self.hidden}
+
+    def entries(self, entry: Any = MetadataEntry) -> ColumnElement[bool]:
+        """True for the metadata rows (of ``entry``) of the project's samples the caller may
+        read: a field it reads in the project, not held back by another project holding
+        the sample (:func:`held_back`)."""
+        condition: ColumnElement[bool] = true()
+        if self.hidden:
+            condition = entry.field.not_in(sorted(self.hidden))
+        if self.caller is not None and not self.caller.sees_all:
+            condition = and_(condition, ~held_back(self.caller, entry))
+        return condition
 
 
 ALL = FieldAccess(None, frozenset())
@@ -106,6 +130,22 @@ def through_groups(caller: Caller, project_id: Any, level: int) -> ColumnElement
     return or_(*(exists(select(pairs.c.object_id).where(
         pairs.c.object_id == project_id, pairs.c.user_id == caller.user_id))
         for pairs in _route_pairs(level)))
+
+
+_READS_MEMBER = aliased(ProjectMember, name="reads_member")
+
+
+def reads_field_in(caller: Caller, project_id: Any, restriction: Any) -> ColumnElement[bool]:
+    """True when the caller reads, in project ``project_id`` (a value or a column), a field
+    restricted at ``restriction`` (a value or a column) above ``LEVEL_1``: an owner, a member
+    whose metadata role reaches it, or a maintainer or owner through groups."""
+    member = _READS_MEMBER
+    by_membership = exists(select(member.id).where(
+        member.project_id == project_id, member.user_id == caller.user_id,
+        or_(member.role == ProjectRole.OWNER.value, member.metadata_role >= restriction)))
+    if caller.user_id is None:
+        return true()
+    return or_(by_membership, through_groups(caller, project_id, WRITE_LEVEL))
 
 
 def member_level(db: Session, caller: Caller, project_id: int) -> str | None:
@@ -129,12 +169,14 @@ def member_level(db: Session, caller: Caller, project_id: int) -> str | None:
 def readable_fields(db: Session, caller: Caller, project_id: int) -> FieldAccess:
     """The fields ``caller`` may read in project ``project_id`` (the one answer for a
     project: REST, GraphQL, line lists and exports all ask this)."""
+    if caller.sees_all:
+        return ALL
     level = member_level(db, caller, project_id)
     if level is None:
-        return ALL
+        return FieldAccess(None, frozenset(), caller)
     hidden = db.scalars(select(MetadataField.name).where(
         MetadataField.project_id == project_id, MetadataField.restriction > level))
-    return FieldAccess(level, frozenset(hidden))
+    return FieldAccess(level, frozenset(hidden), caller)
 
 
 # readable_entry's own aliases, made once: an alias adapts each column the first time it is
@@ -144,6 +186,23 @@ def readable_fields(db: Session, caller: Caller, project_id: int) -> FieldAccess
 _HELD = aliased(ProjectSample, name="readable_held")
 _MEMBER = aliased(ProjectMember, name="readable_member")
 _DECLARED = aliased(MetadataField, name="readable_declared")
+_HOLDER = aliased(ProjectSample, name="restricting_holder")
+_RESTRICTING = aliased(MetadataField, name="restricting_field")
+
+
+def held_back(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[bool]:
+    """True for the metadata rows (of ``entry``) that some project holding their sample
+    restricts above the caller: the caller reads them nowhere, whatever other projects
+    holding the sample say (a restriction goes with the sample)."""
+    if caller.sees_all:
+        return false()
+    holder, declared = _HOLDER, _RESTRICTING
+    return exists(
+        select(holder.id)
+        .join(declared, and_(declared.project_id == holder.project_id,
+                             declared.name == entry.field, declared.restriction > OPEN))
+        .where(holder.sample_id == entry.sample_id,
+               ~reads_field_in(caller, holder.project_id, declared.restriction)))
 
 
 def readable_entry(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[bool]:
@@ -161,13 +220,13 @@ def readable_entry(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[
     if caller.user_id is not None:
         allowed = or_(allowed, through_groups(caller, held.project_id, WRITE_LEVEL),
                       and_(open_field, through_groups(caller, held.project_id, READ_LEVEL)))
-    return exists(
+    return and_(exists(
         select(held.id)
         .outerjoin(member, and_(member.project_id == held.project_id,
                                 member.user_id == caller.user_id))
         .outerjoin(declared, and_(declared.project_id == held.project_id,
                                   declared.name == entry.field))
-        .where(held.sample_id == entry.sample_id, allowed))
+        .where(held.sample_id == entry.sample_id, allowed)), ~held_back(caller, entry))
 
 
 def sample_hidden_fields(db: Session, caller: Caller, sample_id: int,
@@ -190,7 +249,110 @@ def sample_hidden_fields(db: Session, caller: Caller, sample_id: int,
             return set()
         access = readable_fields(db, caller, project_id)
         hidden -= {name for name in names if access.can_read(name)}
-    return hidden
+    return hidden | held_back_fields(db, caller, sample_id, names)
+
+
+def held_back_fields(db: Session, caller: Caller, sample_id: int, fields: Iterable[str],
+                     holders: Iterable[int] | None = None) -> set[str]:
+    """Which of ``fields`` a project holding the sample (or each of ``holders``, when given:
+    a holding to check before it exists) restricts above the caller (:func:`held_back`)."""
+    names = set(fields)
+    if caller.sees_all or not names:
+        return set()
+    if holders is None:
+        holders = db.scalars(select(ProjectSample.project_id).where(
+            ProjectSample.sample_id == sample_id))
+    kept: set[str] = set()
+    for project_id in set(holders):
+        kept |= readable_fields(db, caller, project_id).hidden & names
+    return kept
+
+
+def _reaches(db: Session, caller: Caller, project_id: int) -> bool:
+    """Whether the caller reads project ``project_id`` at all: a member, or through groups."""
+    return bool(db.scalar(select(or_(
+        exists(select(ProjectMember.id).where(ProjectMember.project_id == project_id,
+                                              ProjectMember.user_id == caller.user_id)),
+        through_groups(caller, project_id, READ_LEVEL)))))
+
+
+def widened_fields(db: Session, samples: Iterable[Any], source_id: int, target_id: int
+                   ) -> tuple[dict[int, set[str]], set[int]]:
+    """The fields, by sample id, that moving ``samples`` from project ``source_id`` to
+    ``target_id`` would let an account read where it reads them nowhere now, and those
+    accounts: values of fields restricted by a project holding the sample (the source's
+    restriction would no longer hold once the sample has left it). Administrators read every
+    field, so they never gain; every other account that reaches a project holding the sample
+    afterwards (sequencer accounts reach every project and read its open fields) is asked, as
+    :func:`readable_entry` would answer before and after."""
+    from seqcore.models.user import User
+
+    accesses: dict[tuple[int, int], FieldAccess] = {}
+    reach: dict[tuple[int, int], bool] = {}
+
+    def reads(user: Caller, holders: set[int], field: str) -> bool:
+        readable = False
+        for project_id in holders:
+            key = (user.user_id or 0, project_id)
+            if key not in accesses:
+                accesses[key] = readable_fields(db, user, project_id)
+            if not accesses[key].can_read(field):
+                return False
+            if not readable:
+                if key not in reach:
+                    reach[key] = user.is_sequencer or _reaches(db, user, project_id)
+                readable = reach[key]
+        return readable
+
+    widened: dict[int, set[str]] = {}
+    gainers: set[int] = set()
+    for sample in samples:
+        before = set(db.scalars(select(ProjectSample.project_id).where(
+            ProjectSample.sample_id == sample.id)))
+        after = (before - {source_id}) | {target_id}
+        restricted = set(db.scalars(select(MetadataEntry.field).join(
+            MetadataField, and_(MetadataField.name == MetadataEntry.field,
+                                MetadataField.project_id.in_(before),
+                                MetadataField.restriction > OPEN))
+            .where(MetadataEntry.sample_id == sample.id)))
+        if not restricted:
+            continue
+        users = set(db.scalars(select(ProjectMember.user_id).where(
+            ProjectMember.project_id.in_(after))))
+        for pairs in _route_pairs(READ_LEVEL):
+            users.update(db.scalars(select(pairs.c.user_id).where(
+                pairs.c.object_id.in_(after))))
+        users.update(db.scalars(select(User.id).where(
+            User.system_role == SystemRole.SEQUENCER.value)))
+        roles = dict(db.execute(select(User.id, User.system_role).where(User.id.in_(users))
+                                ).all()) if users else {}
+        for user_id, role in sorted(roles.items()):
+            user = Caller(user_id, role)
+            if user.sees_all:
+                continue
+            for field in sorted(restricted):
+                if reads(user, after, field) and not reads(user, before, field):
+                    widened.setdefault(sample.id, set()).add(field)
+                    gainers.add(user_id)
+    return widened, gainers
+
+
+def widening_message(names: Iterable[str], fields: Iterable[str], accounts: int) -> str:
+    return (f"Moving sample(s) {', '.join(sorted(names))} would let {accounts} account(s) "
+            f"read the field(s) {', '.join(sorted(set(fields)))}, which a project holding them "
+            "restricts from them. Restrict the fields in the target project as the source "
+            "does, or lower the restriction in the source, first.")
+
+
+def check_no_widening(db: Session, samples: Sequence[Any], source_id: int,
+                      target_id: int) -> None:
+    """:class:`~seqcore.errors.domain.Forbidden` (nothing moved: callers check first) when
+    moving ``samples`` would widen what anyone reads (:func:`widened_fields`)."""
+    widened, gainers = widened_fields(db, samples, source_id, target_id)
+    if widened:
+        names = [sample.name for sample in samples if sample.id in widened]
+        raise Forbidden(widening_message(names, set().union(*widened.values()),
+                                         len(gainers)))
 
 
 def check_writable(db: Session, caller: Caller, sample_ids: Iterable[int],
@@ -205,5 +367,22 @@ def check_writable(db: Session, caller: Caller, sample_ids: Iterable[int],
                             + ", ".join(sorted(hidden)) + ".")
 
 
-__all__ = ["ALL", "LEVELS", "OPEN", "SERVICE", "Caller", "FieldAccess", "check_writable",
-           "member_level", "readable_entry", "readable_fields", "sample_hidden_fields"]
+__all__ = [
+    "ALL",
+    "LEVELS",
+    "OPEN",
+    "SERVICE",
+    "Caller",
+    "FieldAccess",
+    "check_no_widening",
+    "check_writable",
+    "held_back",
+    "held_back_fields",
+    "member_level",
+    "readable_entry",
+    "readable_fields",
+    "reads_field_in",
+    "sample_hidden_fields",
+    "widened_fields",
+    "widening_message",
+]

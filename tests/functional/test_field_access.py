@@ -122,3 +122,114 @@ def test_a_negated_filter_on_a_hidden_field_does_not_tell_it_apart(graphql, worl
                                                     "value": value}]]}})
         counts.add(data["data"]["samples"]["totalCount"])
     assert counts == {1}
+
+
+# -- sharing, copying and transferring never widen what anyone reads -----------------------
+
+
+def web_copy(testapp, source, target, sample_id, user):
+    """The workbench's bulk copy, as a signed-in browser sends it."""
+    testapp.reset()
+    page = testapp.get("/users/sign_in")
+    page.form["username"] = user.username
+    page.form["password"] = "Password1!"
+    page.form.submit(status=303)
+    token = testapp.get(f"/-/projects/{source.id}").forms["samples-bulk"]["csrf_token"].value
+    confirm = testapp.post(f"/-/projects/{source.id}/samples/copy",
+                           {"csrf_token": token, "selected": [str(sample_id)]})
+    form = confirm.forms[1]
+    form["target"] = str(target.id)
+    form.submit(status=303)
+    testapp.reset()
+
+
+@pytest.mark.parametrize("how", ["rest share", "graphql copySamples", "web copy"])
+def test_a_copy_into_ones_own_project_reads_no_restricted_field(testapp, graphql, factories,
+                                                                world, how):
+    """A LEVEL_1 member copies the sample into a project it owns, with a colleague at
+    LEVEL_4 there: neither reads, on any path, a field the first project keeps from them."""
+    project, sample, callers = world
+    member = callers["member-LEVEL_1"]
+    colleague = factories.user(username="colleague")
+    mine = factories.project(owner=member, name="Mine",
+                             members=[(colleague, ProjectRole.USER, "LEVEL_4")])
+    if how == "rest share":
+        testapp.post(f"/api/projects/{mine.id}/samples", f"[{sample.id}]", status=201,
+                     headers={**factories.headers(member),
+                              "Content-Type": "application/idcollection+json"})
+    elif how == "graphql copySamples":
+        graphql.as_user(member)
+        answer = graphql("""mutation($s: ID!, $t: ID!, $ids: [ID!]!) {
+            copySamples(input: {projectId: $s, newProjectId: $t, sampleIds: $ids}) {
+              samples errors { message } } }""", {
+            "s": f"gid://seqcore/Project/{project.id}",
+            "t": f"gid://seqcore/Project/{mine.id}",
+            "ids": [f"gid://seqcore/Sample/{sample.id}"]})["data"]["copySamples"]
+        assert answer["errors"] == [] and len(answer["samples"]) == 1
+    else:
+        web_copy(testapp, project, mine, sample.id, member)
+    # Values written after the copy are recorded in both projects' trails.
+    testapp.put_json(f"/api/samples/{sample.id}/metadata",
+                     {name: {"value": f"w-{name}"} for name in [*FIELDS, FREE]},
+                     headers=factories.headers(callers["owner"]))
+    for user in (member, colleague):
+        seen = paths(testapp, graphql, factories, mine, sample, user)
+        # The copy's project declares nothing: its declarations list only the free field.
+        assert seen.pop("rest declared fields") == seen.pop("graphql metadataFields") == {FREE}
+        assert seen == dict.fromkeys(seen, {"f1", FREE}), user.username
+    # Nor may they write what they cannot read.
+    testapp.put_json(f"/api/samples/{sample.id}/metadata", {"f4": {"value": "x"}},
+                     headers=factories.headers(member), status=403)
+    # Those the first project lets read every field still do, in the copy's project too.
+    seen = paths(testapp, graphql, factories, project, sample, callers["member-LEVEL_4"])
+    assert seen == dict.fromkeys(seen, expected("member-LEVEL_4"))
+
+
+def test_a_transfer_that_would_reveal_a_restricted_field_is_refused(testapp, graphql,
+                                                                    factories, world, db):
+    """A transfer takes the sample away from the project whose restriction protects the
+    field: it is refused while someone at the target would read what they cannot now, and
+    goes through once nobody there gains."""
+    from seqcore.models.sample import ProjectSample
+
+    project, sample, callers = world
+    owner = callers["owner"]
+    stranger = factories.user(username="stranger")
+    target = factories.project(owner=owner, name="Target",
+                               members=[(stranger, ProjectRole.USER, "LEVEL_1")])
+    graphql.as_user(owner)
+    transfer = """mutation($s: ID!, $t: ID!, $ids: [ID!]!) {
+        transferSamples(input: {projectId: $s, newProjectId: $t, sampleIds: $ids}) {
+          samples errors { message path } } }"""
+    variables = {"s": f"gid://seqcore/Project/{project.id}",
+                 "t": f"gid://seqcore/Project/{target.id}",
+                 "ids": [f"gid://seqcore/Sample/{sample.id}"]}
+    answer = graphql(transfer, variables)["data"]["transferSamples"]
+    assert answer["samples"] is None or answer["samples"] == []
+    [error] = answer["errors"]
+    assert "f2, f3, f4" in error["message"] and "2 account(s)" in error["message"]  # the stranger and the uploader
+    assert db.query(ProjectSample).filter_by(sample_id=sample.id).one().project_id == project.id
+    # The workbench refuses it too, with the same words, and moves nothing.
+    testapp.reset()
+    page = testapp.get("/users/sign_in")
+    page.form["username"], page.form["password"] = owner.username, "Password1!"
+    page.form.submit(status=303)
+    token = testapp.get(f"/-/projects/{project.id}").forms["samples-bulk"]["csrf_token"].value
+    form = testapp.post(f"/-/projects/{project.id}/samples/move",
+                        {"csrf_token": token, "selected": [str(sample.id)]}).forms[1]
+    form["target"] = str(target.id)
+    assert "f2, f3, f4" in form.submit(status=403).text
+    testapp.reset()
+    db.expire_all()
+    assert db.query(ProjectSample).filter_by(sample_id=sample.id).one().project_id == project.id
+    # Once the target restricts the fields as the source does, nobody there gains.
+    for name, level in FIELDS.items():
+        db.add(MetadataField(project_id=target.id, name=name, restriction=level))
+    db.commit()
+    answer = graphql(transfer, variables)["data"]["transferSamples"]
+    assert answer["errors"] == [] and answer["samples"] == variables["ids"]
+    testapp.put_json(f"/api/samples/{sample.id}/metadata",
+                     {name: {"value": f"w-{name}"} for name in [*FIELDS, FREE]},
+                     headers=factories.headers(owner))
+    seen = paths(testapp, graphql, factories, target, sample, stranger)
+    assert seen == dict.fromkeys(seen, {"f1", FREE})

@@ -31,6 +31,7 @@ from seqcore.graphql.mutations.base import (
 )
 from seqcore.graphql.scalars import JSON
 from seqcore.samples.samples import check_move, copy_samples, transfer_samples
+from seqcore.security.fieldaccess import widened_fields, widening_message
 from seqcore.security.permissions import Permission
 
 
@@ -100,6 +101,14 @@ def _move(info: Any, project_id: str, new_project_id: str, sample_ids: list[str]
         errors.extend({"message": message, "path": gids[key]}
                       for key, messages in err.problems.items() for message in messages)
     movable = [(gid, sample) for gid, sample in found if str(sample.id) not in refused]
+    if transfer and movable:  # a sample whose move would widen what anyone reads stays
+        widened, gainers = widened_fields(info.context.db, [s for _, s in movable],
+                                          source.id, target.id)
+        errors.extend({"message": widening_message([sample.name], widened[sample.id],
+                                                   len(gainers)),
+                       "path": ["samples", gid]}
+                      for gid, sample in movable if sample.id in widened)
+        movable = [(gid, sample) for gid, sample in movable if sample.id not in widened]
     if errors and (not transfer or not movable):
         raise Problems(errors)
     move = transfer_samples if transfer else copy_samples

@@ -82,9 +82,7 @@ def project_metadata(request: Request) -> Any:
     project_samples = request.context.__parent__
     project_id = project_samples.project.id
     access = readable_fields(request.db, Caller.of(request.identity), project_id)
-    shown = MetadataEntry.sample_id == Sample.id
-    if access.hidden:
-        shown = and_(shown, MetadataEntry.field.not_in(sorted(access.hidden)))
+    shown = and_(MetadataEntry.sample_id == Sample.id, access.entries())
     query = (select(Sample.id, Sample.name, MetadataEntry.field, MetadataEntry.value,
                     MetadataEntry.type)
              .join(ProjectSample, ProjectSample.sample_id == Sample.id)

@@ -27,6 +27,7 @@ from seqcore.samples.samples import SampleValues, duplicate_name, remove_from_pr
 from seqcore.samples.samples import create_sample as new_sample
 from seqcore.samples.samples import share_samples as add_to_project
 from seqcore.samples.samples import update_sample as change_sample
+from seqcore.security.fieldaccess import Caller, readable_entry
 from seqcore.security.permissions import Permission
 
 IDCOLLECTION = "application/idcollection+json"
@@ -95,7 +96,7 @@ def project_samples_query(request: Request, project_id: int) -> tuple[Any, int |
         if key.startswith("metadata.") and len(key) > len("metadata."):
             query = query.where(exists(select(MetadataEntry.id).where(
                 MetadataEntry.sample_id == Sample.id, MetadataEntry.field == key[9:],
-                MetadataEntry.value == value)))
+                MetadataEntry.value == value, readable_entry(Caller.of(request.identity)))))
     page = paging(request)
     query = query.order_by(Sample.id)
     if page.limit is not None:
