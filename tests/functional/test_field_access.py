@@ -233,3 +233,17 @@ def test_a_transfer_that_would_reveal_a_restricted_field_is_refused(testapp, gra
                      headers=factories.headers(owner))
     seen = paths(testapp, graphql, factories, target, sample, stranger)
     assert seen == dict.fromkeys(seen, {"f1", FREE})
+
+
+@pytest.mark.parametrize("caller", ["member-LEVEL_1", "member-LEVEL_4"])
+def test_the_rest_sample_list_filter_does_not_probe_a_hidden_field(testapp, factories, world,
+                                                                   caller):
+    """``?metadata.<field>=<value>`` on a project's samples matches only fields the caller
+    reads: a hidden field matches no sample, whatever its value."""
+    project, _, callers = world
+    headers = factories.headers(callers[caller])
+    found = testapp.get(f"/api/projects/{project.id}/samples?metadata.f4=v-f4",
+                        headers=headers).json["resource"]["resources"]
+    assert len(found) == (1 if caller == "member-LEVEL_4" else 0)
+    assert len(testapp.get(f"/api/projects/{project.id}/samples?metadata.f1=v-f1",
+                           headers=headers).json["resource"]["resources"]) == 1
