@@ -176,7 +176,7 @@ def test_a_copy_into_ones_own_project_reads_no_restricted_field(testapp, graphql
         seen = paths(testapp, graphql, factories, mine, sample, user)
         # The copy's project declares nothing: its declarations list only the free field.
         assert seen.pop("rest declared fields") == seen.pop("graphql metadataFields") == {FREE}
-        assert seen == dict.fromkeys(seen, {"f1", FREE}), user.username
+        assert seen == {key: {"f1", FREE} for key in seen}, user.username
     # Nor may they write what they cannot read.
     testapp.put_json(f"/api/samples/{sample.id}/metadata", {"f4": {"value": "x"}},
                      headers=factories.headers(member), status=403)
@@ -207,7 +207,9 @@ def test_a_transfer_that_would_reveal_a_restricted_field_is_refused(testapp, gra
     answer = graphql(transfer, variables)["data"]["transferSamples"]
     assert answer["samples"] is None or answer["samples"] == []
     [error] = answer["errors"]
-    assert "f2, f3, f4" in error["message"] and "2 account(s)" in error["message"]  # the stranger and the uploader
+    # Two would gain: the target's member and the uploader (sequencer accounts read every
+    # project's open fields).
+    assert "f2, f3, f4" in error["message"] and "2 account(s)" in error["message"]
     assert db.query(ProjectSample).filter_by(sample_id=sample.id).one().project_id == project.id
     # The workbench refuses it too, with the same words, and moves nothing.
     testapp.reset()
@@ -232,7 +234,7 @@ def test_a_transfer_that_would_reveal_a_restricted_field_is_refused(testapp, gra
                      {name: {"value": f"w-{name}"} for name in [*FIELDS, FREE]},
                      headers=factories.headers(owner))
     seen = paths(testapp, graphql, factories, target, sample, stranger)
-    assert seen == dict.fromkeys(seen, {"f1", FREE})
+    assert seen == {key: {"f1", FREE} for key in seen}
 
 
 @pytest.mark.parametrize("caller", ["member-LEVEL_1", "member-LEVEL_4"])
