@@ -7,6 +7,6 @@ from setuptools import setup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_web_assets import BuildPy
+from build_web_assets import BuildPy, Sdist
 
-setup(cmdclass={"build_py": BuildPy})
+setup(cmdclass={"build_py": BuildPy, "sdist": Sdist})

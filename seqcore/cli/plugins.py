@@ -30,6 +30,10 @@ LAYOUT = {
                ("__init__.py", "src/{package}/__init__.py")],
     "analysis": [("plugin.py", "src/{package}/plugin.py"),
                  ("pipeline.py", "src/{package}/pipeline.py"),
+                 ("models.py", "src/{package}/models.py"),
+                 ("graphql.py", "src/{package}/graphql.py"),
+                 ("migrations_init.py", "src/{package}/migrations/__init__.py"),
+                 ("migration.py", "src/{package}/migrations/versions/{module}0001_results.py"),
                  ("conftest.py", "tests/conftest.py"),
                  ("test_plugin.py", "tests/test_{package}.py")],
     "executor": [("plugin.py", "src/{package}/plugin.py"),
@@ -83,9 +87,13 @@ def ruff_config(package: str) -> str:
 
 def names(name: str) -> dict[str, str]:
     """The names derived from a plugin's name (``mlst-lite``)."""
-    package = "seqcore_" + name.replace("-", "_")
+    module = name.replace("-", "_")
+    words = name.split("-")
+    package = "seqcore_" + module
     return {"name": name, "package": package, "distribution": f"seqcore-{name}",
-            "constant": name.replace("-", "_").upper(),
+            "module": module, "constant": module.upper(),
+            "klass": "".join(word.capitalize() for word in words),
+            "field": words[0] + "".join(word.capitalize() for word in words[1:]) + "Results",
             "label": name.replace("-", " ").capitalize()}
 
 
