@@ -4,8 +4,8 @@ test database (SQLite, or PostgreSQL when ``SEQCORE_TEST_DATABASE_URL`` is set):
 * a file name built to inject header parameters or lines comes back in one well-formed
   ``Content-Disposition`` and nothing else;
 * identical uploads sent at the same moment into one sample are stored once;
-* the access log has a download's status and bytes as sent: the whole file (waitress's
-  file buffer), a range, a range beyond the end and ``HEAD``.
+* the access log has a download's status and bytes as sent (waitress and gunicorn): the
+  whole file (the server's file wrapper), a range, a range beyond the end and ``HEAD``.
 """
 
 from __future__ import annotations
@@ -28,13 +28,12 @@ from tests.functional.test_file_names import parse_disposition
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def server(tmp_path, database_url, engine):
+def serving(tmp_path, database_url, how):
     srv = live_server(tmp_path / "server", **{
         "sqlalchemy.url": database_url, "seqcore.session.secret": "live-files-test"})
     srv.create_user("admin", "Admin-pass1!", "ROLE_ADMIN")
     srv.secret = srv.create_client("client")
-    srv.start("waitress")
+    srv.start(how)
     try:
         srv.admin = srv.token("client", srv.secret, "admin", "Admin-pass1!")
         _, _, headers = srv.request("POST", "/api/projects", srv.admin, {"name": "live files"})
@@ -45,6 +44,16 @@ def server(tmp_path, database_url, engine):
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture
+def server(tmp_path, database_url, engine):
+    yield from serving(tmp_path, database_url, "waitress")
+
+
+@pytest.fixture(params=["waitress", "gunicorn"])
+def any_server(request, tmp_path, database_url, engine):
+    yield from serving(tmp_path, database_url, request.param)
 
 
 def post(server, path: str, parts) -> tuple[int, dict]:
@@ -139,7 +148,10 @@ def test_identical_uploads_at_the_same_moment_are_stored_once(server, kind, db):
                 and p.name != "tmp"]
 
 
-def test_downloads_are_logged_as_sent(server):
+def test_downloads_are_logged_as_sent(any_server):
+    """Whole files go out through the server's file wrapper (waitress's file buffer,
+    gunicorn's sendfile), ranges and HEAD through seqcore's count."""
+    server = any_server
     reads = fastq(reads=3000, seed=30)
     status, answer = post(server, f"/api/samples/{server.sample}/unpaired",
                           [("file", "logged.fastq", reads, None)])
@@ -159,7 +171,7 @@ def test_downloads_are_logged_as_sent(server):
             conn.close()
     assert [s[:3] for s in sent][:2] == [("GET", 200, len(reads)), ("GET", 206, 1000)]
     assert sent[2][1] == 416 and sent[3][:3] == ("HEAD", 200, 0)
-    # The whole file's line comes once waitress has sent the last byte and closed it.
+    # The whole file's line comes once the server has sent the last byte and closed it.
     log = ""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
