@@ -139,14 +139,14 @@ class _Sent:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
         status = 500  # until start_response says otherwise
-        length: str | None = None
+        sent_headers: list[tuple[str, str]] = []
         written = 0
 
         def observe(line: str, headers: list[tuple[str, str]],
                     exc_info: Any = None) -> Callable[[bytes], None]:
-            nonlocal status, length
-            status = int(line.split(" ", 1)[0])
-            length = next((v for k, v in headers if k.lower() == "content-length"), None)
+            nonlocal status, sent_headers
+            status = int(line[:3])
+            sent_headers = headers
             write = (start_response(line, headers) if exc_info is None
                      else start_response(line, headers, exc_info))
 
@@ -162,18 +162,23 @@ class _Sent:
         except BaseException:
             self.finish(status if status >= 500 else 500, written)
             raise
-        if (length is not None and length.isdigit() and self._left_to_server(
-                environ, body, lambda: self.finish(status, int(length)))):
+        if "wsgi.file_wrapper" in environ and self._left_to_server(
+                environ, body, sent_headers, lambda size: self.finish(status, size)):
             return body
         counted = _SizedCounted if hasattr(body, "__len__") else _Counted
         return counted(body, lambda size: self.finish(status, written + size))
 
     @staticmethod
-    def _left_to_server(environ: dict[str, Any], body: Any, done: Callable[[], None]) -> bool:
-        """Whether the body is the server's file wrapper, now set to call ``done`` when the
-        server closes it (after the last byte, or when the client went away)."""
+    def _left_to_server(environ: dict[str, Any], body: Any, headers: list[tuple[str, str]],
+                        done: Callable[[int], None]) -> bool:
+        """Whether the body is the server's file wrapper with a ``Content-Length``, now set
+        to call ``done`` with that length when the server closes it (after the last byte,
+        or when the client went away)."""
         file_wrapper = environ.get("wsgi.file_wrapper")
         if not isinstance(file_wrapper, type) or not isinstance(body, file_wrapper):
+            return False
+        length = next((v for k, v in headers if k.lower() == "content-length"), "")
+        if not length.isdigit():
             return False
         original = getattr(body, "close", None)
 
@@ -182,7 +187,7 @@ class _Sent:
                 if original is not None:
                     original()
             finally:
-                done()
+                done(int(length))
 
         try:
             setattr(body, "close", close)  # noqa: B010 - an instance attribute the server calls
