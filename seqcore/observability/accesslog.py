@@ -1,14 +1,24 @@
 """One access log line per request, the request id, and the request metrics.
 
-Two tweens. The outer one, above every other tween, takes the request id (a valid
-``X-Request-ID`` or a new one), makes it current for everything the request logs, returns it
-in the response's ``X-Request-ID`` header, counts the request for ``/-/metrics`` and writes
-the access line to the ``seqcore.access`` logger once the response is complete:
+Two tweens and the execution policy. The outer tween, above every other tween, takes the
+request id (a valid ``X-Request-ID`` or a new one), makes it current for everything the
+request logs and returns it in the response's ``X-Request-ID`` header. The execution policy
+(:func:`execution_policy`, the WSGI side of the router, so every app ``make_wsgi_app`` builds
+has it) watches the response as the server sends it, counts the request for ``/-/metrics``
+and writes the access line to the ``seqcore.access`` logger once the server has closed the
+body:
 
     GET /api/projects?page=2 200 5120B 12.4ms user=7 request_id=4f0c...
 
 with the same values as fields (``method``, ``path``, ``status``, ``bytes``,
-``duration_ms``, ``user_id``) for JSON output. Query values whose names suggest a credential
+``duration_ms``, ``user_id``) for JSON output. The status is the one the server was given
+and the bytes are those of the body the server took: webob answers a ``Range`` (206, 416),
+a conditional request (304) and ``HEAD`` (no body) only when the response is called as a
+WSGI application, after every tween, so a tween would log 200 and the whole size. A client
+that goes away midway is logged with the bytes the server took before it stopped asking. A
+whole file the server sends itself (its ``wsgi.file_wrapper``: gunicorn's ``sendfile``,
+waitress's file buffer) is left to it, so it keeps sending without copying, and is logged
+with its ``Content-Length`` once the server closes it. Query values whose names suggest a credential
 (``access_token``, ``password``, ``client_secret``, ``code``...) are written as ``***``. The
 inner tween, inside the transaction, notes who the request authenticated as, reading what the
 security policy already decided for the request (it never checks credentials on its own).
@@ -28,6 +38,7 @@ from pyramid.interfaces import IRoutesMapper
 from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
+from pyramid.router import Router, default_execution_policy
 
 from seqcore.observability import instruments, requestid
 from seqcore.security.proxies import FORWARDED
@@ -79,8 +90,17 @@ def route_label(request: Request) -> str:
     return "unmatched"
 
 
+# The environ key under which the tween leaves, for the execution policy, the function that
+# writes the request's line once the response has been sent.
+PENDING = "seqcore.access.finish"
+
+Finish = Callable[[int, int], None]
+
+
 class _Counted:
-    """A response body whose size is known only once it has been sent."""
+    """A response body whose size is known only once it has been sent: a chunk counts once
+    the server comes back for the next one (or to end), so a chunk whose write failed
+    because the client went away does not."""
 
     def __init__(self, body: Iterable[bytes], done: Callable[[int], None]) -> None:
         self.body = body
@@ -89,8 +109,8 @@ class _Counted:
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self.body:
-            self.size += len(chunk)
             yield chunk
+            self.size += len(chunk)
 
     def close(self) -> None:
         try:
@@ -99,6 +119,96 @@ class _Counted:
                 close()
         finally:
             self.done(self.size)
+
+
+class _SizedCounted(_Counted):
+    """A counted body that keeps its length (waitress sets ``Content-Length`` from a
+    one-chunk body that has none)."""
+
+    def __len__(self) -> int:
+        return len(self.body)  # type: ignore[arg-type]
+
+
+class _Sent:
+    """The response as the server sends it: the status given to ``start_response`` and the
+    bytes of the body the server takes, written to the log when the server closes it."""
+
+    def __init__(self, response: Callable, finish: Finish) -> None:
+        self.response = response
+        self.finish = finish
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        status = 500  # until start_response says otherwise
+        sent_headers: list[tuple[str, str]] = []
+        written = 0
+
+        def observe(line: str, headers: list[tuple[str, str]],
+                    exc_info: Any = None) -> Callable[[bytes], None]:
+            nonlocal status, sent_headers
+            status = int(line[:3])
+            sent_headers = headers
+            write = (start_response(line, headers) if exc_info is None
+                     else start_response(line, headers, exc_info))
+
+            def counted_write(data: bytes) -> None:
+                nonlocal written
+                write(data)
+                written += len(data)
+
+            return counted_write
+
+        try:
+            body: Any = self.response(environ, observe)
+        except BaseException:
+            self.finish(status if status >= 500 else 500, written)
+            raise
+        if "wsgi.file_wrapper" in environ and self._left_to_server(
+                environ, body, sent_headers, lambda size: self.finish(status, size)):
+            return body
+        counted = _SizedCounted if hasattr(body, "__len__") else _Counted
+        return counted(body, lambda size: self.finish(status, written + size))
+
+    @staticmethod
+    def _left_to_server(environ: dict[str, Any], body: Any, headers: list[tuple[str, str]],
+                        done: Callable[[int], None]) -> bool:
+        """Whether the body is the server's file wrapper with a ``Content-Length``, now set
+        to call ``done`` with that length when the server closes it (after the last byte,
+        or when the client went away)."""
+        file_wrapper = environ.get("wsgi.file_wrapper")
+        if not isinstance(file_wrapper, type) or not isinstance(body, file_wrapper):
+            return False
+        length = next((v for k, v in headers if k.lower() == "content-length"), "")
+        if not length.isdigit():
+            return False
+        original = getattr(body, "close", None)
+
+        def close() -> None:
+            try:
+                if original is not None:
+                    original()
+            finally:
+                done(int(length))
+
+        try:
+            setattr(body, "close", close)  # noqa: B010 - an instance attribute the server calls
+        except (AttributeError, TypeError):
+            return False
+        return True
+
+
+def execution_policy(environ: dict[str, Any], router: Router) -> Callable:
+    """Pyramid's own policy, with the response handed to the server through :class:`_Sent`
+    so its line is written once it has been sent. A request that fails after the access
+    tween returned (a response callback) is logged as 500."""
+    try:
+        response = default_execution_policy(environ, router)
+    except BaseException:
+        finish = environ.pop(PENDING, None)
+        if finish is not None:
+            finish(500, 0)
+        raise
+    finish = environ.pop(PENDING, None)
+    return response if finish is None else _Sent(response, finish)
 
 
 def access_tween_factory(handler: Callable, registry: Registry) -> Callable:
@@ -123,14 +233,10 @@ def access_tween_factory(handler: Callable, registry: Registry) -> Callable:
                 _record(request, 500, 0, started, rid)
                 raise
             response.headers[requestid.HEADER] = rid
-            if response.content_length is not None or request.method == "HEAD":
-                _record(request, response.status_code, response.content_length or 0, started,
-                        rid)
-            else:
-                status = response.status_code
-                response.app_iter = _Counted(
-                    response.app_iter,
-                    lambda size: _record(request, status, size, started, rid))
+            # The status and size are the ones sent, known once the server is done
+            # (execution_policy).
+            request.environ[PENDING] = (
+                lambda status, size: _record(request, status, size, started, rid))
             return response
         finally:
             requestid.unbind(token)
@@ -211,6 +317,7 @@ def identity_tween_factory(handler: Callable, registry: Registry) -> Callable:
 def includeme(config: Configurator) -> None:
     from pyramid.tweens import EXCVIEW, INGRESS
 
+    config.set_execution_policy(execution_policy)
     config.add_tween("seqcore.observability.accesslog.access_tween_factory", under=INGRESS,
                      over="seqcore.parsing.wellformed.wellformed_tween_factory")
     config.add_tween("seqcore.observability.accesslog.identity_tween_factory",

@@ -25,7 +25,7 @@ JOB_BUCKETS = (0.1, 0.5, 1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 720
 REQUESTS = Counter("seqcore_http_requests", "HTTP requests answered, by route and status.",
                    ["route", "method", "status"])
 LATENCY = Histogram("seqcore_http_request_duration_seconds",
-                    "Time from receiving a request to handing back its response, by route.",
+                    "Time from receiving a request to the end of sending its response, by route.",
                     ["route", "method"], buckets=LATENCY_BUCKETS)
 UPLOAD_BYTES = Counter("seqcore_upload_bytes", "Bytes of uploaded files kept in storage.")
 UPLOAD_FILES = Counter("seqcore_upload_files", "Uploaded files kept in storage.")

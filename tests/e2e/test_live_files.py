@@ -3,14 +3,18 @@ test database (SQLite, or PostgreSQL when ``SEQCORE_TEST_DATABASE_URL`` is set):
 
 * a file name built to inject header parameters or lines comes back in one well-formed
   ``Content-Disposition`` and nothing else;
-* identical uploads sent at the same moment into one sample are stored once.
+* identical uploads sent at the same moment into one sample are stored once;
+* the access log has a download's status and bytes as sent (waitress and gunicorn): the
+  whole file (the server's file wrapper), a range, a range beyond the end and ``HEAD``.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -24,13 +28,12 @@ from tests.functional.test_file_names import parse_disposition
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def server(tmp_path, database_url, engine):
+def serving(tmp_path, database_url, how):
     srv = live_server(tmp_path / "server", **{
         "sqlalchemy.url": database_url, "seqcore.session.secret": "live-files-test"})
     srv.create_user("admin", "Admin-pass1!", "ROLE_ADMIN")
     srv.secret = srv.create_client("client")
-    srv.start("waitress")
+    srv.start(how)
     try:
         srv.admin = srv.token("client", srv.secret, "admin", "Admin-pass1!")
         _, _, headers = srv.request("POST", "/api/projects", srv.admin, {"name": "live files"})
@@ -41,6 +44,16 @@ def server(tmp_path, database_url, engine):
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture
+def server(tmp_path, database_url, engine):
+    yield from serving(tmp_path, database_url, "waitress")
+
+
+@pytest.fixture(params=["waitress", "gunicorn"])
+def any_server(request, tmp_path, database_url, engine):
+    yield from serving(tmp_path, database_url, request.param)
 
 
 def post(server, path: str, parts) -> tuple[int, dict]:
@@ -133,3 +146,39 @@ def test_identical_uploads_at_the_same_moment_are_stored_once(server, kind, db):
     assert len(stored) == len(parts), stored
     assert not [p for p in storage.rglob("*") if p.is_dir() and not any(p.iterdir())
                 and p.name != "tmp"]
+
+
+def test_downloads_are_logged_as_sent(any_server):
+    """Whole files go out through the server's file wrapper (waitress's file buffer,
+    gunicorn's sendfile), ranges and HEAD through seqcore's count."""
+    server = any_server
+    reads = fastq(reads=3000, seed=30)
+    status, answer = post(server, f"/api/samples/{server.sample}/unpaired",
+                          [("file", "logged.fastq", reads, None)])
+    assert status == 201, answer
+    path = next(link["href"] for link in answer["resource"]["links"]
+                if link["rel"] == "self").replace(server.url, "")
+    sent = []
+    for method, extra in [("GET", {}), ("GET", {"Range": "bytes=100-1099"}),
+                          ("GET", {"Range": f"bytes={len(reads)}-"}), ("HEAD", {})]:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        try:
+            conn.request(method, path, headers={"Authorization": f"Bearer {server.admin}",
+                                                "Accept": "application/fastq", **extra})
+            res = conn.getresponse()
+            sent.append((method, res.status, len(res.read()), res.getheader("X-Request-ID")))
+        finally:
+            conn.close()
+    assert [s[:3] for s in sent][:2] == [("GET", 200, len(reads)), ("GET", 206, 1000)]
+    assert sent[2][1] == 416 and sent[3][:3] == ("HEAD", 200, 0)
+    # The whole file's line comes once the server has sent the last byte and closed it.
+    log = ""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        log = (server.root / "server.log").read_text()
+        if all(f"request_id={rid}" in log for *_, rid in sent):
+            break
+        time.sleep(0.1)
+    for method, status, size, rid in sent:
+        assert re.search(rf"{method} {re.escape(path)} {status} {size}B [\d.]+ms user=\d+ "
+                         rf"request_id={rid}$", log, re.M), (method, status, size, log[-3000:])

@@ -196,3 +196,115 @@ def test_capabilities_in_a_path_are_masked(testapp, graphql, factories, caplog):
     assert not any(token in line for line in lines), lines
     assert any(f"/api/directUploads/{key[:4]}*** 204" in line for line in lines), lines
     assert any(f"/downloads/linelist/{token[:4]}***" in line for line in lines), lines
+
+
+def uploaded_reads(testapp, factories, reads):
+    """A sequence file's download URL (path), the headers that download its bytes, and
+    the bytes."""
+    from seqcore.testing.uploads import multipart
+
+    owner = factories.user()
+    sample = factories.sample(factories.project(owner=owner))
+    headers = factories.headers(owner)
+    body, content_type = multipart([("file", "reads.fastq", reads, None)])
+    res = testapp.post(f"/api/samples/{sample.id}/unpaired", body,
+                       headers={**headers, "Content-Type": content_type}, status=201)
+    path = res.headers["Location"].replace("http://localhost", "")
+    return path, {**headers, "Accept": "application/fastq"}
+
+
+def test_downloads_are_logged_with_the_status_and_bytes_sent(testapp, factories, caplog):
+    """webob answers Range, conditional requests and HEAD after every tween: the line has
+    what went out (issue 33 point 20)."""
+    from seqcore.testing.uploads import fastq
+
+    reads = fastq(seed=20)
+    path, headers = uploaded_reads(testapp, factories, reads)
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    caplog.clear()
+    whole = testapp.get(path, headers=headers, status=200)
+    assert whole.body == reads
+    part = testapp.get(path, headers={**headers, "Range": "bytes=10-109"}, status=206)
+    assert part.body == reads[10:110]
+    tail = testapp.get(path, headers={**headers, "Range": "bytes=-7"}, status=206)
+    assert tail.body == reads[-7:]
+    beyond = testapp.get(path, headers={**headers, "Range": f"bytes={len(reads)}-"},
+                         status=416)
+    assert beyond.headers["Content-Range"] == f"bytes */{len(reads)}"
+    head = testapp.head(path, headers=headers, status=200)
+    assert head.body == b"" and head.headers["Content-Length"] == str(len(reads))
+    unchanged = testapp.get(path, headers={
+        **headers, "If-Modified-Since": whole.headers["Last-Modified"]}, status=304)
+    assert unchanged.body == b""
+
+    records = access_records(caplog)
+    assert [(r.method, r.path, r.status, r.bytes) for r in records] == [
+        ("GET", path, 200, len(reads)),
+        ("GET", path, 206, 100),
+        ("GET", path, 206, 7),
+        ("GET", path, 416, len(beyond.body)),
+        ("HEAD", path, 200, 0),
+        ("GET", path, 304, 0),
+    ]
+    # Every field of the line is kept, the request id of each answer included.
+    for record, res in zip(records, (whole, part, tail, beyond, head, unchanged), strict=True):
+        assert record.request_id == res.headers["X-Request-ID"]
+        assert record.user_id is not None and record.duration_ms >= 0
+    assert records[1].getMessage().startswith(f"GET {path} 206 100B ")
+    assert records[4].getMessage().startswith(f"HEAD {path} 200 0B ")
+
+
+def test_a_client_that_goes_away_is_logged_with_the_bytes_sent(testapp, factories, caplog):
+    """The server stops asking for the body after a failed write and closes it: the line
+    counts the chunks it had sent (a file goes out in blocks of 256 KiB)."""
+    from webob import Request
+
+    from seqcore.testing.uploads import fastq
+
+    reads = fastq(reads=2400, seed=21)
+    assert 256 * 1024 < len(reads) < 512 * 1024
+    path, headers = uploaded_reads(testapp, factories, reads)
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    caplog.clear()
+    environ = Request.blank(path, headers=headers, environ={"HTTP_HOST": "localhost"}).environ
+    started = []
+    body = testapp.app(environ, lambda status, headers, exc_info=None: started.append(status))
+    chunks = iter(body)
+    first = next(chunks)  # sent
+    next(chunks)  # its write fails: the client has gone
+    assert not access_records(caplog), "logged before the server closed the body"
+    body.close()
+    assert started == ["200 OK"]
+    [record] = access_records(caplog)
+    assert (record.status, record.bytes) == (200, len(first)) and len(first) < len(reads)
+
+
+def test_a_file_the_server_sends_itself_is_logged_when_the_server_closes_it(
+        testapp, factories, caplog):
+    """A whole file goes to the server's wsgi.file_wrapper untouched (gunicorn sends it
+    with sendfile); its line comes when the server closes it, with its length."""
+    from gunicorn.http.wsgi import FileWrapper
+    from webob import Request
+
+    from seqcore.testing.uploads import fastq
+
+    reads = fastq(seed=22)
+    path, headers = uploaded_reads(testapp, factories, reads)
+    caplog.set_level(logging.INFO, logger="seqcore.access")
+    caplog.clear()
+    environ = Request.blank(path, headers=headers, environ={
+        "HTTP_HOST": "localhost", "wsgi.file_wrapper": FileWrapper}).environ
+    body = testapp.app(environ, lambda status, headers, exc_info=None: None)
+    assert isinstance(body, FileWrapper)  # so gunicorn still uses sendfile
+    assert b"".join(body) == reads and not access_records(caplog)
+    body.close()
+    assert body.filelike.closed
+    [record] = access_records(caplog)
+    assert (record.status, record.bytes) == (200, len(reads))
+    # A range is cut by webob from the file, so it is counted as it goes out.
+    environ = Request.blank(path, headers={**headers, "Range": "bytes=0-9"}, environ={
+        "HTTP_HOST": "localhost", "wsgi.file_wrapper": FileWrapper}).environ
+    body = testapp.app(environ, lambda status, headers, exc_info=None: None)
+    assert b"".join(body) == reads[:10]
+    body.close()
+    assert [(r.status, r.bytes) for r in access_records(caplog)][1:] == [(206, 10)]
