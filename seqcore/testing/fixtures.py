@@ -28,13 +28,16 @@ def seqcore_plugins() -> list[object]:
 @pytest.fixture(scope="session")
 def seqcore_settings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Application settings for tests: cheap password hashing, a temporary storage dir, a
-    fixed session secret."""
+    fixed session secret, a generous GraphQL deadline."""
     return {
         "seqcore.storage.path": str(tmp_path_factory.mktemp("storage")),
         "seqcore.analysis.work_path": str(tmp_path_factory.mktemp("work")),
         "seqcore.password_hash.time_cost": 1,
         "seqcore.password_hash.memory_cost": 64,
         "seqcore.session.secret": "test-session-secret-not-for-production",
+        # A busy test machine (two cores, two test workers, live servers beside them) can
+        # stall one request for seconds; the deadline's own tests set theirs.
+        "seqcore.graphql.max_seconds": 60,
     }
 
 
