@@ -32,6 +32,27 @@ FIRST_PARTY_TYPES = {"assembly", "phylogenomics", "serotyper"}
 STARTS_WITHIN = 15.0
 
 
+#: The share of CPU time idle, just before the start, below which the machine is too busy to
+#: hold ``./dev run`` to its promise.
+IDLE_ENOUGH = 0.6
+
+
+def idle_share(seconds: float = 1.0) -> float:
+    """The share of all cores' time spent idle over the next ``seconds`` (``/proc/stat``):
+    what the machine has free now, where the load average still remembers the last minute."""
+    def sample() -> tuple[int, int]:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        return fields[3] + fields[4], sum(fields)  # idle + iowait, total
+
+    try:
+        idle_before, total_before = sample()
+        time.sleep(seconds)
+        idle_after, total_after = sample()
+    except OSError:  # not Linux: take the machine as idle
+        return 1.0
+    return (idle_after - idle_before) / max(1, total_after - total_before)
+
+
 def development_ini(tmp_path: Path, port: int) -> Path:
     """development.ini with its own port, database and storage (everything else as is)."""
     text = (ROOT / "development.ini").read_text()
@@ -48,8 +69,7 @@ def development_ini(tmp_path: Path, port: int) -> Path:
 def test_a_second_dev_run_answers_within_15_seconds_with_the_analyses_ready(tmp_path):
     if not (VENV / ".seqcore-installed").is_file():
         pytest.skip(f"{VENV} was not set up by ./dev (no .seqcore-installed in it)")
-    load = os.getloadavg()[0]
-    busy = load if load >= (os.cpu_count() or 1) else 0.0
+    idle = idle_share()
     port = free_port()
     out = tmp_path / "dev-run.log"
     env = {**os.environ, "VENV": str(VENV), "SEQCORE_CONFIG": str(development_ini(tmp_path,
@@ -70,13 +90,12 @@ def test_a_second_dev_run_answers_within_15_seconds_with_the_analyses_ready(tmp_
                 time.sleep(0.1)
         printed = out.read_text()
         assert answered is not None, printed
-        # The 15 seconds are a promise about an idle machine: where other work already keeps
-        # every core busy (the rest of the suite beside this test), the time is printed and the
+        # The 15 seconds are a promise about an idle machine. `./dev test` runs this test on
+        # its own, after the core suite, so there it is held to them; where other work keeps
+        # the cores busy (the test run by hand beside a suite), the time is printed and the
         # steps below are still checked.
-        if busy:
-            print(f"./dev run answered after {answered:.1f} s on a busy machine "
-                  f"(load {busy:.1f} on {os.cpu_count()} cores); not held to {STARTS_WITHIN} s")
-        else:
+        print(f"./dev run answered after {answered:.1f} s ({idle:.0%} of the CPU idle before)")
+        if idle >= IDLE_ENOUGH:
             assert answered < STARTS_WITHIN, f"answered after {answered:.1f} s:\n{printed}"
         # Each step said what it did, and none of them installed anything.
         assert "unchanged since the last install: pip skipped" in printed
