@@ -360,6 +360,7 @@ def activities(db: Session, caller: Caller, query: ActivityQuery, *,
             readable_fields(db, caller, -1)]
 
     kept: dict[tuple[int, str], bool] = {}
+    known: dict[int, Any] = {}  # each project's answer, asked once for the page
 
     def can_read(change: dict[str, Any]) -> bool:
         if not any(access.can_read(change["field"]) for access in accesses):
@@ -369,7 +370,7 @@ def activities(db: Session, caller: Caller, query: ActivityQuery, *,
             return True
         key = (sample, change["field"])
         if key not in kept:  # restricted by another project holding the sample
-            kept[key] = not held_back_fields(db, caller, sample, [change["field"]])
+            kept[key] = not held_back_fields(db, caller, sample, [change["field"]], known)
         return kept[key]
 
     entries = []

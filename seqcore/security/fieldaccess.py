@@ -253,18 +253,20 @@ def sample_hidden_fields(db: Session, caller: Caller, sample_id: int,
 
 
 def held_back_fields(db: Session, caller: Caller, sample_id: int, fields: Iterable[str],
-                     holders: Iterable[int] | None = None) -> set[str]:
-    """Which of ``fields`` a project holding the sample (or each of ``holders``, when given:
-    a holding to check before it exists) restricts above the caller (:func:`held_back`)."""
+                     known: dict[int, FieldAccess] | None = None) -> set[str]:
+    """Which of ``fields`` a project holding the sample restricts above the caller
+    (:func:`held_back`). ``known`` keeps each project's answer across calls (a feed asks
+    for many samples of the same projects)."""
     names = set(fields)
     if caller.sees_all or not names:
         return set()
-    if holders is None:
-        holders = db.scalars(select(ProjectSample.project_id).where(
-            ProjectSample.sample_id == sample_id))
+    known = {} if known is None else known
     kept: set[str] = set()
-    for project_id in set(holders):
-        kept |= readable_fields(db, caller, project_id).hidden & names
+    for project_id in set(db.scalars(select(ProjectSample.project_id).where(
+            ProjectSample.sample_id == sample_id))):
+        if project_id not in known:
+            known[project_id] = readable_fields(db, caller, project_id)
+        kept |= known[project_id].hidden & names
     return kept
 
 
