@@ -1,10 +1,12 @@
 """Every command of ``docs/tutorial.md``, in order, against a live server: the shell blocks
 run as one bash script (``set -euo pipefail``: any failing command fails the test) with the
 credentials ``./dev run`` would have printed and a personal access token made on the profile
-page, as the tutorial tells its reader to."""
+page, as the tutorial tells its reader to. What the GraphQL part answers is checked step by
+step from the files it keeps (ids, the attached pair, the execution's states and outputs)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -32,7 +34,7 @@ def personal_access_token(url: str) -> str:
     """Sign in and create a token on the profile page, as a person does in the browser."""
     with httpx.Client(base_url=url, follow_redirects=False) as browser:
         page = browser.get("/users/sign_in").text
-        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+        csrf = re.findall(r'name="csrf_token" value="([^"]+)"', page)[0]
         signed_in = browser.post("/users/sign_in", data={
             "csrf_token": csrf, "username": "admin", "password": PASSWORD})
         assert signed_in.status_code == 303, signed_in.text[:500]
@@ -41,7 +43,50 @@ def personal_access_token(url: str) -> str:
         made = browser.post("/-/profile/personal_access_tokens", data={
             "csrf_token": csrf, "name": "tutorial", "scopes": "api", "expires_at": ""})
         assert made.status_code == 201, made.text[:500]
-        return re.search(r'id="new-token" readonly value="([^"]+)"', made.text).group(1)
+        (token,) = re.findall(r'id="new-token" readonly value="([^"]+)"', made.text)
+        return str(token)
+
+
+def answer(work: Path, name: str) -> dict:
+    """A GraphQL answer the tutorial kept in a file (``GQL`` prints ``data``)."""
+    return json.loads((work / name).read_text())
+
+
+def graphql_journey(work: Path, lines: list[str]) -> None:
+    """What each step of "The same through GraphQL" answered."""
+    created = answer(work, "project.json")["createProject"]
+    assert created["errors"] == [], created
+    assert created["project"]["id"].startswith("gid://seqcore/Project/")
+    assert created["project"]["fullPath"].startswith("admin/") and created["project"]["puid"]
+    sample = answer(work, "sample.json")["createSample"]
+    assert sample["errors"] == [], sample
+    assert sample["sample"]["id"].startswith("gid://seqcore/Sample/")
+    assert sample["sample"]["name"] == "isolate 2"
+    assert (f"graphql project {created['project']['id']}, sample {sample['sample']['id']}"
+            in lines)
+
+    attached = answer(work, "attached.json")["attachFilesToSample"]
+    assert attached["errors"] == [], attached
+    assert len(attached["status"]) == 2 and set(attached["status"].values()) == {"success"}
+    files = {a["filename"]: a["metadata"] for a in attached["sample"]["attachments"]["nodes"]}
+    assert set(files) == {"reads_R1.fastq", "reads_R2.fastq"}, files
+    assert files["reads_R1.fastq"]["direction"] == "forward"
+    assert files["reads_R2.fastq"]["direction"] == "reverse"
+    assert files["reads_R1.fastq"]["type"] == "pe"
+
+    submitted = answer(work, "submitted.json")["submitWorkflowExecution"]
+    assert submitted["errors"] == [], submitted
+    execution = submitted["workflowExecution"]
+    assert execution["id"].startswith("gid://seqcore/WorkflowExecution/")
+    assert execution["name"] == "isolate 2 assembly" and execution["state"] == "initial"
+    assert "workflow execution completed" in lines, lines[-40:]
+
+    done = answer(work, "execution.json")["workflowExecution"]
+    assert done["state"] == "completed" and done["error"] is None, done
+    assert done["project"] == {"name": "Tutorial outbreak GraphQL"}
+    outputs = {a["filename"] for a in done["attachments"]["nodes"]}
+    assert "contigs-with-repeats.fasta" in outputs, outputs
+    assert (work / "graphql-contigs.fasta").read_text().startswith(">")
 
 
 def test_every_command_of_the_tutorial_runs(tmp_path):
@@ -77,5 +122,6 @@ def test_every_command_of_the_tutorial_runs(tmp_path):
         assert '"totalSequences": 6000' in printed  # the QC record of the upload
         assert '"name": "Tutorial outbreak"' in printed  # the GraphQL answer
         assert '"state": "completed"' in printed
+        graphql_journey(work, lines)
     finally:
         server.stop()
