@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 import time
 
 import click
@@ -13,14 +14,18 @@ from seqcore.cli.base import Env, main, pass_env
 
 class TerminalInstall:
     """An install's progress on standard error (a terminal): a line for each phase, and
-    below it one status line, rewritten in place, with the time so far and what pip is
-    doing; at the end the time it all took."""
+    below it one status line, rewritten in place every second, with the time so far and
+    what pip is doing (so a long download or build still shows the clock moving); at the
+    end the time it all took."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.started = time.monotonic()
-        self.shown = False  # a status line is drawn and not yet cleared
         self.installed = False  # a phase was reported: the environment was (re)built
+        self._text: str | None = None  # the status line's text; None: no line drawn
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
 
     def _elapsed(self) -> str:
         seconds = time.monotonic() - self.started
@@ -28,26 +33,46 @@ class TerminalInstall:
             return f"{seconds:.1f} s"
         return f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
-    def _clear(self) -> None:
-        if self.shown:
+    def _draw(self) -> None:  # with the lock held
+        if self._text is not None:
+            width = shutil.get_terminal_size().columns - 1
+            line = f"  [{self._elapsed()}] {self._text}".rstrip()[:width]
+            click.echo(f"\r\x1b[K{line}", nl=False, err=True)
+
+    def _clear(self) -> None:  # with the lock held
+        if self._text is not None:
             click.echo("\r\x1b[K", nl=False, err=True)
-            self.shown = False
+            self._text = None
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            with self._lock:
+                self._draw()
 
     def phase(self, text: str) -> None:
-        self._clear()
-        self.installed = True
-        click.echo(f"{self.name}: {text}", err=True)
+        with self._lock:
+            self._clear()
+            self.installed = True
+            click.echo(f"{self.name}: {text}", err=True)
+            self._text = ""  # the clock runs until pip says what it does
+            self._draw()
+        if self._ticker is None:
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
 
     def status(self, text: str) -> None:
-        self._clear()
-        width = shutil.get_terminal_size().columns - 1
-        click.echo(f"  [{self._elapsed()}] {text}"[:width], nl=False, err=True)
-        self.shown = True
+        with self._lock:
+            self._text = text
+            self._draw()
 
     def finish(self, ok: bool = True) -> None:
-        self._clear()
-        if ok and self.installed:
-            click.echo(f"{self.name}: installed in {self._elapsed()}", err=True)
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        with self._lock:
+            self._clear()
+            if ok and self.installed:
+                click.echo(f"{self.name}: installed in {self._elapsed()}", err=True)
 
 
 def terminal_install(name: str) -> TerminalInstall | None:
@@ -99,13 +124,14 @@ def tools_install(env: Env, names: tuple[str, ...], force: bool) -> None:
                                  param_hint="NAMES") from None
     for environment in chosen:
         shown = terminal_install(environment.name)
+        ok = False
         try:
             python = install(environment, env.settings, force=force,
                              log=None if shown else click.echo, progress=shown)
+            ok = True
         except ToolEnvironmentError as err:
-            if shown:
-                shown.finish(ok=False)
             raise click.ClickException(str(err)) from None
-        if shown:
-            shown.finish()
+        finally:
+            if shown:
+                shown.finish(ok)
         click.echo(f"{environment.name}: {python}")

@@ -188,3 +188,32 @@ def test_install_shows_progress_on_a_terminal_only(tmp_path):
         f"creating the tool environment {tools / 'tiny-tool'} (seqcore-tiny-probe==1.0)",
         f"tiny-tool: {python}"]
     assert piped.stderr == ""
+
+
+def test_a_watched_install_that_fails_says_why(tmp_path, monkeypatch):
+    """With progress, pip's output is read as it comes: a failure still ends in an error
+    with pip's reason, after the steps were reported, and leaves nothing installed."""
+    from seqcore.analysis.toolenvs import ToolEnvironmentError, install
+
+    class Seen:
+        def __init__(self):
+            self.phases, self.statuses = [], []
+
+        def phase(self, text):
+            self.phases.append(text)
+
+        def status(self, text):
+            self.statuses.append(text)
+
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # no network: nothing can be found
+    settings = {"seqcore.tools.path": str(tmp_path)}
+    broken = ToolEnvironment("broken", ("seqcore-no-such-package-anywhere==0.0.1",))
+    seen = Seen()
+    with pytest.raises(ToolEnvironmentError) as err:
+        install(broken, settings, progress=seen)
+    assert "could not create the tool environment 'broken'" in str(err.value)
+    assert "seqcore-no-such-package-anywhere" in str(err.value)
+    assert seen.phases == [
+        f"creating the environment {tmp_path / 'broken'}",
+        "installing 1 requirement: seqcore-no-such-package-anywhere==0.0.1"]
+    assert not is_installed(broken, settings)
