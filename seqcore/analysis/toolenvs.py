@@ -18,6 +18,7 @@ keeps two workers from building the same environment at once.
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import os
 import shutil
@@ -26,7 +27,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from seqcore.framework.settings import resolve_settings
 
@@ -62,6 +63,24 @@ class ToolEnvironmentError(RuntimeError):
     """The environment could not be created (pip's last lines say why)."""
 
 
+class InstallProgress(Protocol):
+    """Who watches an install (``seqcore tools install`` on a terminal): ``phase`` for each
+    step (creating the environment, installing the requirements, pip installing what it
+    collected), ``status`` for what pip does meanwhile (the package it collects, downloads,
+    builds), each replacing the one before."""
+
+    def phase(self, text: str) -> None: ...
+
+    def status(self, text: str) -> None: ...
+
+
+# pip's lines that say what it is doing (without --quiet), and how a status line names them.
+_PIP_STEPS = {"Collecting ": "collecting ", "Processing ": "processing ",
+              "Downloading ": "downloading ", "Using cached ": "using cached ",
+              "Building wheel for ": "building ", "Preparing metadata": "preparing metadata"}
+_PIP_INSTALLING = "Installing collected packages: "
+
+
 def environments_root(settings: Mapping[str, Any] | None = None) -> Path:
     """``seqcore.tools.path``: from ``settings`` when given, else as the environment
     (``SEQCORE_TOOLS_PATH``) or the default resolves it; relative paths are taken from the
@@ -95,9 +114,13 @@ def is_installed(environment: ToolEnvironment,
 
 
 def install(environment: ToolEnvironment, settings: Mapping[str, Any] | None = None, *,
-            force: bool = False, log: Callable[[str], None] | None = None) -> Path:
+            force: bool = False, log: Callable[[str], None] | None = None,
+            progress: InstallProgress | None = None) -> Path:
     """Create (or, with ``force`` or when incomplete, recreate) the environment; returns
-    its interpreter. Raises :class:`ToolEnvironmentError` with pip's reason."""
+    its interpreter. Raises :class:`ToolEnvironmentError` with pip's reason.
+
+    With ``progress``, pip's output is read line by line as it runs and each step is
+    reported to it; without, pip runs quietly and only its failure is read."""
     root = environments_root(settings)
     root.mkdir(parents=True, exist_ok=True)
     directory = root / environment.name
@@ -109,10 +132,19 @@ def install(environment: ToolEnvironment, settings: Mapping[str, Any] | None = N
             log(f"creating the tool environment {directory} "
                 f"({', '.join(environment.requirements)})")
         shutil.rmtree(directory, ignore_errors=True)
+        if progress:
+            progress.phase(f"creating the environment {directory}")
         _run([sys.executable, "-m", "venv", str(directory)], environment)
         python = directory / "bin" / "python"
-        _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-              *environment.requirements], environment)
+        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
+        if progress:
+            count = len(environment.requirements)
+            progress.phase(f"installing {count} requirement{'s' if count != 1 else ''}: "
+                           f"{', '.join(environment.requirements)}")
+            _run([*pip, "--progress-bar", "off", *environment.requirements], environment,
+                 progress)
+        else:
+            _run([*pip, "--quiet", *environment.requirements], environment)
         (directory / MARKER).write_text(_wanted(environment))
         return python
 
@@ -126,16 +158,44 @@ def ensure(environment: ToolEnvironment, settings: Mapping[str, Any] | None = No
     return install(environment, settings, log=log)
 
 
-def _run(argv: list[str], environment: ToolEnvironment) -> None:
+def _run(argv: list[str], environment: ToolEnvironment,
+         progress: InstallProgress | None = None) -> None:
     # Not the server's virtualenv: pip must install into the new one.
     env = {key: value for key, value in os.environ.items()
            if key not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
-    if done.returncode != 0:
-        said = (done.stderr or done.stdout).strip().splitlines()[-5:]
+    if progress is None:
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+        returncode, said = done.returncode, (done.stderr or done.stdout).strip().splitlines()
+    else:
+        # pip's lines as it writes them (unbuffered), its errors among them in order.
+        env["PYTHONUNBUFFERED"] = "1"
+        last: collections.deque[str] = collections.deque(maxlen=5)
+        with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, env=env) as process:
+            assert process.stdout is not None
+            for line in process.stdout:
+                line = line.strip()
+                if line:
+                    last.append(line)
+                    _report(line, progress)
+        returncode, said = process.returncode, list(last)
+    if returncode != 0:
         raise ToolEnvironmentError(
             f"could not create the tool environment {environment.name!r} "
-            f"({' '.join(argv[:4])}...): " + " | ".join(said))
+            f"({' '.join(argv[:4])}...): " + " | ".join(said[-5:]))
+
+
+def _report(line: str, progress: InstallProgress) -> None:
+    """One of pip's lines as a step: its installing, a phase; what it collects, downloads or
+    builds, a status (without pip's "(from ...)" and sizes, which only lengthen it)."""
+    if line.startswith(_PIP_INSTALLING):
+        progress.phase("pip is installing " + line[len(_PIP_INSTALLING):])
+        return
+    for prefix, said in _PIP_STEPS.items():
+        if line.startswith(prefix):
+            what = line[len(prefix):].split(" (", 1)[0].strip()
+            progress.status(said + what.rsplit("/", 1)[-1] if what else said.rstrip())
+            return
 
 
 def registered_environments(pm: Any) -> list[ToolEnvironment]:

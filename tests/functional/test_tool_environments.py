@@ -4,6 +4,7 @@ a real pip), and the tool's interpreter runs with the declared packages and with
 server's."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,120 @@ def test_bad_declarations_are_refused():
         ToolEnvironment("../escape", ("six",))
     with pytest.raises(ValueError, match="no requirements"):
         ToolEnvironment("empty", ())
+
+
+TINY_PLUGIN = '''
+from seqcore import hookimpl
+from seqcore.analysis.toolenvs import ToolEnvironment
+
+
+@hookimpl
+def register_tool_environments():
+    return [ToolEnvironment("tiny-tool", ("seqcore-tiny-probe==1.0",), "a tool in one wheel")]
+'''
+
+
+def tiny_wheel(directory):
+    """A one-module wheel, written as pip would read it: the only package the test's pip
+    may install (no index, no network)."""
+    import base64
+    import hashlib
+    import zipfile
+
+    info = "seqcore_tiny_probe-1.0.dist-info"
+    files = {"seqcore_tiny_probe.py": "VALUE = 1\n",
+             f"{info}/METADATA": "Metadata-Version: 2.1\nName: seqcore-tiny-probe\n"
+                                 "Version: 1.0\n",
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: seqcore-tests\n"
+                              "Root-Is-Purelib: true\nTag: py3-none-any\n"}
+
+    def digest(text):
+        raw = hashlib.sha256(text.encode()).digest()
+        return "sha256=" + base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    files[f"{info}/RECORD"] = "".join(f"{path},{digest(text)},{len(text.encode())}\n"
+                                      for path, text in files.items()) + f"{info}/RECORD,,\n"
+    directory.mkdir()
+    with zipfile.ZipFile(directory / "seqcore_tiny_probe-1.0-py3-none-any.whl", "w") as wheel:
+        for path, text in files.items():
+            wheel.writestr(path, text)
+
+
+def test_install_shows_progress_on_a_terminal_only(tmp_path):
+    """On a terminal ``seqcore tools install`` names each step (creating the environment,
+    installing the requirements, what pip processes and installs) and the time it took; in
+    a pipe it writes only its two lines, as before."""
+    import pty
+
+    (tmp_path / "tinytool_site.py").write_text(TINY_PLUGIN)
+    tiny_wheel(tmp_path / "wheels")
+    tools = tmp_path / "tools"
+    (tmp_path / "site.ini").write_text(
+        "[app:main]\nuse = egg:seqcore-server\n"
+        f"sqlalchemy.url = sqlite:///{tmp_path / 'site.sqlite'}\n"
+        f"seqcore.tools.path = {tools}\n"
+        "seqcore.plugins.modules = tinytool_site\nseqcore.plugins.enabled = tinytool_site\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]),
+           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(tmp_path / "wheels")}
+    env.pop("SEQCORE_TOOLS_PATH", None)
+    command = [str(SEQCORE), "-c", str(tmp_path / "site.ini"), "tools", "install", "--force"]
+
+    leader, follower = pty.openpty()
+    done = subprocess.run(command, stderr=follower, stdout=subprocess.PIPE, text=True,
+                          env=env, cwd=tmp_path, check=False, timeout=300)
+    os.close(follower)
+    seen = b""
+    try:
+        while chunk := os.read(leader, 65536):
+            seen += chunk
+    except OSError:  # the terminal closed
+        pass
+    os.close(leader)
+    drawn = seen.decode(errors="replace")
+    python = tools / "tiny-tool" / "bin" / "python"
+    assert done.returncode == 0, drawn
+    assert done.stdout.splitlines() == [f"tiny-tool: {python}"]
+    assert f"tiny-tool: creating the environment {tools / 'tiny-tool'}" in drawn
+    assert "tiny-tool: installing 1 requirement: seqcore-tiny-probe==1.0" in drawn
+    assert "processing seqcore_tiny_probe-1.0-py3-none-any.whl" in drawn  # pip's own step
+    assert "tiny-tool: pip is installing seqcore-tiny-probe" in drawn
+    assert re.search(r"tiny-tool: installed in [0-9.]+ s", drawn), drawn
+    assert subprocess.run([str(python), "-c", "import seqcore_tiny_probe"], env={},
+                          timeout=60).returncode == 0
+
+    piped = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path,
+                           check=False, timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.splitlines() == [
+        f"creating the tool environment {tools / 'tiny-tool'} (seqcore-tiny-probe==1.0)",
+        f"tiny-tool: {python}"]
+    assert piped.stderr == ""
+
+
+def test_a_watched_install_that_fails_says_why(tmp_path, monkeypatch):
+    """With progress, pip's output is read as it comes: a failure still ends in an error
+    with pip's reason, after the steps were reported, and leaves nothing installed."""
+    from seqcore.analysis.toolenvs import ToolEnvironmentError, install
+
+    class Seen:
+        def __init__(self):
+            self.phases, self.statuses = [], []
+
+        def phase(self, text):
+            self.phases.append(text)
+
+        def status(self, text):
+            self.statuses.append(text)
+
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # no network: nothing can be found
+    settings = {"seqcore.tools.path": str(tmp_path)}
+    broken = ToolEnvironment("broken", ("seqcore-no-such-package-anywhere==0.0.1",))
+    seen = Seen()
+    with pytest.raises(ToolEnvironmentError) as err:
+        install(broken, settings, progress=seen)
+    assert "could not create the tool environment 'broken'" in str(err.value)
+    assert "seqcore-no-such-package-anywhere" in str(err.value)
+    assert seen.phases == [
+        f"creating the environment {tmp_path / 'broken'}",
+        "installing 1 requirement: seqcore-no-such-package-anywhere==0.0.1"]
+    assert not is_installed(broken, settings)
