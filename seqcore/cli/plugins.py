@@ -42,6 +42,9 @@ LAYOUT = {
                  ("lengths.py", "tests/lengths.py"),
                  ("__init__.py", "tests/__init__.py"),
                  ("test_plugin.py", "tests/test_{package}.py")],
+    # The Alembic branch of a plugin with no table yet (an analysis writes its own).
+    "branch": [("migrations_init.py", "src/{package}/migrations/__init__.py"),
+               ("migration.py", "src/{package}/migrations/versions/{module}0001_base.py")],
     "filekind": [("plugin.py", "src/{package}/plugin.py"),
                  ("check.py", "src/{package}/check.py"),
                  ("conftest.py", "tests/conftest.py"),
@@ -133,7 +136,7 @@ def plugin_new(name: str, kind: str, directory: Path | None, description: str | 
                   next_steps=NEXT_STEPS[kind].format(**values))
     root = files("seqcore.cli") / "templates" / "plugin"
     written = []
-    for group in ("common", kind):
+    for group in ("common", kind, *(("branch",) if kind != "analysis" else ())):
         for template, where in LAYOUT[group]:
             path = target / where.format(**values)
             path.parent.mkdir(parents=True, exist_ok=True)
