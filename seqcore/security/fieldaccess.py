@@ -20,9 +20,9 @@ hold, is refused when it would (:func:`check_no_widening`).
 exports, GraphQL's ``metadataSummary``); :func:`readable_entry` is the same rule as a SQL
 condition on :class:`~seqcore.models.sample.MetadataEntry` rows, for the places that read a
 sample's values without a project in hand (a sample held by several projects shows a field
-when any project the caller belongs to lets it read the field there), and for filters, so a
-restricted field cannot be probed by filtering on it. ``tests/functional/test_field_access.py``
-checks both answers agree on every path.
+when a project the caller belongs to lets it read the field there and no holder restricts it
+above the caller), and for filters, so a restricted field cannot be probed by filtering on
+it. ``tests/functional/test_field_access.py`` checks both answers agree on every path.
 """
 
 from __future__ import annotations
@@ -207,7 +207,8 @@ def held_back(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[bool]
 
 def readable_entry(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[bool]:
     """True for the metadata rows (of ``entry``, a :class:`MetadataEntry` or an alias) the
-    caller may read: some project holding the sample lets it read the field there."""
+    caller may read: some project holding the sample lets it read the field there, and none
+    restricts it above the caller (:func:`held_back`)."""
     if caller.sees_all:
         return true()
     held, member, declared = _HELD, _MEMBER, _DECLARED
