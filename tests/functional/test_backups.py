@@ -201,9 +201,10 @@ def test_check_and_backup_of_a_database_without_tables_say_so(tmp_path):
 def test_long_commands_show_progress_on_a_terminal_only(deployment, app_config, tmp_path):
     """``backup``, ``restore`` and ``check`` draw a progress bar when standard error is a
     terminal, and write nothing of it into a pipe (logs, scripts, cron mail)."""
-    import pty
     import subprocess
     import sys
+
+    from tests.terminal import on_a_terminal
 
     settings = app_config.get_settings()
     ini = tmp_path / "live.ini"
@@ -213,21 +214,10 @@ def test_long_commands_show_progress_on_a_terminal_only(deployment, app_config, 
     command = [sys.executable, "-m", "seqcore.cli", "-c", str(ini)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 
-    def on_a_terminal(*args):
-        leader, follower = pty.openpty()
-        done = subprocess.run([*command, *args], stderr=follower, stdout=subprocess.PIPE,
-                              env=env, check=False, timeout=300)
-        os.close(follower)
-        seen = b""
-        try:
-            while chunk := os.read(leader, 65536):
-                seen += chunk
-        except OSError:  # the terminal closed
-            pass
-        os.close(leader)
-        return done, seen.decode(errors="replace")
+    def run_on_a_terminal(*args):
+        return on_a_terminal([*command, *args], env=env, timeout=300)
 
-    done, drawn = on_a_terminal("check")
+    done, drawn = run_on_a_terminal("check")
     assert done.returncode == 0, drawn
     assert "checking stored files" in drawn and "[" in drawn
     piped = subprocess.run([*command, "check"], capture_output=True, text=True, env=env,
@@ -235,7 +225,7 @@ def test_long_commands_show_progress_on_a_terminal_only(deployment, app_config, 
     assert piped.returncode == 0, piped.stderr
     assert "checking stored files" not in piped.stderr + piped.stdout
     assert "no unreferenced files" in piped.stdout
-    done, drawn = on_a_terminal("backup", str(tmp_path / "backup"))
+    done, drawn = run_on_a_terminal("backup", str(tmp_path / "backup"))
     assert done.returncode == 0 and "backing up stored files" in drawn, drawn
     piped = subprocess.run([*command, "backup", str(tmp_path / "backup2")],
                            capture_output=True, text=True, env=env, check=False, timeout=300)

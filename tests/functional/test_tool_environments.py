@@ -143,7 +143,7 @@ def test_install_shows_progress_on_a_terminal_only(tmp_path):
     """On a terminal ``seqcore tools install`` names each step (creating the environment,
     installing the requirements, what pip processes and installs) and the time it took; in
     a pipe it writes only its two lines, as before."""
-    import pty
+    from tests.terminal import on_a_terminal
 
     (tmp_path / "tinytool_site.py").write_text(TINY_PLUGIN)
     tiny_wheel(tmp_path / "wheels")
@@ -158,18 +158,7 @@ def test_install_shows_progress_on_a_terminal_only(tmp_path):
     env.pop("SEQCORE_TOOLS_PATH", None)
     command = [str(SEQCORE), "-c", str(tmp_path / "site.ini"), "tools", "install", "--force"]
 
-    leader, follower = pty.openpty()
-    done = subprocess.run(command, stderr=follower, stdout=subprocess.PIPE, text=True,
-                          env=env, cwd=tmp_path, check=False, timeout=300)
-    os.close(follower)
-    seen = b""
-    try:
-        while chunk := os.read(leader, 65536):
-            seen += chunk
-    except OSError:  # the terminal closed
-        pass
-    os.close(leader)
-    drawn = seen.decode(errors="replace")
+    done, drawn = on_a_terminal(command, text=True, env=env, cwd=tmp_path, timeout=300)
     python = tools / "tiny-tool" / "bin" / "python"
     assert done.returncode == 0, drawn
     assert done.stdout.splitlines() == [f"tiny-tool: {python}"]
