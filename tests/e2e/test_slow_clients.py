@@ -13,16 +13,9 @@ import time
 import pytest
 
 from seqcore.testing.server import live_server
+from tests.e2e.probes import health
 
 pytestmark = pytest.mark.xdist_group("serial")
-
-
-def health(port: int) -> tuple[int, float]:
-    started = time.perf_counter()
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(b"GET /-/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        answer = sock.recv(64)
-    return int(answer.split()[1]), time.perf_counter() - started
 
 
 def test_hundreds_of_idle_and_slow_connections_do_not_stop_the_server(tmp_path):

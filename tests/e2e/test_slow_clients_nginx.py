@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from seqcore.testing.server import free_port, live_server
+from tests.e2e.probes import health
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("serial")]
 
@@ -112,14 +113,6 @@ def ready(port: int, within: float = 120) -> None:
             pass
         assert time.monotonic() < deadline, "seqcore did not answer"
         time.sleep(0.2)
-
-
-def health(port: int, timeout: float = 10) -> tuple[int, float]:
-    started = time.perf_counter()
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-        sock.sendall(b"GET /-/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        answer = sock.recv(64)
-    return int(answer.split()[1]), time.perf_counter() - started
 
 
 def test_nginx_keeps_seqcore_answering_while_hundreds_of_clients_idle_or_drip(front_end):
