@@ -180,7 +180,7 @@ def test_nginx_keeps_seqcore_answering_while_hundreds_of_clients_idle_or_drip(fr
                          b"Host: localhost\r\nContent-Type: multipart/form-data; boundary=b\r\n"
                          b"Content-Length: 1000000\r\n\r\n--b")
             answer = sock.recv(64)
-            assert int(answer.split()[1]) == 401 and time.perf_counter() - started < 2
+            assert int(answer.split()[1]) == 401 and time.perf_counter() - started < 5
         # Still answering after all of it.
         assert health(port)[0] == 200
     finally:

@@ -173,7 +173,7 @@ def test_a_slow_graphql_read_does_not_hold_up_writes(graphql, testapp, factories
         started = time.perf_counter()
         created = testapp.post_json("/api/projects", {"name": "Written meanwhile"},
                                     headers=factories.headers(owner), status=201)
-        assert time.perf_counter() - started < 5
+        assert time.perf_counter() - started < 10  # a blocked write would wait the 30 s
         assert reader.is_alive()  # the read was still running while the write committed
         assert created.json["resource"]["name"] == "Written meanwhile"
     finally:
