@@ -188,7 +188,7 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                           "sees."),
         ("WriteBack", "What an analysis type's `write_back` receives when a submission "
                       "completes: `samples()`, `output_path(key)`, `metadata(sample, "
-                      "values)`."),
+                      "values)`, `attach(sample, keys)`."),
         ("run_job", "Run the job in a work directory (what an executor's worker calls)."),
         ("read_result", "A job directory's result, or `None` while it runs (for an "
                         "executor's `poll`)."),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,3 +86,14 @@ class WriteBack:
         recorded as written by this submission (its provenance), replacing what the fields
         held; ``kind`` is a registered ``MetadataType``'s name."""
         write_metadata(self.db, sample_id, values, self.submission, kind)
+
+    def attach(self, sample_id: int, keys: Iterable[str]) -> list[Any]:
+        """Attach the stored outputs ``keys`` to the sample (``KeyError`` for a key the
+        pipeline did not return), as IRIDA Next attaches a workflow's per-sample files when
+        it updates samples. The sample's attachment and the submission's output share one
+        stored file: deleting either keeps the bytes the other still uses."""
+        from seqcore.models.attachment import attach_files
+
+        files = [self.outputs[key] for key in dict.fromkeys(keys)]
+        attached: list[Any] = attach_files(self.db, files, sample_id=sample_id)
+        return attached

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from seqcore.plugin import AnalysisSubmission, MetadataEntry
+from seqcore.plugin import AnalysisSubmission, MetadataEntry, SequenceFile
 from seqcore.testing.uploads import fastq
 from seqcore.testing.workers import AnalysisWorker, run_until_state
 
@@ -53,8 +53,18 @@ def state(db, submission_id):
     return db.get(AnalysisSubmission, submission_id)
 
 
+SAMPLE_ATTACHMENTS = """
+query($id: ID!) { node(id: $id) { ... on Sample {
+  attachments { nodes { filename attachmentUrl } } } } }"""
+
+
+def sample_attachments(graphql, sample) -> list[dict]:
+    found = graphql(SAMPLE_ATTACHMENTS, {"id": f"gid://seqcore/Sample/{sample.id}"})
+    return found["data"]["node"]["attachments"]["nodes"]
+
+
 def test_rest_launch_runs_on_wes_and_writes_back(testapp, app_config, db, world, wes,
-                                                 run_analysis):
+                                                 run_analysis, graphql):
     res = launch(testapp, world, min_length=0, label="batch-7", mode="careful")
     submission_id = int(res.json["resource"]["identifier"])
     run = run_analysis.drive(submission_id, world["headers"], timeout=180)
@@ -70,13 +80,15 @@ def test_rest_launch_runs_on_wes_and_writes_back(testapp, app_config, db, world,
     assert log["state"] == "COMPLETE"
     assert log["request"]["workflow_params"]["label"] == "batch-7"
 
-    sample_id = world["sample"].id
+    sample_id, puid = world["sample"].id, world["sample"].puid
+    # The samplesheet's sample column holds the sample's PUID, as IRIDA Next writes it, and
+    # the manifest names the sample by it.
     manifest = json.loads(gzip.decompress(run.outputs["outputFile/iridanext-output"]))
-    assert manifest["metadata"]["samples"][str(sample_id)]["readcount"] == {
+    assert manifest["metadata"]["samples"][puid]["readcount"] == {
         "reads": 40, "bases": 20 * 60 + 20 * 50}
     sheet = run.outputs["outputFile/samplesheet"].decode().splitlines()
     assert sheet[0] == "sample,sample_name,fastq_1,fastq_2,organism"
-    assert sheet[1].startswith(f"{sample_id},isolate-1,") and sheet[1].endswith(",E. coli")
+    assert sheet[1].startswith(f"{puid},isolate-1,") and sheet[1].endswith(",E. coli")
 
     metadata = testapp.get(f"/api/samples/{sample_id}/metadata", headers=world["headers"]
                            ).json["resource"]["metadata"]
@@ -89,12 +101,31 @@ def test_rest_launch_runs_on_wes_and_writes_back(testapp, app_config, db, world,
     assert entry.submission_id == submission_id  # provenance
     # The per-sample and global files the manifest names are outputs of the analysis.
     keys = {o.key for o in sub.outputs}
-    assert {"iridanext-output", "samplesheet", "global-summary.txt",
-            f"sample-{sample_id}-{sample_id}.counts.txt"} == keys
+    counts = f"sample-{puid}-{puid}.counts.txt"
+    assert {"iridanext-output", "samplesheet", "global-summary.txt", counts} == keys
     # ... and served over REST as outputFile/<key>, as a client downloads them.
-    assert run.outputs["outputFile/global-summary.txt"] == f"batch-7 {sample_id} 40 2200\n".encode()
-    assert run.outputs[f"outputFile/sample-{sample_id}-{sample_id}.counts.txt"] == \
-        b"isolate-1\t40\t2200\n"
+    assert run.outputs["outputFile/global-summary.txt"] == f"batch-7 {puid} 40 2200\n".encode()
+    assert run.outputs[f"outputFile/{counts}"] == b"isolate-1\t40\t2200\n"
+
+    # With write-back (IRIDA Next's updateSamples) the sample's own files are attached to
+    # it; the global ones stay the execution's.
+    graphql.as_user(world["owner"])
+    attached = sample_attachments(graphql, world["sample"])
+    assert [a["filename"] for a in attached] == [f"{puid}.counts.txt"]
+    url = attached[0]["attachmentUrl"]
+    assert testapp.get(url).body == b"isolate-1\t40\t2200\n"
+    # The attachment and the output share one stored file: deleting the analysis keeps the
+    # sample's file whole, while the files only the analysis held go with it.
+    stored = {o.key: o.file_id for o in sub.outputs}
+    testapp.delete(f"/api/analysisSubmissions/{submission_id}", headers=world["headers"])
+    testapp.get(f"/api/analysisSubmissions/{submission_id}", headers=world["headers"],
+                status=404)
+    assert testapp.get(url).body == b"isolate-1\t40\t2200\n"
+    assert [a["filename"] for a in sample_attachments(graphql, world["sample"])] == [
+        f"{puid}.counts.txt"]
+    db.expire_all()
+    assert db.get(SequenceFile, stored[counts]) is not None
+    assert db.get(SequenceFile, stored["global-summary.txt"]) is None
 
 
 def test_graphql_launch_runs_on_wes(graphql, app_config, db, world, run_analysis):
@@ -109,6 +140,10 @@ def test_graphql_launch_runs_on_wes(graphql, app_config, db, world, run_analysis
     assert run.state == "COMPLETED"
     sub = state(db, submission_id)
     assert sub.parameters["label"] == "gql" and sub.remote_workflow_id
+    # Without write-back the sample gets neither metadata nor files.
+    assert sample_attachments(graphql, world["sample"]) == []
+    assert db.query(MetadataEntry).filter_by(sample_id=world["sample"].id,
+                                              field="readcount.reads").count() == 0
 
 
 def test_a_failing_pipeline_ends_in_error_with_the_wes_log(testapp, db, world, run_analysis):
@@ -145,7 +180,7 @@ def test_single_end_reads_fill_fastq_1_alone(testapp, factories, upload_reads, d
                              timeout=180)
     assert run.state == "COMPLETED", run.error
     row = run.outputs["outputFile/samplesheet"].decode().splitlines()[1].split(",")
-    assert row[0] == str(sample.id) and row[2].endswith("single.fastq") and row[3] == ""
+    assert row[0] == sample.puid and row[2].endswith("single.fastq") and row[3] == ""
     metadata = testapp.get(f"/api/samples/{sample.id}/metadata", headers=world["headers"]
                            ).json["resource"]["metadata"]
     assert metadata["readcount.reads"]["value"] == "7"

@@ -84,7 +84,7 @@ class WesExecutor:
         job = json.loads((work_dir / "job.json").read_text())
         data = job["data"]
         header, body = samplesheet.rows(data["samplesheet_schema"], job["inputs"],
-                                        data["metadata"])
+                                        data["metadata"], data.get("puids") or {})
         sheet = samplesheet.write(work_dir / "samplesheet.csv", header, body)
         outdir = work_dir / "output"
         outdir.mkdir(exist_ok=True)

@@ -2,8 +2,8 @@
 
 Its columns are the samplesheet schema's ``items.properties``, in order. A row per sample:
 
-* ``sample``: the seqcore sample identifier (IRIDA Next puts its sample PUID here); the keys
-  of ``iridanext.output.json.gz`` name samples by this value;
+* ``sample``: the sample's PUID, as IRIDA Next writes it; the keys of
+  ``iridanext.output.json.gz`` name samples by this value;
 * ``sample_name``: the sample's name;
 * ``fastq_1``, ``fastq_2``, ... (``fastq_<n>``): the n-th file of the sample's sequencing
   object, a pair's forward file first; empty when it has fewer files;
@@ -34,8 +34,10 @@ def metadata_field(column: str, prop: Mapping[str, Any]) -> str | None:
 
 
 def rows(schema: Mapping[str, Any], inputs: list[Mapping[str, Any]],
-         metadata: Mapping[str, Mapping[str, str]]) -> tuple[list[str], list[list[str]]]:
-    """The header and one row per sample (its first input object)."""
+         metadata: Mapping[str, Mapping[str, str]], puids: Mapping[str, str]
+         ) -> tuple[list[str], list[list[str]]]:
+    """The header and one row per sample (its first input object). ``puids`` are the
+    samples' PUIDs by seqcore id; a job written before it carried them names samples by id."""
     properties: Mapping[str, Any] = schema["items"]["properties"]
     header = list(properties)
     out: list[list[str]] = []
@@ -51,7 +53,7 @@ def rows(schema: Mapping[str, Any], inputs: list[Mapping[str, Any]],
             match = FASTQ.match(column)
             field = metadata_field(column, prop)
             if column == "sample":
-                row.append(str(sample_id))
+                row.append(puids.get(str(sample_id), str(sample_id)))
             elif column == "sample_name":
                 row.append(str(item["sample_name"]))
             elif match:

@@ -5,8 +5,9 @@
   then validates the values against the schema itself (patterns, formats, every other
   keyword) and the pipeline's ``min_samples``/``max_samples``, every problem in one 400;
 * readiness: the WES server answers and runs the descriptor's engine (``409`` otherwise);
-* ``job_data``: the descriptor and the samples' metadata, for the samplesheet;
-* ``write_back``: ``iridanext.output.json.gz``'s per-sample metadata onto the samples.
+* ``job_data``: the descriptor, the samples' PUIDs and metadata, for the samplesheet;
+* ``write_back``: ``iridanext.output.json.gz``'s per-sample metadata onto the samples, and
+  its per-sample files attached to them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from seqcore.plugin import (
     MetadataEntry,
     OutputRel,
     PipelineDescriptor,
+    Sample,
     SequencingObject,
     Tool,
     WriteBack,
@@ -117,7 +119,7 @@ class DescriptorLaunch:
 @dataclass(frozen=True)
 class DescriptorJob:
     """What the executor needs beyond inputs and parameters: the descriptor's engine and
-    workflow, the samplesheet schema, and the metadata of the samples."""
+    workflow, the samplesheet schema, and the PUID and metadata of each sample."""
 
     descriptor: PipelineDescriptor
 
@@ -128,10 +130,13 @@ class DescriptorJob:
         for entry in source.db.scalars(select(MetadataEntry).where(
                 MetadataEntry.sample_id.in_(sample_ids))):
             metadata.setdefault(str(entry.sample_id), {})[entry.field] = entry.value
+        puids = {str(sample_id): puid for sample_id, puid in source.db.execute(
+            select(Sample.id, Sample.puid).where(Sample.id.in_(sample_ids)))}
         return {"pipeline_id": d.pipeline_id, "version": d.version, "engine": d.engine,
                 "engine_version": d.engine_version, "workflow_url": d.workflow_url,
                 "workflow_file": str(d.workflow_file) if d.workflow_file else None,
-                "samplesheet_schema": dict(d.samplesheet_schema), "metadata": metadata}
+                "samplesheet_schema": dict(d.samplesheet_schema), "metadata": metadata,
+                "puids": puids}
 
 
 def _sample_ids(source: JobSource) -> set[int]:
@@ -141,19 +146,27 @@ def _sample_ids(source: JobSource) -> set[int]:
 
 
 def write_back(ctx: WriteBack) -> None:
-    """Per-sample metadata of ``iridanext.output.json.gz``, with the submission as
-    provenance; keys are the samplesheet's ``sample`` column (the sample's identifier)."""
+    """What ``iridanext.output.json.gz`` says of each analysed sample, written back as IRIDA
+    Next does with ``updateSamples``: its metadata (flattened, the submission as provenance)
+    and its files, attached to the sample. The manifest names samples by the samplesheet's
+    ``sample`` column: the sample's PUID (a run launched before PUIDs were written there
+    names them by seqcore id, which is still understood)."""
     manifest = outputs.read_manifest(ctx.output_path(outputs.OUTPUT_KEY))
     analysed = set(ctx.samples())
+    by_key = {str(sample_id): sample_id for sample_id in analysed}
+    by_key.update((puid, sample_id) for sample_id, puid in ctx.db.execute(
+        select(Sample.id, Sample.puid).where(Sample.id.in_(analysed))))
     for key, values in sorted(((manifest.get("metadata") or {}).get("samples") or {}).items()):
-        try:
-            sample_id = int(key)
-        except ValueError:
-            continue
-        if sample_id in analysed and isinstance(values, Mapping):
+        sample_id = by_key.get(str(key))
+        if sample_id is not None and isinstance(values, Mapping):
             flat = outputs.flatten(values)
             if flat:
                 ctx.metadata(sample_id, flat)
+    for key, entries in sorted(((manifest.get("files") or {}).get("samples") or {}).items()):
+        sample_id = by_key.get(str(key))
+        if sample_id is not None and entries:
+            ctx.attach(sample_id, [outputs.output_key("sample", str(key), entry["path"])
+                                   for entry in entries])
 
 
 def check_schema(descriptor: PipelineDescriptor) -> None:
