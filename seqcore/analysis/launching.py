@@ -32,6 +32,9 @@ class LaunchRequest:
     :param object_ids: sequencing objects to analyse; ``sample_ids`` add each sample's latest
         object of an accepted kind.
     :param project_ids: projects the submission is shared with.
+    :param group_id: the group namespace launched in (IRIDA Next's group workflow
+        executions): each sample must be in a project of the group or of its subgroups that
+        the caller reads, and the submission is shared with those projects.
     :param parameters: the parameter values given (checked against the type's schema).
     :param write_back: write the results back to the samples.
     :param email_notification: e-mail the submitter when it ends (:mod:`seqcore.notifications`).
@@ -47,6 +50,7 @@ class LaunchRequest:
     object_ids: tuple[int, ...] = ()
     sample_ids: tuple[int, ...] = ()
     project_ids: tuple[int, ...] = ()
+    group_id: int | None = None
     parameters: Any = None
     write_back: bool = False
     email_notification: bool = False

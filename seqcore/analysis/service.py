@@ -35,6 +35,9 @@ from seqcore.models.analysis import (
     SubmissionInput,
     SubmissionProject,
 )
+from seqcore.models.group import Group, GroupHierarchy
+from seqcore.models.project import Project
+from seqcore.models.sample import ProjectSample
 from seqcore.models.sequencing import SequencingObject
 from seqcore.parsing.timestamps import epoch_ms
 from seqcore.security.permissions import Permission
@@ -119,6 +122,38 @@ def resolve_inputs(actor: Actor, analysis_type: AnalysisType, object_ids: Iterab
     return chosen
 
 
+def group_projects(actor: Actor, group_id: int, sample_ids: set[int],
+                   problems: dict[str, list[str]]) -> list[int]:
+    """For a launch in a group's namespace: the projects of the group and its subgroups
+    that hold the samples and that the caller reads. A group the caller cannot read is no
+    group (``group``), and a sample in none of those projects a problem (``samples``): a
+    group's execution analyses the group's samples only."""
+    group = actor.db.get(Group, group_id)
+    if group is None or not actor.may(Permission.GROUP_READ, "groups", str(group_id)):
+        problems.setdefault("group", []).append(f"No such group: {group_id}.")
+        return []
+    if not sample_ids:
+        return []
+    subtree = select(GroupHierarchy.descendant_id).where(GroupHierarchy.ancestor_id == group_id)
+    holders: dict[int, list[int]] = {}
+    for sample_id, project_id in actor.db.execute(
+            select(ProjectSample.sample_id, ProjectSample.project_id)
+            .join(Project, Project.id == ProjectSample.project_id)
+            .where(ProjectSample.sample_id.in_(sample_ids), Project.group_id.in_(subtree))
+            .order_by(ProjectSample.project_id)):
+        holders.setdefault(sample_id, []).append(project_id)
+    readable: dict[int, bool] = {}
+    chosen: list[int] = []
+    for sample_id in sorted(sample_ids):
+        found = [pid for pid in holders.get(sample_id, []) if readable.setdefault(
+            pid, actor.may(Permission.PROJECT_READ, "projects", str(pid)))]
+        if not found:
+            problems.setdefault("samples", []).append(
+                f"Sample {sample_id} is in no project of group {group.full_path}.")
+        chosen += [pid for pid in found if pid not in chosen]
+    return chosen
+
+
 def launch(request: Any, spec: LaunchRequest, automated: bool = False) -> AnalysisSubmission:
     """Check everything, then create the submission (state NEW) in one go.
 
@@ -149,6 +184,9 @@ def launch(request: Any, spec: LaunchRequest, automated: bool = False) -> Analys
                   if not actor.may(Permission.PROJECT_READ, "projects", str(project_id))]
     if unreadable:
         problems["projects"] = ["No such project(s): " + ", ".join(unreadable) + "."]
+    if spec.group_id is not None:
+        project_ids += group_projects(actor, spec.group_id, {o.sample_id for o in inputs},
+                                      problems)
     write_back = spec.write_back
     if write_back and not analysis_type.writes_back:
         problems["writeResultsToSamples"] = [
@@ -176,7 +214,8 @@ def launch(request: Any, spec: LaunchRequest, automated: bool = False) -> Analys
                                    update_samples=write_back, priority=str(priority),
                                    submitter_id=actor.user_id, automated=automated,
                                    description=spec.description,
-                                   email_notification=spec.email_notification)
+                                   email_notification=spec.email_notification,
+                                   group_id=spec.group_id)
     if analysis_type.record_launch is not None:
         analysis_type.record_launch(typed_launch, submission, checked.resolved)
     return submission
@@ -187,7 +226,8 @@ def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,
                       project_ids: Iterable[int], update_samples: bool, priority: str,
                       submitter_id: int | None, automated: bool = False,
                       description: str | None = None,
-                      email_notification: bool = False) -> AnalysisSubmission:
+                      email_notification: bool = False,
+                      group_id: int | None = None) -> AnalysisSubmission:
     now = utcnow()
     submission = AnalysisSubmission(
         name=name, analysis_type=analysis_type.name,
@@ -195,7 +235,7 @@ def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,
         state=AnalysisState.NEW.value, priority=priority,
         priority_rank=PRIORITY_ORDER[priority], parameters=as_strings(parameters),
         update_samples=update_samples, automated=automated, description=description,
-        email_notification=email_notification,
+        email_notification=email_notification, group_id=group_id,
         history=[[AnalysisState.NEW.value, epoch_ms(now)]], created=now)
     for obj in inputs:
         submission.inputs.append(SubmissionInput(object_id=obj.id))

@@ -157,10 +157,11 @@ class WorkflowExecution(graphene.ObjectType):
     name = graphene.String()
     group = graphene.Field(
         lambda: _group_type(),
-        description="Group, if the workflow belongs to a group namespace: seqcore launches "
-                    "in a project's namespace only, so always null (IRIDA Next answers null "
-                    "for a project's execution too, even when the project is in a group).")
-    project = graphene.Field(Project, description="The project it was launched in.")
+        description="Group, if the workflow belongs to a group namespace (launched with "
+                    "groupId); null for a project's execution, even when the project is in a "
+                    "group, as IRIDA Next answers.")
+    project = graphene.Field(Project, description="The project it was launched in; null for "
+                                                  "a group's execution.")
     run_id = graphene.String()
     samples_workflow_executions = graphene.List(graphene.NonNull(SamplesWorkflowExecution))
     state = graphene.String(description="IRIDA Next's state (docs/graphql.md maps seqcore's).")
@@ -209,11 +210,14 @@ class WorkflowExecution(graphene.ObjectType):
         return execution.submission.name
 
     @staticmethod
-    def resolve_group(execution: Execution, info: Any) -> None:
-        return None
+    def resolve_group(execution: Execution, info: Any) -> Any:
+        group_id = execution.submission.group_id
+        return None if group_id is None else info.context.loaders.group.load(group_id)
 
     @staticmethod
     def resolve_project(execution: Execution, info: Any) -> Any:
+        if execution.submission.group_id is not None:
+            return None
         projects = execution.submission.projects
         return info.context.loaders.project.load(projects[0].project_id) if projects else None
 

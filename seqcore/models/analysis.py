@@ -81,6 +81,10 @@ class AnalysisSubmission(Base):
     request_id: Mapped[str | None] = mapped_column(String(64), default=requestid.current)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
+    # The group namespace it was launched in (IRIDA Next's group workflow executions); null
+    # for a launch in a project's namespace.
+    group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("namespace_group.id", ondelete="SET NULL"), index=True, default=None)
 
     inputs: Mapped[list[SubmissionInput]] = relationship(
         cascade="all, delete-orphan", passive_deletes=True, order_by="SubmissionInput.id")

@@ -153,11 +153,9 @@ def test_deleting_the_execution_deletes_its_output_attachments(graphql, testapp,
     assert sorted(a.file.file_name for a in kept) == ["s_R1.fastq", "s_R2.fastq"]
 
 
-def test_group_is_null_for_a_project_in_a_group_and_group_launches_are_refused(
-        graphql, testapp, factories):
+def test_group_is_null_for_a_project_in_a_group(graphql, testapp, factories):
     """IRIDA Next's ``group`` is the execution's namespace when that is a group; an
-    execution launched in a project (seqcore's only kind) has none, whatever the project's
-    namespace."""
+    execution launched in a project has none, whatever the project's namespace."""
     owner = factories.user()
     lab = factories.group(owner, name="Lab", path="lab")
     project = factories.project(owner=owner, name="In lab", path="in-lab", group=lab)
@@ -166,15 +164,82 @@ def test_group_is_null_for_a_project_in_a_group_and_group_launches_are_refused(
     ids = _pair_on(graphql, testapp, sample)
     execution = graphql(SUBMIT, {"input": submit_input(project, sample, ids)})[
         "data"]["submitWorkflowExecution"]["workflowExecution"]
-    body = graphql("""query($id: ID!) { node(id: $id) { ... on WorkflowExecution {
-        group { id } project { fullPath } } } }""", {"id": execution["id"]})
+    body = graphql(NAMESPACE, {"id": execution["id"]})
     assert body["data"]["node"] == {"group": None, "project": {"fullPath": "lab/in-lab"}}
-    launch = submit_input(project, sample, ids)
-    del launch["projectId"]
-    refused = graphql(SUBMIT, {"input": {**launch, "groupId": gid("Group", lab.id)}})
-    assert refused["data"]["submitWorkflowExecution"]["errors"] == [{
-        "message": "seqcore launches workflows in a project's namespace only: give "
-                   "projectId.", "path": ["workflow_execution", "groupId"]}]
+
+
+NAMESPACE = """query($id: ID!) { node(id: $id) { ... on WorkflowExecution {
+    group { id } project { fullPath } } } }"""
+
+
+def group_input(group, rows):
+    return {"name": "Across the lab", "groupId": gid("Group", group.id),
+            "pipelineId": "readcount", "workflowVersion": "1.0",
+            "workflowParams": {"min_length": 0},
+            "samplesWorkflowExecutionsAttributes": [{
+                "sample_id": gid("Sample", sample.id),
+                "samplesheet_params": {"sample": sample.puid, "fastq_1": ids["forward"],
+                                       "fastq_2": ids["reverse"]}} for sample, ids in rows]}
+
+
+def test_a_group_launch_analyses_the_samples_of_its_projects_and_subgroups(
+        graphql, testapp, factories, run_analysis, db):
+    """``groupId`` launches in the group's namespace, as IRIDA Next's group samples page
+    does: samples of the group's projects and of its subgroups' projects, the execution's
+    ``group`` the group and its ``project`` null."""
+    from seqcore.models.analysis import AnalysisSubmission
+
+    owner = factories.user()
+    lab = factories.group(owner, name="Lab", path="lab")
+    bench = factories.group(owner, name="Bench", path="bench", parent=lab)
+    top = factories.project(owner=owner, name="Top", path="top", group=lab)
+    deep = factories.project(owner=owner, name="Deep", path="deep", group=bench)
+    samples = [factories.sample(top, name="TOP-1"), factories.sample(deep, name="DEEP-1")]
+    graphql.as_user(owner)
+    rows = [(sample, _pair_on(graphql, testapp, sample)) for sample in samples]
+    payload = graphql(SUBMIT, {"input": group_input(lab, rows)})["data"][
+        "submitWorkflowExecution"]
+    assert payload["errors"] == []
+    execution = payload["workflowExecution"]
+    assert sorted(s["sample"]["id"] for s in execution["samplesWorkflowExecutions"]) == sorted(
+        gid("Sample", s.id) for s in samples)
+    assert graphql(NAMESPACE, {"id": execution["id"]})["data"]["node"] == {
+        "group": {"id": gid("Group", lab.id)}, "project": None}
+    submission = db.get(AnalysisSubmission, int(execution["id"].rsplit("/", 1)[1]))
+    assert submission.group_id == lab.id
+    # Shared with the projects that hold the samples: their members see it over REST.
+    assert sorted(p.project_id for p in submission.projects) == sorted([top.id, deep.id])
+    run = run_analysis.drive(submission.id, factories.headers(owner))
+    assert run.state == "COMPLETED"
+
+
+def test_a_group_launch_takes_only_the_groups_samples_the_caller_reads(
+        graphql, testapp, factories, db):
+    from seqcore.models.analysis import AnalysisSubmission
+
+    owner, stranger = factories.user(), factories.user()
+    lab = factories.group(owner, name="Lab", path="lab")
+    inside = factories.sample(factories.project(owner=owner, name="In", path="in", group=lab),
+                              name="IN-1")
+    outside = factories.sample(factories.project(owner=owner, name="Out"), name="OUT-1")
+    graphql.as_user(owner)
+    rows = [(inside, _pair_on(graphql, testapp, inside)),
+            (outside, _pair_on(graphql, testapp, outside))]
+    payload = graphql(SUBMIT, {"input": group_input(lab, rows)})["data"][
+        "submitWorkflowExecution"]
+    assert payload["workflowExecution"] is None
+    assert payload["errors"] == [{
+        "message": f"Sample {outside.id} is in no project of group lab.",
+        "path": ["workflow_execution", "samples"]}]
+    # A group the caller cannot read is no group, the same answer as an unknown one.
+    graphql.as_user(stranger)
+    for group_id in (gid("Group", lab.id), gid("Group", 999_999)):
+        refused = graphql(SUBMIT, {"input": {**group_input(lab, rows[:1]),
+                                             "groupId": group_id}})
+        assert refused["data"]["submitWorkflowExecution"]["errors"] == [{
+            "message": "Group not found by provided ID",
+            "path": ["workflow_execution", "groupId"]}]
+    assert db.query(AnalysisSubmission).count() == 0
 
 
 def test_an_automated_execution_has_no_submitter(graphql, testapp, outbreak, factories,

@@ -4,8 +4,10 @@ The pipeline (``pipelineId``, ``workflowVersion``) names an analysis type; each 
 row names a sample and, in its ``samplesheet_params``, the attachments to analyse
 (``fastq_1``/``fastq_2`` as Attachment ids): those attachments' sequencing objects are the
 inputs, and a row naming none analyses the sample's latest data. ``workflowParams`` are the
-type's parameters; ``updateSamples`` writes the results back. Problems are payload errors
-under ``workflow_execution``.
+type's parameters; ``updateSamples`` writes the results back. ``projectId`` launches in a
+project's namespace, ``groupId`` in a group's: every sample must then be in a project of the
+group or its subgroups that the caller reads. Problems are payload errors under
+``workflow_execution``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from seqcore.analysis.launching import LaunchRequest
 from seqcore.analysis.service import launch
 from seqcore.errors.domain import DomainError, Invalid
 from seqcore.graphql.ids import GID
-from seqcore.graphql.mutations.base import Problems, UserError, find_project, problem, run
+from seqcore.graphql.mutations.base import (
+    Problems,
+    UserError,
+    api_context,
+    find_project,
+    problem,
+    run,
+)
 from seqcore.graphql.pipelines import pipeline_views
 from seqcore.graphql.scalars import JSON
 from seqcore.graphql.workflows import Execution, WorkflowExecution
@@ -76,6 +85,17 @@ def _rows(info: Any, rows: list[Any]) -> tuple[list[int], list[int]]:
     return object_ids, sample_ids
 
 
+def _readable_group(info: Any, gid: str) -> int:
+    """The id of the group ``groupId`` names, when the caller reads it; IRIDA Next's "not
+    found" alike for an unknown group and one the caller cannot read."""
+    _, pk = info.context.parse(gid, "Group")
+    context = api_context(info, "groups", pk)
+    if context is None or not info.context.request.has_permission(Permission.GROUP_READ,
+                                                                  context):
+        raise problem("Group not found by provided ID", "workflow_execution", "groupId")
+    return int(pk)
+
+
 class SubmitWorkflowExecution(graphene.relay.ClientIDMutation):
     """Create a new workflow execution: launch the pipeline's analysis type on the samples
     (and the attachments their samplesheet rows name) through the domain's launch."""
@@ -107,18 +127,19 @@ class SubmitWorkflowExecution(graphene.relay.ClientIDMutation):
                                extensions={"code": "invalid"})
 
         def work() -> dict[str, Any]:
+            project_ids: tuple[int, ...] = ()
+            group_id = None
             if given.get("group_id") is not None:
-                raise problem("seqcore launches workflows in a project's namespace only: "
-                              "give projectId.",
-                              "workflow_execution", "groupId")
-            project = find_project(info, given["project_id"], "project",
-                                   Permission.PROJECT_READ, "read").project
+                group_id = _readable_group(info, given["group_id"])
+            else:
+                project_ids = (find_project(info, given["project_id"], "project",
+                                            Permission.PROJECT_READ, "read").project.id,)
             analysis_type = _analysis_type(info, pipeline_id, workflow_version)
             object_ids, sample_ids = _rows(info, samples_workflow_executions_attributes)
             spec = LaunchRequest(
                 analysis_type=analysis_type, name=given.get("name"),
                 object_ids=tuple(object_ids), sample_ids=tuple(sample_ids),
-                project_ids=(project.id,), parameters=workflow_params,
+                project_ids=project_ids, group_id=group_id, parameters=workflow_params,
                 write_back=bool(given.get("update_samples")),
                 email_notification=bool(given.get("email_notification")))
             try:
