@@ -18,6 +18,7 @@ from sqlalchemy import and_, delete, or_, select
 from sqlalchemy.orm import Session
 
 from seqcore.db import session_for, utcnow
+from seqcore.db.locks import lock_row
 from seqcore.models.access_token import SCOPES, LifetimeRules, PersonalAccessToken
 from seqcore.models.oauth import digest
 from seqcore.oauth.tokens import new_secret
@@ -122,11 +123,13 @@ def rotate_token(db: Session, user_id: int, token_id: int,
     """Revoke one of the account's working tokens and make its successor: the same name and
     scopes, a new secret (returned, shown once) and the same lifetime span counted from
     today (no expiry stays none, unless expiry is required: then the longest allowed).
-    The row is locked, so of two concurrent rotations of one token only one succeeds.
+    The row is locked first (:func:`seqcore.db.locks.lock_row`), so of two concurrent
+    rotations of one token only one succeeds; the other finds it revoked.
     :class:`RotationRefused` if the token is not the account's or no longer works."""
+    lock_row(db, PersonalAccessToken, token_id)
     token = db.scalar(select(PersonalAccessToken).where(
         PersonalAccessToken.id == token_id, PersonalAccessToken.user_id == user_id)
-        .with_for_update())
+        .execution_options(populate_existing=True))
     if token is None:
         raise RotationRefused("There is no such token.", missing=True)
     now = utcnow()

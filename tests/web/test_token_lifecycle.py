@@ -134,6 +134,43 @@ def test_rotation_needs_the_csrf_token_and_a_session(testapp, factories, db):
     assert who(testapp, user.email, secret) == user.email
 
 
+def test_of_two_concurrent_rotations_one_wins(app_config, factories, db):
+    """Each in its own session and transaction, as two requests are."""
+    import threading
+
+    import transaction
+
+    from seqcore.db import session_for
+    from seqcore.oauth.personal import RotationRefused, rotate_token
+    from seqcore.services import ISessionFactory, registry_service
+
+    user = factories.user()
+    factories.access_token(user, name="shared")
+    (token,) = rows(db)
+    factory = registry_service(app_config.registry, ISessionFactory)
+    start, outcomes = threading.Barrier(2), []
+
+    def rotate():
+        manager = transaction.TransactionManager(explicit=True)
+        start.wait()
+        try:
+            with manager:
+                rotate_token(session_for(factory, manager), user.id, token.id)
+            outcomes.append("rotated")
+        except RotationRefused as refused:
+            outcomes.append(refused.message)
+
+    threads = [threading.Thread(target=rotate) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(outcomes) == sorted([
+        "rotated", "The token 'shared' has been revoked; only a working token can be "
+                   "rotated: create a new one instead."])
+    assert [(t.name, t.revoked) for t in rows(db)] == [("shared", True), ("shared", False)]
+
+
 @pytest.mark.parametrize(("expires", "problem"), [
     (None, "Give the token an expiry date, at most 30 days from today"),
     (31, "The expiry date must be at most 30 days from today"),
