@@ -2,8 +2,8 @@
 ``seqcore.tokens.cleanup_after_days`` after it. Tokens already revoked count as revoked at
 the upgrade, so they are kept that long from now rather than deleted at once.
 
-Revision ID: c0025
-Revises: c0024
+Revision ID: c0026
+Revises: c0024 (c0025 once merged beside c0025_submission_group)
 """
 
 from datetime import UTC, datetime
@@ -13,7 +13,7 @@ from alembic import op
 
 from seqcore.db.identity import rebuild_kept
 
-revision = "c0025"
+revision = "c0026"
 down_revision = "c0024"
 branch_labels = None
 depends_on = None
