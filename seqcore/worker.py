@@ -1,7 +1,7 @@
 """One worker loop for everything that must not happen in a request: processing uploads,
 driving analyses, submitting to NCBI, preparing (and purging) data exports, purging the
-trash and sending e-mail notifications. ``seqcore worker`` runs it; the development server
-runs it in a thread."""
+trash, sending e-mail notifications and deleting long-dead personal access tokens.
+``seqcore worker`` runs it; the development server runs it in a thread."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from seqcore.files.attachments import BlobSweeper
 from seqcore.governance.trash import TrashWorker
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.notifications.delivery import MailWorker
+from seqcore.oauth.personal import TokenSweeper
 from seqcore.observability import instruments
 from seqcore.qc.processing import Worker, worker_name
 
@@ -33,13 +34,14 @@ class WorkerLoop:
         self.blobs = BlobSweeper(registry)
         self.trash = TrashWorker(registry)
         self.mail = MailWorker(registry)
+        self.tokens = TokenSweeper(registry)
 
     def run_once(self) -> int:
         instruments.heartbeat(self.name)
         busy = 0
         for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
                      self.exports.run_once, self.blobs.run_once, self.trash.run_once,
-                     self.mail.run_once):
+                     self.mail.run_once, self.tokens.run_once):
             try:
                 busy += step()
             except Exception:

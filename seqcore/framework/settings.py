@@ -67,6 +67,13 @@ def non_negative_int(value: Any) -> int:
     return number
 
 
+def positive_int(value: Any) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError("must be 1 or more")
+    return number
+
+
 CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("sqlalchemy.url", "sqlite:///var/seqcore.sqlite",
             "Database URL. SQLite (the default) or PostgreSQL (postgresql+psycopg://...).",
@@ -247,6 +254,21 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "it up; the delay doubles after each, from one minute.", int),
     Setting("seqcore.mail.base_url", "http://127.0.0.1:6543",
             "The address people reach seqcore at, for the links in notifications."),
+    # Personal access tokens (IRIDA Next's administrator settings for them).
+    Setting("seqcore.tokens.require_expiry", False,
+            "Every personal access token must expire within seqcore.tokens.max_lifetime_days "
+            "(IRIDA Next's require_personal_access_token_expiry): a token without an expiry "
+            "date, or expiring later, is refused on the profile page and by seqcore tokens "
+            "create; tokens made before stop working max_lifetime_days after they were "
+            "created.", as_bool),
+    Setting("seqcore.tokens.max_lifetime_days", 365,
+            "With seqcore.tokens.require_expiry: the most days a personal access token may "
+            "work (IRIDA Next's max_personal_access_token_lifetime_in_days).", positive_int),
+    Setting("seqcore.tokens.cleanup_after_days", 30,
+            "Expired and revoked personal access tokens are deleted this many days after "
+            "they stopped working, by the worker (hourly) or seqcore tokens prune (IRIDA "
+            "Next's cleanup_inactive_access_tokens_after_days); until then they stay listed "
+            "on their owner's profile page.", non_negative_int),
     Setting("seqcore.notifications.token_expiry_days", 7,
             "Days before a personal access token expires when its holder is told, once.", int),
     Setting("seqcore.oauth.pkce_plain", False,

@@ -8,7 +8,10 @@ authenticates.
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -18,6 +21,29 @@ from seqcore.models.user import User
 
 SCOPES = ("read_api", "api")
 """``read_api``: queries; ``api``: queries and mutations."""
+
+
+@dataclass(frozen=True)
+class LifetimeRules:
+    """The administrator's rules for how long tokens live (``seqcore.tokens.*``), here
+    beside the token so that authentication, the pages and the commands read them alike."""
+
+    require_expiry: bool = False
+    max_days: int = 365
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> LifetimeRules:
+        return cls(bool(settings.get("seqcore.tokens.require_expiry", False)),
+                   int(settings.get("seqcore.tokens.max_lifetime_days", 365)))
+
+    @property
+    def max_lifetime(self) -> timedelta | None:
+        """How long after its creation any token stops working; ``None``: no limit."""
+        return timedelta(days=self.max_days) if self.require_expiry else None
+
+    def latest_expiry(self, today: date) -> date | None:
+        """The latest expiry date a new token may have; ``None``: any."""
+        return today + timedelta(days=self.max_days) if self.require_expiry else None
 
 
 class PersonalAccessToken(Base):
@@ -32,6 +58,8 @@ class PersonalAccessToken(Base):
     expires_at: Mapped[datetime | None] = mapped_column(default=None)
     last_used_at: Mapped[datetime | None] = mapped_column(default=None)
     revoked: Mapped[bool] = mapped_column(default=False)
+    # When it was revoked: revoked tokens are deleted seqcore.tokens.cleanup_after_days later.
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     # When its holder was told it is about to expire (once per token).
     expiry_notified_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -42,8 +70,18 @@ class PersonalAccessToken(Base):
     def scope_list(self) -> list[str]:
         return self.scopes.split()
 
-    def active(self, now: datetime) -> bool:
-        return not self.revoked and (self.expires_at is None or self.expires_at > now)
+    def ends_at(self, max_lifetime: timedelta | None = None) -> datetime | None:
+        """When the token stops working: its expiry, or ``created + max_lifetime`` if that
+        comes first (an administrator's maximum lifetime also ends tokens made before it was
+        set, without rewriting them); ``None``: never."""
+        if max_lifetime is None:
+            return self.expires_at
+        limit = self.created + max_lifetime
+        return limit if self.expires_at is None or limit < self.expires_at else self.expires_at
+
+    def active(self, now: datetime, max_lifetime: timedelta | None = None) -> bool:
+        ends = self.ends_at(max_lifetime)
+        return not self.revoked and (ends is None or ends > now)
 
 
 class WebSession(Base):

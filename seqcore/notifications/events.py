@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
 from seqcore.db.session import SETTINGS_KEY
-from seqcore.models.access_token import PersonalAccessToken
+from seqcore.models.access_token import LifetimeRules, PersonalAccessToken
 from seqcore.models.user import User
 from seqcore.notifications.kinds import (
     ANALYSIS_FINISHED,
@@ -80,18 +80,28 @@ def analysis_finished(db: Session, settings: Mapping[str, Any], submission: Any)
 
 
 def warn_expiring_tokens(db: Session, settings: Mapping[str, Any]) -> int:
-    """Tell each holder of a live personal access token that expires within
-    ``seqcore.notifications.token_expiry_days``, once per token; how many were told."""
+    """Tell each holder of a live personal access token that stops working within
+    ``seqcore.notifications.token_expiry_days``, once per token; how many were told. A token
+    stops at its expiry, or under an administrator's maximum lifetime
+    (``seqcore.tokens.require_expiry``) that many days after its creation if sooner."""
     now = utcnow()
     horizon = now + timedelta(days=int(settings["seqcore.notifications.token_expiry_days"]))
-    tokens = list(db.scalars(select(PersonalAccessToken).where(
+    max_lifetime = LifetimeRules.of(settings).max_lifetime
+    ending = [and_(PersonalAccessToken.expires_at.is_not(None),
+                   PersonalAccessToken.expires_at > now,
+                   PersonalAccessToken.expires_at <= horizon)]
+    if max_lifetime is not None:
+        ending.append(and_(PersonalAccessToken.created > now - max_lifetime,
+                           PersonalAccessToken.created <= horizon - max_lifetime))
+    candidates = db.scalars(select(PersonalAccessToken).where(
         PersonalAccessToken.revoked.is_(False), PersonalAccessToken.expiry_notified_at.is_(None),
-        PersonalAccessToken.expires_at.is_not(None), PersonalAccessToken.expires_at > now,
-        PersonalAccessToken.expires_at <= horizon).order_by(PersonalAccessToken.id)))
+        or_(*ending)).order_by(PersonalAccessToken.id))
+    tokens = [token for token in candidates if token.active(now, max_lifetime)
+              and (ends := token.ends_at(max_lifetime)) is not None and ends <= horizon]
     for token in tokens:
         token.expiry_notified_at = now
         enqueue(db, settings, db.get(User, token.user_id), TOKEN_EXPIRING, name=token.name,
-                expires=_when(token.expires_at),
+                expires=_when(token.ends_at(max_lifetime)),
                 url=f"{_base(settings)}/-/profile/personal_access_tokens")
     db.flush()
     return len(tokens)

@@ -60,6 +60,7 @@ def end_other_credentials(db: Session, user_id: int, *, keep_session: str | None
         db.execute(update(PersonalAccessToken)
                    .where(PersonalAccessToken.user_id == user_id,
                           PersonalAccessToken.revoked.is_(False))
-                   .values(revoked=True).execution_options(synchronize_session=False))
+                   .values(revoked=True, revoked_at=utcnow())
+                   .execution_options(synchronize_session=False))
     db.execute(update(User).where(User.id == user_id).values(modified=utcnow())
                .execution_options(synchronize_session=False))

@@ -13,7 +13,7 @@ from typing import Any
 import transaction
 from sqlalchemy.orm import Session, sessionmaker
 
-from seqcore.db import session_for
+from seqcore.db import session_for, utcnow
 from seqcore.framework.contrib import FileKind
 from seqcore.models.group import AccessLevel, Group, GroupShare
 from seqcore.models.oauth import OAuthClient, digest
@@ -267,14 +267,19 @@ class Factories:
 
     def access_token(self, user: User, scopes: Iterable[str] = ("read_api", "api"),
                      name: str = "test token", expires_at: datetime | None = None,
-                     revoked: bool = False) -> str:
-        """A personal access token of ``user`` (GraphQL); returns its secret."""
+                     revoked: bool = False, created: datetime | None = None,
+                     revoked_at: datetime | None = None) -> str:
+        """A personal access token of ``user`` (GraphQL); returns its secret. A revoked one
+        was revoked at ``revoked_at`` (default: now)."""
         from seqcore.models.access_token import PersonalAccessToken
 
         secret = f"sqc_test_{next(_counter)}_{secrets.token_hex(8)}"
+        if revoked and revoked_at is None:
+            revoked_at = utcnow()
         self._commit([PersonalAccessToken(user_id=user.id, name=name, token_hash=digest(secret),
                                           scopes=" ".join(scopes), expires_at=expires_at,
-                                          revoked=revoked)])
+                                          revoked=revoked, revoked_at=revoked_at,
+                                          created=created or utcnow())])
         remember(secret, "personal access token")
         return secret
 

@@ -14,7 +14,15 @@ from pyramid.response import Response
 from seqcore.db import utcnow
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.user import User
-from seqcore.oauth.personal import create_token, revoke_token, token_problems, tokens_of
+from seqcore.oauth.personal import (
+    LifetimeRules,
+    RotationRefused,
+    create_token,
+    revoke_token,
+    rotate_token,
+    token_problems,
+    tokens_of,
+)
 from seqcore.parsing.identifiers import parse_id
 from seqcore.security.credentials import (
     end_other_credentials,
@@ -137,24 +145,31 @@ def _fmt(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _status(token: PersonalAccessToken) -> str:
-    if token.revoked:
-        return "Revoked"
-    if token.expires_at is not None and token.expires_at <= utcnow():
-        return "Expired"
-    return "Active"
+def _rules(request: Request) -> LifetimeRules:
+    return LifetimeRules.of(request.registry.settings)
 
 
 def tokens_page(request: Request, status: int = 200, **values: Any) -> Response:
     identity = session_identity(request)
     if identity is None:
         return sign_in_redirect(request)
+    rules = _rules(request)
+    now = utcnow()
+
+    def token_status(token: PersonalAccessToken) -> str:
+        if token.revoked:
+            return "Revoked"
+        return "Active" if token.active(now, rules.max_lifetime) else "Expired"
+
     values.setdefault("new_token", None)
+    values.setdefault("rotated", False)
     values.setdefault("problems", {})
     values.setdefault("form", {})
     return page(request, "tokens.mako", status=status,
-                tokens=tokens_of(request.db, identity.user_id), fmt=_fmt, token_status=_status,
-                **values)
+                tokens=tokens_of(request.db, identity.user_id), fmt=_fmt,
+                token_status=token_status,
+                ends=lambda token: token.ends_at(rules.max_lifetime), rules=rules,
+                latest_expiry=rules.latest_expiry(now.date()), **values)
 
 
 def tokens(request: Request) -> Response:
@@ -169,7 +184,8 @@ def create(request: Request) -> Response:
         return sign_in_redirect(request)
     form = {"name": request.POST.get("name", ""), "scopes": request.POST.getall("scopes"),
             "expires_at": request.POST.get("expires_at", "").strip()}
-    problems = token_problems(form["name"], form["scopes"], form["expires_at"] or None)
+    problems = token_problems(form["name"], form["scopes"], form["expires_at"] or None,
+                              rules=_rules(request))
     if problems:
         return tokens_page(request, status=400, problems=problems, form=form)
     # Shown in this response only: never stored in the session or redirected through.
@@ -189,6 +205,28 @@ def revoke(request: Request) -> Response:
     return HTTPSeeOther(location=request.route_path("web.tokens"))
 
 
+def rotate(request: Request) -> Response:
+    """Revoke a working token at once and show its successor's secret, once (201): the same
+    name and scopes and lifetime span. Not the user's token: 404; revoked or expired: 409,
+    and nothing changes."""
+    identity = session_identity(request)
+    if identity is None:
+        return sign_in_redirect(request)
+    token_id = parse_id(request.matchdict["id"])
+    if token_id is None:
+        return page(request, "message.mako", status=404, heading="Not found",
+                    message="You have no such token.")
+    try:
+        new_token = rotate_token(request.db, identity.user_id, token_id, _rules(request))
+    except RotationRefused as refused:
+        if refused.missing:
+            return page(request, "message.mako", status=404, heading="Not found",
+                        message="You have no such token.")
+        return page(request, "message.mako", status=409, heading="Not rotated",
+                    message=refused.message)
+    return tokens_page(request, status=201, new_token=new_token, rotated=True)
+
+
 def includeme(config: Configurator) -> None:
     config.add_route("web.home", "/")
     config.add_route("web.sign_in", "/users/sign_in")
@@ -197,6 +235,7 @@ def includeme(config: Configurator) -> None:
     config.add_route("web.password", "/-/profile/password")
     config.add_route("web.tokens", "/-/profile/personal_access_tokens")
     config.add_route("web.token_revoke", "/-/profile/personal_access_tokens/{id}/revoke")
+    config.add_route("web.token_rotate", "/-/profile/personal_access_tokens/{id}/rotate")
     config.add_view(sign_in_form, route_name="web.sign_in", request_method="GET")
     config.add_view(sign_in, route_name="web.sign_in", request_method="POST", require_csrf=True)
     config.add_view(sign_out, route_name="web.sign_out", request_method="POST",
@@ -207,4 +246,6 @@ def includeme(config: Configurator) -> None:
     config.add_view(tokens, route_name="web.tokens", request_method="GET")
     config.add_view(create, route_name="web.tokens", request_method="POST", require_csrf=True)
     config.add_view(revoke, route_name="web.token_revoke", request_method="POST",
+                    require_csrf=True)
+    config.add_view(rotate, route_name="web.token_rotate", request_method="POST",
                     require_csrf=True)

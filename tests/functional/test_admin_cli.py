@@ -1,9 +1,10 @@
-"""The administration commands (``seqcore users ...``, ``seqcore tokens revoke``), run as an
+"""The administration commands (``seqcore users ...``, ``seqcore tokens ...``), run as an
 administrator runs them: the installed ``seqcore`` program in its own process, against a
 fresh database (SQLite, or PostgreSQL when ``SEQCORE_TEST_DATABASE_URL`` is set), with the
 API answering the credentials they touch."""
 
 import base64
+import os
 import re
 import subprocess
 import sys
@@ -22,9 +23,10 @@ SEQCORE = Path(sys.executable).parent / "seqcore"
 pytestmark = pytest.mark.xdist_group("admin_cli")
 
 
-def seqcore(ini, *args, ok=True, stdin=None):
+def seqcore(ini, *args, ok=True, stdin=None, env=None):
     result = subprocess.run([str(SEQCORE), "-c", str(ini), *args], capture_output=True,
-                            text=True, timeout=120, input=stdin)
+                            text=True, timeout=120, input=stdin,
+                            env=None if env is None else {**os.environ, **env})
     if ok:
         assert result.returncode == 0, result.stdout + result.stderr
     return result
@@ -258,3 +260,112 @@ def test_tokens_create_refuses_bad_requests_and_stores_nothing(site):
 
     with Env(str(ini)).session() as db:
         assert db.scalar(select(func.count()).select_from(PersonalAccessToken)) == 0
+
+
+def stored_tokens(ini):
+    from sqlalchemy import select
+
+    from seqcore.cli import Env
+    from seqcore.models.access_token import PersonalAccessToken
+
+    with Env(str(ini)).session() as db:
+        return [(t.id, t.name, t.scopes, t.revoked, t.expires_at)
+                for t in db.scalars(select(PersonalAccessToken).order_by(PersonalAccessToken.id))]
+
+
+def token_list(ini, username):
+    return [line.split("\t") for line in
+            seqcore(ini, "tokens", "list", username).stdout.splitlines()]
+
+
+def test_tokens_rotate_revokes_the_old_secret_and_prints_a_working_new_one(site):
+    ini, testapp, _ = site
+    old = seqcore(ini, "tokens", "create", "Bob", "--scope", "api", "--name", "ci",
+                  "--expires", "30").stdout.strip()
+    ((token_id, name, scopes, status, ends),) = token_list(ini, "bob")
+    assert (name, scopes, status) == ("ci", "api", "active")
+    out = seqcore(ini, "tokens", "rotate", "Bob", token_id).stdout
+    new = out.strip()
+    assert out.count("\n") == 1 and new.startswith("sqc_") and new != old
+    assert graphql_works(testapp, "Bob@example.org", new)
+    assert not graphql_works(testapp, "Bob@example.org", old)
+    basic = base64.b64encode(f"Bob@example.org:{old}".encode()).decode()
+    testapp.get("/api/projects", headers={"Authorization": f"Basic {basic}"}, status=401)
+    listed = token_list(ini, "Bob")
+    assert [(row[1], row[2], row[3], row[4]) for row in listed] == [
+        ("ci", "api", "active", ends), ("ci", "api", "revoked", ends)]
+
+
+def test_tokens_rotate_refuses_what_it_cannot_rotate_and_changes_nothing(site):
+    ini, testapp, _ = site
+    seqcore(ini, "tokens", "create", "root", "--name", "roots")
+    seqcore(ini, "tokens", "create", "Bob", "--name", "revoked")
+    seqcore(ini, "tokens", "revoke", "--user", "Bob")
+    working = seqcore(ini, "tokens", "create", "Bob", "--name", "bobs").stdout.strip()
+    roots, revoked = token_list(ini, "root")[0][0], token_list(ini, "Bob")[1][0]
+    before = stored_tokens(ini)
+    for args, code, message in (
+            (("nobody", "1"), 2, "no user 'nobody'"),
+            (("Bob", roots), 2, f"Bob has no personal access token {roots}"),
+            (("Bob", "999"), 2, "Bob has no personal access token 999"),
+            (("Bob", "zero"), 2, "'zero' is not a valid integer"),
+            (("Bob", revoked), 1, "The token 'revoked' has been revoked; only a working token "
+                                  "can be rotated")):
+        result = seqcore(ini, "tokens", "rotate", *args, ok=False)
+        assert result.returncode == code and message in result.stderr, (args, result.stderr)
+    assert stored_tokens(ini) == before
+    assert graphql_works(testapp, "Bob@example.org", working)
+
+
+def test_tokens_create_under_a_maximum_lifetime(site):
+    ini, testapp, _ = site
+    limited = {"SEQCORE_TOKENS_REQUIRE_EXPIRY": "true", "SEQCORE_TOKENS_MAX_LIFETIME_DAYS": "30"}
+    for args, message in (((), "Give the token an expiry date, at most 30 days from today"),
+                          (("--expires", "31"),
+                           "The expiry date must be at most 30 days from today")):
+        result = seqcore(ini, "tokens", "create", "Bob", *args, ok=False, env=limited)
+        assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
+    assert stored_tokens(ini) == []
+    value = seqcore(ini, "tokens", "create", "Bob", "--expires", "30", env=limited).stdout
+    assert graphql_works(testapp, "Bob@example.org", value.strip())
+    # A token without expiry, made before the maximum: rotated under it, its successor
+    # expires at the maximum.
+    seqcore(ini, "tokens", "create", "Bob", "--name", "forever")
+    forever = token_list(ini, "Bob")[0]
+    assert forever[4] == "never"
+    seqcore(ini, "tokens", "rotate", "Bob", forever[0], env=limited)
+    from datetime import timedelta
+
+    from seqcore.db import utcnow
+
+    assert stored_tokens(ini)[-1][4].date() == utcnow().date() + timedelta(days=30)
+
+
+def test_tokens_prune_deletes_tokens_dead_for_the_cleanup_period(site):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from seqcore.cli import Env
+    from seqcore.db import utcnow
+    from seqcore.models.access_token import PersonalAccessToken
+
+    ini, _, _ = site
+    for name in ("working", "expired", "revoked", "just expired"):
+        seqcore(ini, "tokens", "create", "Bob", "--name", name)
+    now = utcnow()
+    with Env(str(ini)).session() as db:
+        table = PersonalAccessToken
+        db.execute(update(table).where(table.name == "expired")
+                   .values(expires_at=now - timedelta(days=40)))
+        db.execute(update(table).where(table.name == "revoked")
+                   .values(revoked=True, revoked_at=now - timedelta(days=31)))
+        db.execute(update(table).where(table.name == "just expired")
+                   .values(expires_at=now - timedelta(days=2)))
+    assert seqcore(ini, "tokens", "prune").stdout.strip() == "deleted 2 personal access tokens"
+    assert [row[1] for row in stored_tokens(ini)] == ["working", "just expired"]
+    assert seqcore(ini, "tokens", "prune", "--days", "1").stdout.strip() == \
+        "deleted 1 personal access tokens"
+    assert [row[1] for row in stored_tokens(ini)] == ["working"]
+    bad = seqcore(ini, "tokens", "prune", "--days", "-1", ok=False)
+    assert bad.returncode == 2 and stored_tokens(ini)[0][1] == "working"

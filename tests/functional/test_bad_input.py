@@ -579,12 +579,13 @@ def test_a_form_in_an_unknown_charset_is_400(testapp, world, unchanged, path, co
     assert "charset" in res.text
 
 
+@pytest.mark.parametrize("action", ["revoke", "rotate"])
 @pytest.mark.parametrize("token_id", ["²", "\u0661", str(2**31), str(2**63), "1" * 5000])
-def test_revoking_a_token_whose_id_is_not_one_is_404(testapp, factories, token_id):
+def test_revoking_a_token_whose_id_is_not_one_is_404(testapp, factories, token_id, action):
     """The web page's token ids follow the same rule as the API's."""
     from tests.web.test_pages import sign_in
 
     sign_in(testapp, factories.user())
     csrf = testapp.get("/-/profile").html.find("input", {"name": "csrf_token"})["value"]
-    testapp.post(f"/-/profile/personal_access_tokens/{quote(token_id)}/revoke",
+    testapp.post(f"/-/profile/personal_access_tokens/{quote(token_id)}/{action}",
                  {"csrf_token": csrf}, status=404)

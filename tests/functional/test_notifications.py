@@ -215,6 +215,25 @@ def test_an_expiring_token_is_announced_once(factories, app_config, db, inbox):
     assert len(inbox.messages) == 1
 
 
+def test_a_token_ending_at_the_maximum_lifetime_is_announced(factories, app_config, db,
+                                                             inbox, monkeypatch):
+    """Under seqcore.tokens.require_expiry, a token without expiry that reaches the maximum
+    lifetime within the warning period is announced with the day it stops; one already
+    past it, or far from it, is not."""
+    holder = factories.user(username="limited")
+    for name, age in (("ending soon", 28), ("already over", 31), ("young", 5)):
+        factories.access_token(holder, name=name, created=utcnow() - timedelta(days=age))
+    settings = app_config.registry.settings
+    monkeypatch.setitem(settings, "seqcore.tokens.require_expiry", True)
+    monkeypatch.setitem(settings, "seqcore.tokens.max_lifetime_days", 30)
+    assert send(app_config, db) == 1
+    (message,) = inbox.messages
+    ends = (utcnow() + timedelta(days=2)).date().isoformat()
+    assert message["Subject"].startswith(
+        f'[seqcore] Your personal access token "ending soon" expires on {ends}')
+    assert send(app_config, db) == 0 and len(inbox.messages) == 1
+
+
 def test_a_ready_export_and_a_finished_analysis_are_told(testapp, factories, app_config, db,
                                                          inbox, upload_reads, run_analysis):
     from seqcore.exports.worker import ExportWorker

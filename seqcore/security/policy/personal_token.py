@@ -15,7 +15,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import OperationalError
 
 from seqcore.db import utcnow
-from seqcore.models.access_token import PersonalAccessToken
+from seqcore.models.access_token import LifetimeRules, PersonalAccessToken
 from seqcore.models.oauth import digest
 from seqcore.models.user import User
 from seqcore.security.policy.base import Credentials, identity_of
@@ -43,10 +43,13 @@ def basic_credentials(header: str) -> tuple[str, str] | None:
 
 
 def check_personal_token(db: Any, email: str, token: str,
-                         later: Callable[[Callable[[], None]], None] | None = None
-                         ) -> Credentials:
+                         later: Callable[[Callable[[], None]], None] | None = None,
+                         max_lifetime: timedelta | None = None) -> Credentials:
     """Resolve ``email:token`` (one SQL statement; once a minute, one more to record the use,
-    apart from the request's transaction)."""
+    apart from the request's transaction). With ``max_lifetime`` (the administrator's
+    maximum, :class:`seqcore.models.access_token.LifetimeRules`) a token also stops working that
+    long after it was created, whatever its own expiry, so setting a maximum reaches the
+    tokens made before it."""
     row = db.execute(
         select(PersonalAccessToken, User)
         .join(User, PersonalAccessToken.user_id == User.id)
@@ -61,6 +64,11 @@ def check_personal_token(db: Any, email: str, token: str,
         return Credentials(None, error="The personal access token has been revoked.")
     if pat.expires_at is not None and pat.expires_at <= now:
         return Credentials(None, error="The personal access token has expired.")
+    if not pat.active(now, max_lifetime):
+        return Credentials(None, error="The personal access token has expired: personal "
+                                       "access tokens work at most "
+                                       f"{max_lifetime.days if max_lifetime else 0} days "
+                                       "here.")
     if not user.enabled:
         return Credentials(None, error="The account is disabled.")
     if pat.last_used_at is None or pat.last_used_at < now - LAST_USED_RESOLUTION:
@@ -115,4 +123,5 @@ class PersonalAccessTokenPolicy:
         # The use is recorded once the request has ended (its transaction with it).
         return check_personal_token(
             request.db, *parsed,
-            later=lambda record: request.add_finished_callback(lambda _request: record()))
+            later=lambda record: request.add_finished_callback(lambda _request: record()),
+            max_lifetime=LifetimeRules.of(request.registry.settings).max_lifetime)
