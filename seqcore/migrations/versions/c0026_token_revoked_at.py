@@ -3,7 +3,7 @@
 the upgrade, so they are kept that long from now rather than deleted at once.
 
 Revision ID: c0026
-Revises: c0024 (c0025 once merged beside c0025_submission_group)
+Revises: c0025
 """
 
 from datetime import UTC, datetime
@@ -14,7 +14,7 @@ from alembic import op
 from seqcore.db.identity import rebuild_kept
 
 revision = "c0026"
-down_revision = "c0024"
+down_revision = "c0025"
 branch_labels = None
 depends_on = None
 
