@@ -274,3 +274,46 @@ def test_who_may_clone(graphql, factories, lab, db):
         {"message": "Project not found by provided ID", "path": ["project"]}]
     assert (db.scalar(select(func.count()).select_from(Sample)),
             db.scalar(select(func.count()).select_from(Attachment))) == counts
+
+
+def test_the_trash_keeps_bytes_a_trashed_clone_may_take_back(graphql, testapp, factories, lab,
+                                                              db, app_config, build_app):
+    """With retention, the original and then its clone go to the trash; the original's
+    entry expiring first keeps the bytes the clone's entry still holds, so the clone comes
+    back whole; once the clone is deleted for good the bytes go."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from seqcore.db import utcnow
+    from seqcore.governance.trash import TrashWorker
+    from seqcore.models.trash import TrashEntry
+
+    # The trash keeps sequencing objects (restored with their files), not attachments.
+    files = {name: data for name, data in downloads(
+        graphql, testapp, factories, lab["owner"], lab["sample"].id).items()
+        if name.startswith("pair ")}
+    root = Path(app_config.get_settings()["seqcore.storage.path"])
+    paths = {root / f.path for o in db.scalars(select(SequencingObject).where(
+        SequencingObject.sample_id == lab["sample"].id)) for f in o.files}
+    payload = clone(graphql, lab["source"], lab["target"], lab["sample"])
+    copy_id = pk(payload["samples"][0]["copy"])
+    app = build_app(**{"seqcore.retention.days": "7"})
+    headers = factories.headers(lab["owner"])
+    app.delete(f"/api/projects/{lab['source'].id}/samples/{lab['sample'].id}", headers=headers)
+    app.delete(f"/api/projects/{lab['target'].id}/samples/{copy_id}", headers=headers)
+    entries = {e.sample_id: e.id for e in db.scalars(select(TrashEntry))}
+    db.execute(update(TrashEntry).where(TrashEntry.id == entries[copy_id]).values(
+        expires=utcnow() + timedelta(days=30)))
+    db.commit()
+    worker = TrashWorker(app_config.registry)
+    assert worker.run_once(now=utcnow() + timedelta(days=8)) == 1  # the original's entry
+    app.post(f"/api/projects/{lab['target'].id}/trash/{entries[copy_id]}/restore",
+             headers=headers)
+    assert {name: data for name, data in downloads(
+        graphql, testapp, factories, lab["owner"], copy_id).items()
+        if name.startswith("pair ")} == files
+    app.delete(f"/api/projects/{lab['target'].id}/samples/{copy_id}", headers=headers)
+    assert all(path.exists() for path in paths)
+    assert worker.run_once(now=utcnow() + timedelta(days=40)) == 1
+    assert not any(path.exists() for path in paths)
