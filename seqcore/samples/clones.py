@@ -53,7 +53,6 @@ from seqcore.security.fieldaccess import (
     readable_entry,
     readable_fields,
     sample_hidden_fields,
-    widening_message,
 )
 from seqcore.security.inheritance import PROJECT_ROUTES
 
@@ -144,7 +143,10 @@ def _clone(request: Any, sample: Sample, target: Project, caller: Caller,
         MetadataEntry.id)))
     widened, gainers = _widening(db, sample, target, {entry.field for entry in entries})
     if widened:
-        raise _Refused(widening_message([sample.name], widened, gainers))
+        raise _Refused(
+            f"Cloning sample {sample.name} would let {gainers} account(s) read the field(s) "
+            f"{', '.join(sorted(widened))}, which a project holding it restricts from them. "
+            "Restrict the fields in the target project as the source does first.")
     now = utcnow()
     clone = Sample(**{column: getattr(sample, column) for column in SAMPLE_COLUMNS},
                    created=now)

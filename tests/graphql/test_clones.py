@@ -177,8 +177,12 @@ def test_each_sample_on_its_own_with_errors_beside_the_clones(graphql, factories
     clash = factories.sample(source, name="clash")
     factories.sample(target, name="clash")
     elsewhere = factories.sample(target, name="elsewhere")
+    # A sample the caller may not read is not found, as one that does not exist.
+    theirs = factories.sample(factories.project(owner=factories.user(username="outsider")),
+                              name="theirs")
     samples_before = db.scalar(select(func.count()).select_from(Sample))
-    ids = [gid("Sample", s.id) for s in (good, clash, elsewhere)] + [gid("Sample", 999999)]
+    ids = [gid("Sample", s.id) for s in (good, clash, elsewhere, theirs)] + [
+        gid("Sample", 999999)]
     payload = graphql(COPY, {"input": {"projectId": gid("Project", source.id),
                                        "newProjectId": gid("Project", target.id),
                                        "sampleIds": ids}})["data"]["copySamples"]
@@ -189,6 +193,7 @@ def test_each_sample_on_its_own_with_errors_beside_the_clones(graphql, factories
         {"message": "Sample elsewhere is not in project Source.",
          "path": ["samples", ids[2]]},
         {"message": "Sample not found by provided ID", "path": ["samples", ids[3]]},
+        {"message": "Sample not found by provided ID", "path": ["samples", ids[4]]},
     ], key=lambda e: e["path"])
     assert db.scalar(select(func.count()).select_from(Sample)) == samples_before + 1
     copy_id = pk(payload["samples"][0]["copy"])
@@ -239,8 +244,9 @@ def test_a_clone_that_would_reveal_a_restricted_value_is_refused(graphql, testap
     payload = clone(graphql, source, target, sample)
     assert payload["samples"] == []
     [error] = payload["errors"]
-    assert "secret" in error["message"] and error["path"] == ["samples",
-                                                              gid("Sample", sample.id)]
+    assert error["message"].startswith(
+        "Cloning sample S-1 would let 1 account(s) read the field(s) secret,")
+    assert error["path"] == ["samples", gid("Sample", sample.id)]
     assert db.scalar(select(func.count()).select_from(Sample)) == samples_before
     # Once the target restricts the field as the source does, the clone goes through.
     db.add(MetadataField(project_id=target.id, name="secret", restriction="LEVEL_4"))
