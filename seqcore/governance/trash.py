@@ -241,7 +241,8 @@ def restore_entry(db: Session, entry: TrashEntry) -> Any:
 @operation("trash.purge")
 def purge_entry(db: Session, storage: Any, manager: Any, entry: TrashEntry) -> None:
     """Remove an expired entry's stored bytes (after commit), unless a row uses a path again
-    (a restored copy), and mark it purged."""
+    (a restored copy, a clone's file) or another entry still in the trash keeps it (a clone
+    deleted after its original, which may yet be restored), and mark it purged."""
     paths = list(entry.paths or [])
     used = set()
     if paths:
@@ -249,6 +250,10 @@ def purge_entry(db: Session, storage: Any, manager: Any, entry: TrashEntry) -> N
                                         .where(or_(SequenceFile.path.in_(paths),
                                                    SequenceFile.original_path.in_(paths))))
                 for p in row if p}
+        waiting = db.scalars(select(TrashEntry.paths).where(
+            TrashEntry.id != entry.id, TrashEntry.purged.is_(None),
+            TrashEntry.restored.is_(None)))
+        used.update(set(paths).intersection(p for kept in waiting for p in (kept or [])))
     storage.remove_after_commit(sorted(set(paths) - used), manager)
     entry.purged = utcnow()
     note(db, projects=[entry.project_id] if entry.project_id else [],

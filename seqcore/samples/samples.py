@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Any, TypedDict
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
@@ -184,6 +184,11 @@ def delete_samples(db: Session, pm: Any, sample_ids: Iterable[int], request: Any
     ids = list(sample_ids)
     if not ids:
         return
+    # Held until the deletion commits: a clone being made of one of them (which names its
+    # stored bytes, seqcore.samples.clones) finishes first and keeps them, or waits and
+    # finds the sample gone.
+    db.execute(update(Sample).where(Sample.id.in_(sorted(ids))).values(name=Sample.name)
+               .execution_options(synchronize_session=False))
     refuse_if_used(db, "Sample(s) " + ", ".join(map(str, sorted(ids)))
                    + " hold sequence data that", sample_ids=ids)
     from seqcore.governance.trash import trash_samples, trashing

@@ -201,6 +201,11 @@ SCENARIOS = {
         f"/api/projects/{w.other.id}/samples", json.dumps([w.sample.id]), headers=w.h,
         content_type="application/idcollection+json"), "client"),
     "sample.copy": (None, lambda w: w.gql("""mutation($a: ID!, $b: ID!, $s: [ID!]!) {
+        shareSamples(input: {projectId: $a, newProjectId: $b, sampleIds: $s}) {
+            errors { message } } }""", {"a": gid("Project", w.project.id),
+                                        "b": gid("Project", w.other.id),
+                                        "s": [gid("Sample", w.sample.id)]}), "token"),
+    "sample.clone": (None, lambda w: w.gql("""mutation($a: ID!, $b: ID!, $s: [ID!]!) {
         copySamples(input: {projectId: $a, newProjectId: $b, sampleIds: $s}) {
             errors { message } } }""", {"a": gid("Project", w.project.id),
                                         "b": gid("Project", w.other.id),

@@ -143,7 +143,7 @@ def web_copy(testapp, source, target, sample_id, user):
     testapp.reset()
 
 
-@pytest.mark.parametrize("how", ["rest share", "graphql copySamples", "web copy"])
+@pytest.mark.parametrize("how", ["rest share", "graphql shareSamples", "web copy"])
 def test_a_copy_into_ones_own_project_reads_no_restricted_field(testapp, graphql, factories,
                                                                 world, how):
     """A LEVEL_1 member copies the sample into a project it owns, with a colleague at
@@ -157,14 +157,14 @@ def test_a_copy_into_ones_own_project_reads_no_restricted_field(testapp, graphql
         testapp.post(f"/api/projects/{mine.id}/samples", f"[{sample.id}]", status=201,
                      headers={**factories.headers(member),
                               "Content-Type": "application/idcollection+json"})
-    elif how == "graphql copySamples":
+    elif how == "graphql shareSamples":
         graphql.as_user(member)
         answer = graphql("""mutation($s: ID!, $t: ID!, $ids: [ID!]!) {
-            copySamples(input: {projectId: $s, newProjectId: $t, sampleIds: $ids}) {
+            shareSamples(input: {projectId: $s, newProjectId: $t, sampleIds: $ids}) {
               samples errors { message } } }""", {
             "s": f"gid://seqcore/Project/{project.id}",
             "t": f"gid://seqcore/Project/{mine.id}",
-            "ids": [f"gid://seqcore/Sample/{sample.id}"]})["data"]["copySamples"]
+            "ids": [f"gid://seqcore/Sample/{sample.id}"]})["data"]["shareSamples"]
         assert answer["errors"] == [] and len(answer["samples"]) == 1
     else:
         web_copy(testapp, project, mine, sample.id, member)

@@ -96,11 +96,16 @@ OPERATIONS = [
      lambda bad, w: {"input": {"projectId": gid("Project", w["project"].id),
                                "metadata": {bad("Sample"): {"a": "b"}}}},
      "bulkUpdateSampleMetadata"),
-    ("copySamples", """mutation($input: CopySamplesInput!) { copySamples(input: $input) {
+    ("copySamples", """mutation($input: CloneSamplesInput!) { copySamples(input: $input) {
         samples errors { message path } } }""",
      lambda bad, w: {"input": {"projectId": gid("Project", w["project"].id),
                                "newProjectId": gid("Project", w["other"].id),
                                "sampleIds": [bad("Sample")]}}, "copySamples"),
+    ("shareSamples", """mutation($input: ShareSamplesInput!) { shareSamples(input: $input) {
+        samples errors { message path } } }""",
+     lambda bad, w: {"input": {"projectId": gid("Project", w["project"].id),
+                               "newProjectId": gid("Project", w["other"].id),
+                               "sampleIds": [bad("Sample")]}}, "shareSamples"),
     ("transferSamples target", """mutation($input: TransferSamplesInput!) {
         transferSamples(input: $input) { samples errors { message path } } }""",
      lambda bad, w: {"input": {"projectId": gid("Project", w["project"].id),

@@ -319,9 +319,11 @@ def test_bulk_update_refusal_of_one_sample_rolls_back_only_that_sample(graphql, 
         MetadataEntry.sample_id == second.id)).all()) == {"age": "9"}
 
 
-# -- copySamples and transferSamples ---------------------------------------------------------
+# -- copySamples (clones), shareSamples and transferSamples ---------------------------------
 
-COPY = """mutation($input: CopySamplesInput!) { copySamples(input: $input) {
+COPY = """mutation($input: CloneSamplesInput!) { copySamples(input: $input) {
+  samples errors { message path } } }"""
+SHARE = """mutation($input: ShareSamplesInput!) { shareSamples(input: $input) {
   samples errors { message path } } }"""
 TRANSFER = """mutation($input: TransferSamplesInput!) { transferSamples(input: $input) {
   samples errors { message path } } }"""
@@ -332,21 +334,36 @@ def memberships(db, sample_id):
         select(ProjectSample).where(ProjectSample.sample_id == sample_id)))
 
 
-def test_copy_shares_the_sample_read_only(graphql, world, db):
+def test_copy_clones_the_sample_into_the_target(graphql, world, db):
+    """IRIDA Next's copySamples: a new sample, owned by the target; the original stays
+    where it was (tests/graphql/test_clones.py covers the clone's metadata and files)."""
     sample_id = gid("Sample", world["sample"].id)
     body = graphql.as_user(world["owner"])(COPY, {"input": {
         "projectId": gid("Project", world["project"].id),
         "newProjectId": gid("Project", world["target"].id), "sampleIds": [sample_id]}})
-    assert body["data"]["copySamples"] == {"samples": [{"original": sample_id,
-                                                        "copy": sample_id}], "errors": []}
-    assert memberships(db, world["sample"].id) == sorted(
-        [(world["project"].id, True), (world["target"].id, False)])
-    again = graphql(COPY, {"input": {
+    [pair] = body["data"]["copySamples"]["samples"]
+    assert body["data"]["copySamples"]["errors"] == []
+    assert pair["original"] == sample_id and pair["copy"] != sample_id
+    clone_id = int(pair["copy"].rsplit("/", 1)[1])
+    assert memberships(db, world["sample"].id) == [(world["project"].id, True)]
+    assert memberships(db, clone_id) == [(world["target"].id, True)]
+
+
+def test_share_shares_the_sample_read_only(graphql, world, db):
+    sample_id = gid("Sample", world["sample"].id)
+    body = graphql.as_user(world["owner"])(SHARE, {"input": {
         "projectId": gid("Project", world["project"].id),
         "newProjectId": gid("Project", world["target"].id), "sampleIds": [sample_id]}})
-    assert again["data"]["copySamples"]["errors"] == [{
+    assert body["data"]["shareSamples"] == {"samples": [sample_id], "errors": []}
+    assert memberships(db, world["sample"].id) == sorted(
+        [(world["project"].id, True), (world["target"].id, False)])
+    again = graphql(SHARE, {"input": {
+        "projectId": gid("Project", world["project"].id),
+        "newProjectId": gid("Project", world["target"].id), "sampleIds": [sample_id]}})
+    assert again["data"]["shareSamples"]["errors"] == [{
         "message": "Sample sample-1 is already in project Target project.",
         "path": ["samples", sample_id]}]
+    assert again["data"]["shareSamples"]["samples"] is None
 
 
 def test_transfer_moves_the_membership(graphql, world, db):
@@ -412,7 +429,7 @@ def test_transfer_moves_what_can_move_and_reports_the_rest(graphql, factories, w
 # -- scopes ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("mutation", [CREATE_PROJECT, CREATE_SAMPLE, UPDATE, BULK, COPY,
-                                      TRANSFER])
+                                      SHARE, TRANSFER])
 def test_a_read_api_token_cannot_mutate(graphql, world, db, mutation):
     graphql.as_user(world["owner"], scopes=("read_api",))
     inputs = {
@@ -424,6 +441,9 @@ def test_a_read_api_token_cannot_mutate(graphql, world, db, mutation):
         COPY: {"projectId": gid("Project", world["project"].id),
                "newProjectId": gid("Project", world["target"].id),
                "sampleIds": [gid("Sample", world["sample"].id)]},
+        SHARE: {"projectId": gid("Project", world["project"].id),
+                "newProjectId": gid("Project", world["target"].id),
+                "sampleIds": [gid("Sample", world["sample"].id)]},
         TRANSFER: {"projectId": gid("Project", world["project"].id),
                    "newProjectId": gid("Project", world["target"].id),
                    "sampleIds": [gid("Sample", world["sample"].id)]},

@@ -22,7 +22,7 @@ from seqcore.graphql.mutations.metadatafields import (
     UpdateMetadataField,
     UpdateMetadataTemplate,
 )
-from seqcore.graphql.mutations.moving import CopySamples, TransferSamples
+from seqcore.graphql.mutations.moving import CloneSamples, ShareSamples, TransferSamples
 from seqcore.graphql.mutations.ncbi import CreateNcbiSubmission
 from seqcore.graphql.mutations.projects import CreateProject
 from seqcore.graphql.mutations.samples import CreateSample
@@ -41,7 +41,8 @@ class Mutation(graphene.ObjectType):
     create_metadata_template = CreateMetadataTemplate.Field()
     update_metadata_template = UpdateMetadataTemplate.Field()
     delete_metadata_template = DeleteMetadataTemplate.Field()
-    copy_samples = CopySamples.Field()
+    copy_samples = CloneSamples.Field()
+    share_samples = ShareSamples.Field()
     transfer_samples = TransferSamples.Field()
     launch_analysis = LaunchAnalysis.Field()
     cancel_analysis = CancelAnalysis.Field()

@@ -1,17 +1,25 @@
-"""``copySamples`` and ``transferSamples`` between projects, with REST's rules.
+"""``copySamples`` (IRIDA Next's clone), ``shareSamples`` and ``transferSamples`` between
+projects.
 
-Copying is REST's sharing: the same sample joins the target project, read-only there (so the
-``copy`` id equals the ``original``); the caller must be able to create samples in the target
-and read each sample. Transferring moves a sample's membership, and with it the source
-project's ownership of the sample, so the caller must own the source project, each sample
-and the target project (sequencer accounts, which write every sample to upload into it, own
-none and cannot transfer).
+``copySamples`` is IRIDA Next's ``CloneSamples`` (its input and payload carry those names):
+each sample gets a clone in the target, a new sample with its own PUID, the original's
+metadata the caller reads and its files, referenced rather than copied
+(:mod:`seqcore.samples.clones`). The caller must read the source and each sample and be able to
+create samples in the target. Each sample is cloned on its own: one that is not in the source,
+whose name the target already uses, or that cannot be cloned is an error beside the clones.
 
-A copy is all or nothing: a sample already in the target, or whose name is taken there, is
-an error, and then nothing is copied. A transfer follows IRIDA Next: the samples that can
-move do, in one savepoint, and each one that cannot (not found, not the caller's to move,
-not in the source, already in the target, its name taken there) is an error beside them;
-``samples`` is null only when none moved.
+``shareSamples`` is REST's sharing: the same sample joins the target project, read-only there;
+the caller must be able to create samples in the target and read each sample. A share is all
+or nothing: a sample already in the target, or whose name is taken there, is an error, and
+then nothing is shared.
+
+Transferring moves a sample's membership, and with it the source project's ownership of the
+sample, so the caller must own the source project, each sample and the target project
+(sequencer accounts, which write every sample to upload into it, own none and cannot
+transfer). A transfer follows IRIDA Next: the samples that can move do, in one savepoint, and
+each one that cannot (not found, not the caller's to move, not in the source, already in the
+target, its name taken there) is an error beside them; ``samples`` is null only when none
+moved.
 """
 
 from __future__ import annotations
@@ -30,8 +38,9 @@ from seqcore.graphql.mutations.base import (
     run,
 )
 from seqcore.graphql.scalars import JSON
+from seqcore.samples.clones import clone_samples
 from seqcore.samples.samples import check_move, copy_samples, transfer_samples
-from seqcore.security.fieldaccess import widened_fields, widening_message
+from seqcore.security.fieldaccess import Caller, widened_fields, widening_message
 from seqcore.security.permissions import Permission
 
 
@@ -88,8 +97,8 @@ def _find(info: Any, project_id: str, new_project_id: str, sample_ids: list[str]
 
 def _move(info: Any, project_id: str, new_project_id: str, sample_ids: list[str],
           transfer: bool) -> tuple[list[str], list[dict[str, Any]]]:
-    """Copy or transfer the samples (:mod:`seqcore.samples.samples`): the global ids moved,
-    and the errors of those that did not (a copy moves none when there is one)."""
+    """Share or transfer the samples (:mod:`seqcore.samples.samples`): the global ids moved,
+    and the errors of those that did not (a share moves none when there is one)."""
     source, target, found, errors = _find(info, project_id, new_project_id, sample_ids,
                                           transfer)
     refused: set[str] = set()
@@ -116,10 +125,40 @@ def _move(info: Any, project_id: str, new_project_id: str, sample_ids: list[str]
     return [gid for gid, _ in movable], errors
 
 
-class CopySamples(_Move):
-    """Copy (share) samples into another project, read-only there."""
+class CloneSamples(_Move):
+    """Copy samples to another project: each gets a clone there (a new sample with a new
+    PUID, the metadata the caller reads and the files), as IRIDA Next's ``copySamples``."""
 
-    samples = graphene.Field(JSON, description="[{original, copy}] global ids.")
+    samples = graphene.Field(JSON, description="[{original, copy}] global ids: each "
+                                               "original and its clone.")
+    errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
+
+    @classmethod
+    def mutate_and_get_payload(cls, root: Any, info: Any, sample_ids: list[str],
+                               **ids: Any) -> Any:
+        def work() -> dict[str, Any]:
+            source, target, found, errors = _find(info, *_projects(ids), sample_ids, False)
+            request = info.context.request
+            outcome = clone_samples(request, source, target, [s for _, s in found],
+                                    Caller.of(info.context.identity),
+                                    request.registry.get("seqcore.file_kinds", {}))
+            gids = {sample.id: gid for gid, sample in found}
+            errors.extend({"message": message, "path": ["samples", gids[sample_id]]}
+                          for sample_id, message in outcome.problems.items())
+            return {"samples": [{"original": gids[original.id],
+                                 "copy": info.context.gid("Sample", clone.id)}
+                                for original, clone in outcome.clones],
+                    "errors": errors}
+
+        return run(info, cls, work)
+
+
+class ShareSamples(_Move):
+    """Share samples with another project, read-only there: the same samples, in one more
+    project (REST's sharing)."""
+
+    samples = graphene.List(graphene.NonNull(graphene.ID),
+                            description="Global ids of the shared samples.")
     errors = graphene.NonNull(graphene.List(graphene.NonNull(UserError)))
 
     @classmethod
@@ -127,7 +166,7 @@ class CopySamples(_Move):
                                **ids: Any) -> Any:
         def work() -> dict[str, Any]:
             gids, _ = _move(info, *_projects(ids), sample_ids, False)
-            return {"samples": [{"original": gid, "copy": gid} for gid in gids]}
+            return {"samples": gids}
 
         return run(info, cls, work)
 
