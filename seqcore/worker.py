@@ -1,7 +1,7 @@
 """One worker loop for everything that must not happen in a request: processing uploads,
 driving analyses, submitting to NCBI, preparing (and purging) data exports, purging the
-trash and sending e-mail notifications. ``seqcore worker`` runs it; the development server
-runs it in a thread."""
+trash, removing expired memberships and sending e-mail notifications. ``seqcore worker``
+runs it; the development server runs it in a thread."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from seqcore.governance.trash import TrashWorker
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.notifications.delivery import MailWorker
 from seqcore.observability import instruments
+from seqcore.projects.expiry import MembershipExpiryWorker
 from seqcore.qc.processing import Worker, worker_name
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,7 @@ class WorkerLoop:
         self.exports = ExportWorker(registry, self.name)
         self.blobs = BlobSweeper(registry)
         self.trash = TrashWorker(registry)
+        self.memberships = MembershipExpiryWorker(registry)
         self.mail = MailWorker(registry)
 
     def run_once(self) -> int:
@@ -39,7 +41,7 @@ class WorkerLoop:
         busy = 0
         for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
                      self.exports.run_once, self.blobs.run_once, self.trash.run_once,
-                     self.mail.run_once):
+                     self.memberships.run_once, self.mail.run_once):
             try:
                 busy += step()
             except Exception:

@@ -2,7 +2,9 @@
 metadata fields with their restriction levels, its metadata templates, and its activity
 feed. Every member reads it (restricted fields are left out for those below their level);
 owners (and maintainers through groups) change it, through the operations and under the
-permission (``project:write``) REST's members, fields and templates endpoints use."""
+permission (``project:write``) REST's members, fields and templates endpoints use. A member
+may be added until a date (its expiry); expired members stay listed, marked, until the worker
+removes them."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from sqlalchemy import select
 from seqcore.governance.activity import ActivityQuery, activities
 from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
+from seqcore.parsing.expiry import parse_expiry
 from seqcore.projects.projects import add_member, remove_member
 from seqcore.samples.metadatafields import (
     FieldValues,
@@ -81,7 +84,10 @@ def member_add(request: Request) -> Response:
     user = request.db.scalar(select(User).where(User.username == username))
     if user is None:
         raise PageError(400, _("There is no account named \"${name}\"."), name=username)
-    add_member(request.db, project.id, user.id, user.username, role, level, _actor(identity))
+    # A date: the membership ends at 00:00 UTC that day (seqcore.parsing.expiry).
+    expires_at = parse_expiry(request.POST.get("expires_at", "").strip())
+    add_member(request.db, project.id, user.id, user.username, role, level, _actor(identity),
+               expires_at=expires_at)
     return _back(request, project.id, _("${name} added.", mapping={"name": user.username}))
 
 

@@ -16,6 +16,7 @@ from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
 from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
+from seqcore.parsing.expiry import parse_expiry
 from seqcore.parsing.schemas import MembershipSchema
 from seqcore.projects.projects import add_member as add_membership
 from seqcore.projects.projects import remove_member as remove_membership
@@ -61,6 +62,7 @@ def relationship_body(request: Request, project_ctx: Any, member: ProjectMember,
         "createdDate": epoch_ms(member.created),
         "projectRole": member.role,
         "metadataRole": member.metadata_role,
+        "expiresAt": epoch_ms(member.expires_at),
         "label": project.name,
         "identifier": str(member.id),
     }
@@ -96,7 +98,8 @@ def add_member(request: Request) -> dict:
     # Refusals (seqcore.projects.projects.LastOwner, ...) are domain errors: 409 for a member
     # added twice, 403/404 when the caller's own ownership went while it waited.
     member = add_membership(request.db, project_ctx.project.id, user.id, user.username,
-                            role, metadata_role, _actor(request))
+                            role, metadata_role, _actor(request),
+                            expires_at=parse_expiry(data["expiresAt"]))
     request.response.status = 201
     request.response.location = url_for(request, project_ctx, "users", user.username)
     return relationship_body(request, project_ctx, member, user)
