@@ -122,6 +122,13 @@ class MembershipSchema(Schema):
     expiresAt = fields.Raw(load_default=None, allow_none=True)
 
 
+class MembershipExpirySchema(Schema):
+    """A change of a project membership's expiry (``null`` removes it)."""
+
+    expiresAt = fields.Raw(required=True, allow_none=True, error_messages={
+        "required": "You must provide an expiresAt (null: the membership does not expire)."})
+
+
 class GroupSchema(Schema):
     """A new group (REST ``POST /api/groups`` and ``/api/groups/{id}/groups``); the path is
     checked by :func:`seqcore.projects.groups.create_group`."""

@@ -150,6 +150,25 @@ def add_member(db: Session, project_id: int, user_id: int, username: str, role: 
     return member
 
 
+@operation("member.update")
+def change_member_expiry(db: Session, project_id: int, user_id: int, username: str,
+                         expires_at: datetime | None, actor_id: int | None) -> ProjectMember:
+    """Set (``None``: remove) the expiry of a membership; an expiry must lie ahead, and the
+    last owner whose membership does not expire keeps it so (:class:`LastOwner`)."""
+    check_ahead(expires_at, utcnow())
+    lock_project(db, project_id)
+    _check_actor(db, project_id, actor_id)
+    member = _membership(db, project_id, user_id)
+    if member is None:
+        raise NoLongerMember(username)
+    if (expires_at is not None and member.role == ProjectRole.OWNER.value
+            and member.expires_at is None and owner_count(db, project_id) <= 1):
+        raise LastOwner()
+    member.expires_at = expires_at
+    db.flush()
+    return member
+
+
 @operation("member.remove")
 def remove_member(db: Session, project_id: int, user_id: int, username: str,
                   actor_id: int | None) -> None:

@@ -20,7 +20,7 @@ from seqcore.governance.activity import ActivityQuery, activities
 from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
 from seqcore.parsing.expiry import parse_expiry
-from seqcore.projects.projects import add_member, remove_member
+from seqcore.projects.projects import add_member, change_member_expiry, remove_member
 from seqcore.samples.metadatafields import (
     FieldValues,
     create_template,
@@ -91,6 +91,19 @@ def member_add(request: Request) -> Response:
     return _back(request, project.id, _("${name} added.", mapping={"name": user.username}))
 
 
+def member_expiry(request: Request) -> Response:
+    """A member's expiry date (empty: none)."""
+    identity = signed_in(request)
+    project = _project(request, write=True).project
+    user = request.db.get(User, int(request.matchdict["user"]))
+    if user is None:
+        raise PageError(404, _("There is nothing here, or you may not see it."))
+    expires_at = parse_expiry(request.POST.get("expires_at", "").strip())
+    change_member_expiry(request.db, project.id, user.id, user.username, expires_at,
+                         _actor(identity))
+    return _back(request, project.id, _("${name} changed.", mapping={"name": user.username}))
+
+
 def member_remove(request: Request) -> Response:
     identity = signed_in(request)
     project = _project(request, write=True).project
@@ -140,6 +153,8 @@ def includeme(config: Configurator) -> None:
     add_page(config, "web.project.members", base + "/members", member_add, method="POST")
     add_page(config, "web.project.member.remove", base + "/members/{user:\\d+}/remove",
              member_remove, method="POST")
+    add_page(config, "web.project.member.expiry", base + "/members/{user:\\d+}/expiry",
+             member_expiry, method="POST")
     add_page(config, "web.project.fields", base + "/fields", field_add, method="POST")
     add_page(config, "web.project.field.remove", base + "/fields/{field:\\d+}/remove",
              field_remove, method="POST")

@@ -206,6 +206,9 @@ SCENARIOS = {
     "member.remove": (None, lambda w: w.testapp.delete(
         f"/api/projects/{w.project.id}/users/member", headers=w.h), "client"),
     "member.expire": (_expired_member, _expire, "service"),
+    "member.update": (None, lambda w: w.testapp.patch_json(
+        f"/api/projects/{w.project.id}/users/member", {"expiresAt": "2099-01-01"},
+        headers=w.h), "client"),
     "sample.create": (None, lambda w: w.testapp.post_json(
         f"/api/projects/{w.project.id}/samples", {"sampleName": "SAM-2"}, headers=w.h), "client"),
     "sample.update": (None, lambda w: w.testapp.patch_json(

@@ -301,3 +301,52 @@ def test_the_worker_removes_expired_memberships_and_only_those(app_config, facto
     records = db.scalars(select(Activity).where(Activity.id > high)).all()
     assert [(r.kind, r.actor_type) for r in records] == [("member.expire", "service")] * 2
     assert MembershipExpiryWorker(app_config.registry).run_once() == 0
+
+
+def test_a_project_membership_expiry_is_changed_and_removed(testapp, factories, db, lab):
+    project = lab["project"]
+    testapp.post_json(f"/api/projects/{project.id}/users", {"userId": "member"},
+                      headers=lab["h"], status=201)
+    url = f"/api/projects/{project.id}/users/member"
+    later = (utcnow() + timedelta(days=30)).replace(microsecond=0)
+    body = testapp.patch_json(url, {"expiresAt": later.isoformat()}, headers=lab["h"]
+                              ).json["resource"]["resource"]
+    assert body["expiresAt"] == epoch_ms(later)
+    testapp.patch_json(url, {"expiresAt": "2020-01-01"}, headers=lab["h"], status=400)
+    testapp.patch_json(url, {}, headers=lab["h"], status=400)
+    db.expire_all()
+    assert db.scalar(select(ProjectMember.expires_at).where(
+        ProjectMember.user_id == lab["member"].id)) == later
+    assert testapp.patch_json(url, {"expiresAt": None}, headers=lab["h"]
+                              ).json["resource"]["resource"]["expiresAt"] is None
+    # The project's only owner whose membership does not expire keeps it so.
+    testapp.patch_json(f"/api/projects/{project.id}/users/owner", {"expiresAt": tomorrow()},
+                       headers=lab["h"], status=400)
+    # A member may not change memberships.
+    testapp.patch_json(url, {"expiresAt": tomorrow()},
+                       headers=factories.headers(lab["member"]), status=403)
+
+
+def test_the_web_page_changes_and_removes_an_expiry(testapp, factories, db, lab):
+    project = lab["project"]
+    testapp.post_json(f"/api/projects/{project.id}/users", {"userId": "member"},
+                      headers=lab["h"], status=201)
+    sign_in(testapp, lab["owner"])
+    action = f"/-/projects/{project.id}/manage/members/{lab['member'].id}/expiry"
+
+    def stored():
+        db.expire_all()
+        return db.scalar(select(ProjectMember.expires_at).where(
+            ProjectMember.user_id == lab["member"].id))
+
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    form = next(f for f in manage.forms.values() if f.action == action)
+    form["expires_at"] = tomorrow()
+    form.submit(status=303)
+    assert stored() == datetime.fromisoformat(tomorrow()).replace(tzinfo=UTC)
+    form["expires_at"] = "2020-01-01"
+    form.submit(status=400)
+    assert stored() == datetime.fromisoformat(tomorrow()).replace(tzinfo=UTC)
+    form["expires_at"] = ""
+    form.submit(status=303)
+    assert stored() is None

@@ -17,8 +17,9 @@ from seqcore.framework.links import url_for
 from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
 from seqcore.parsing.expiry import parse_expiry
-from seqcore.parsing.schemas import MembershipSchema
+from seqcore.parsing.schemas import MembershipExpirySchema, MembershipSchema
 from seqcore.projects.projects import add_member as add_membership
+from seqcore.projects.projects import change_member_expiry
 from seqcore.projects.projects import remove_member as remove_membership
 from seqcore.rest.body import load
 from seqcore.rest.envelope import collection, entry, links_only
@@ -110,6 +111,17 @@ def get_member(request: Request) -> dict:
     return relationship_body(request, context.__parent__.__parent__, context.member, context.user)
 
 
+def change_member(request: Request) -> dict:
+    """A membership's expiry (seqcore's: IRIDA changes no membership)."""
+    data = load(request, MembershipExpirySchema(), partial=False)
+    context = request.context
+    project_ctx = context.__parent__.__parent__
+    member = change_member_expiry(request.db, project_ctx.project.id, context.user.id,
+                                  context.user.username, parse_expiry(data["expiresAt"]),
+                                  _actor(request))
+    return relationship_body(request, project_ctx, member, context.user)
+
+
 def remove_member(request: Request) -> dict:
     context = request.context
     project_ctx = context.__parent__.__parent__
@@ -129,6 +141,7 @@ ENDPOINTS = [
     }, description="A project's members; POST adds one."),
     Endpoint("api.project.user", "/api/projects/{pid:\\d+}/users/{username}", {
         "GET": View(get_member, Permission.PROJECT_READ),
+        "PATCH": View(change_member, Permission.PROJECT_WRITE),
         "DELETE": View(remove_member, Permission.PROJECT_WRITE),
-    }, description="One membership."),
+    }, description="One membership; PATCH changes its expiry."),
 ]

@@ -25,7 +25,11 @@
 % endif
 </td>
 % if can_write:
-<td><form method="post" class="inline" action="${request.route_path('web.project.member.remove', id=project.id, user=user.id)}">
+<td><form method="post" class="inline" action="${request.route_path('web.project.member.expiry', id=project.id, user=user.id)}">
+<input type="hidden" name="csrf_token" value="${csrf_token}">
+<input type="date" name="expires_at" aria-label="${_('Expires on (optional)')} ${user.username}" value="${member.expires_at.date().isoformat() if member.expires_at else ''}">
+<button type="submit" class="secondary">${_("Change")}</button></form>
+<form method="post" class="inline" action="${request.route_path('web.project.member.remove', id=project.id, user=user.id)}">
 <input type="hidden" name="csrf_token" value="${csrf_token}">
 <button type="submit" class="secondary" aria-label="${_('Remove')} ${user.username}">${_("Remove")}</button></form></td>
 % endif
