@@ -1,7 +1,8 @@
 """One worker loop for everything that must not happen in a request: processing uploads,
 driving analyses, submitting to NCBI, preparing (and purging) data exports, purging the
-trash, sending e-mail notifications and deleting long-dead personal access tokens.
-``seqcore worker`` runs it; the development server runs it in a thread."""
+trash, removing expired memberships, sending e-mail notifications and deleting long-dead
+personal access tokens. ``seqcore worker`` runs it; the development server runs it in a
+thread."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from seqcore.ncbi.worker import NcbiWorker
 from seqcore.notifications.delivery import MailWorker
 from seqcore.oauth.personal import TokenSweeper
 from seqcore.observability import instruments
+from seqcore.projects.expiry import MembershipExpiryWorker
 from seqcore.qc.processing import Worker, worker_name
 
 log = logging.getLogger(__name__)
@@ -33,6 +35,7 @@ class WorkerLoop:
         self.exports = ExportWorker(registry, self.name)
         self.blobs = BlobSweeper(registry)
         self.trash = TrashWorker(registry)
+        self.memberships = MembershipExpiryWorker(registry)
         self.mail = MailWorker(registry)
         self.tokens = TokenSweeper(registry)
 
@@ -41,7 +44,7 @@ class WorkerLoop:
         busy = 0
         for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
                      self.exports.run_once, self.blobs.run_once, self.trash.run_once,
-                     self.mail.run_once, self.tokens.run_once):
+                      self.memberships.run_once, self.mail.run_once, self.tokens.run_once):
             try:
                 busy += step()
             except Exception:

@@ -19,7 +19,7 @@ from seqcore.cli.base import Env, main, pass_env
 @pass_env
 def worker(env: Env, once: bool, interval: float) -> None:
     """Process uploads (checksum, decompression, QC), drive analyses and NCBI submissions,
-    prepare and purge data exports, until stopped."""
+    prepare and purge data exports, remove expired memberships, until stopped."""
     import signal
     import threading
 
@@ -41,6 +41,7 @@ def worker(env: Env, once: bool, interval: float) -> None:
         runner.ncbi.run_once()  # upload waiting NCBI submissions, read the reports due
         while runner.exports.run_once():  # purge expired exports, build the waiting ones
             pass
+        runner.memberships.run_once()  # remove the memberships that expired
         return
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

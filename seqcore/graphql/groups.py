@@ -173,7 +173,9 @@ class Member(graphene.ObjectType):
                                                                  "(10 ... 50).")
     created_at = graphene.DateTime(required=True)
     updated_at = graphene.DateTime(required=True)
-    expires_at = graphene.DateTime(description="Memberships do not expire in seqcore: null.")
+    expires_at = graphene.DateTime(description="When the membership ends (null: never). From "
+                                              "then on it grants nothing; it stays listed "
+                                              "until the worker removes it.")
     user = graphene.Field(User, required=True)
     group = graphene.Field(lambda: Group, description="The group the membership is of.")
 
@@ -196,8 +198,8 @@ class Member(graphene.ObjectType):
         return member.modified or member.created
 
     @staticmethod
-    def resolve_expires_at(member: GroupMember, info: Any) -> None:
-        return None
+    def resolve_expires_at(member: GroupMember, info: Any) -> Any:
+        return member.expires_at
 
     @staticmethod
     def resolve_user(member: GroupMember, info: Any) -> Any:

@@ -23,6 +23,7 @@ from sqlalchemy import CheckConstraint, ForeignKey, Integer, String, Text, Uniqu
 from sqlalchemy.orm import Mapped, mapped_column
 
 from seqcore.db import Base, utcnow
+from seqcore.models.expiry import Expiring
 from seqcore.models.puid import GROUP, puid_default
 
 
@@ -78,7 +79,7 @@ class GroupHierarchy(Base):
     depth: Mapped[int] = mapped_column(Integer)
 
 
-class GroupMember(Base):
+class GroupMember(Expiring, Base):
     __tablename__ = "group_member"
     __table_args__ = (UniqueConstraint("group_id", "user_id"),)
 

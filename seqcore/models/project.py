@@ -9,6 +9,7 @@ from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
+from seqcore.models.expiry import Expiring
 from seqcore.models.puid import PROJECT, puid_default
 from seqcore.models.user import User
 
@@ -53,7 +54,7 @@ class Project(Base):
         return f"{self.namespace}/{self.path}"
 
 
-class ProjectMember(Base):
+class ProjectMember(Expiring, Base):
     __tablename__ = "project_member"
     __table_args__ = (UniqueConstraint("project_id", "user_id"),)
 

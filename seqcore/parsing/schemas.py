@@ -118,6 +118,15 @@ class MembershipSchema(Schema):
                   error="The role must be one of {choices}.")
     metadataRole = Choice(["LEVEL_1", "LEVEL_2", "LEVEL_3", "LEVEL_4"], load_default=None,
                           allow_none=True, error="The metadata role must be one of {choices}.")
+    # When the membership ends (checked by seqcore.parsing.expiry.parse_expiry).
+    expiresAt = fields.Raw(load_default=None, allow_none=True)
+
+
+class MembershipExpirySchema(Schema):
+    """A change of a project membership's expiry (``null`` removes it)."""
+
+    expiresAt = fields.Raw(required=True, allow_none=True, error_messages={
+        "required": "You must provide an expiresAt (null: the membership does not expire)."})
 
 
 class GroupSchema(Schema):
@@ -139,13 +148,16 @@ class GroupMemberSchema(Schema):
                                                            "(the username to add)."))
     accessLevel = fields.Raw(required=True, error_messages=_required(
         "You must provide an accessLevel."))
+    # When the membership ends (checked by seqcore.parsing.expiry.parse_expiry).
+    expiresAt = fields.Raw(load_default=None, allow_none=True)
 
 
 class GroupLevelSchema(Schema):
-    """A change of a membership's access level."""
+    """A change of a membership's access level, its expiry, or both (a field left out is
+    kept; ``expiresAt: null`` removes the expiry)."""
 
-    accessLevel = fields.Raw(required=True, error_messages=_required(
-        "You must provide an accessLevel."))
+    accessLevel = fields.Raw(allow_none=True)
+    expiresAt = fields.Raw(allow_none=True)
 
 
 class ShareSchema(Schema):

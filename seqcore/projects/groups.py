@@ -9,8 +9,8 @@ Invariants, kept whatever the order of concurrent requests:
 
 * ``full_path`` is unique (a database constraint) and no top-level group takes the
   personal namespace of an account;
-* a top-level group keeps at least one owner among its direct members (changes that can
-  lower the count take the group's row lock before counting);
+* a top-level group keeps at least one owner among its direct members whose membership does
+  not expire (changes that can lower the count take the group's row lock before counting);
 * nobody grants more than they hold: a member is added, raised or shared at a level no
   higher than the actor's own level **by membership** (of the group or a group above it),
   and a member above that level is neither changed nor removed (so owners are changed only
@@ -22,6 +22,7 @@ Invariants, kept whatever the order of concurrent requests:
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -42,6 +43,7 @@ from seqcore.models.group import (
 from seqcore.models.project import Project
 from seqcore.models.user import SystemRole, User
 from seqcore.notifications.events import member_added
+from seqcore.parsing.expiry import check_ahead
 from seqcore.projects.namespaces import PATH_TAKEN, path_problem, slugify
 
 MAX_NAME = 255
@@ -199,11 +201,11 @@ class BeyondYourLevel(Forbidden):
 
 def membership_level(db: Session, group_id: int, user_id: int) -> int:
     """The account's level on the group from membership of it or of a group above it
-    (shares not counted); 0 for none."""
+    (shares and expired memberships not counted); 0 for none."""
     return db.scalar(select(func.max(GroupMember.access_level))
                      .join(GroupHierarchy, GroupHierarchy.ancestor_id == GroupMember.group_id)
                      .where(GroupHierarchy.descendant_id == group_id,
-                            GroupMember.user_id == user_id)) or 0
+                            GroupMember.user_id == user_id, GroupMember.active)) or 0
 
 
 def check_may_create_in(db: Session, group: Group, user_id: int, what: str) -> None:
@@ -225,7 +227,8 @@ def project_membership_level(db: Session, project: Project, user_id: int) -> int
     from seqcore.models.project import ProjectMember, ProjectRole
 
     role = db.scalar(select(ProjectMember.role).where(ProjectMember.project_id == project.id,
-                                                      ProjectMember.user_id == user_id))
+                                                      ProjectMember.user_id == user_id,
+                                                      ProjectMember.active))
     direct = {ProjectRole.OWNER.value: AccessLevel.OWNER.value,
               ProjectRole.USER.value: AccessLevel.ANALYST.value}.get(role or "", 0)
     inherited = membership_level(db, project.group_id, user_id) if project.group_id else 0
@@ -241,14 +244,22 @@ def _may_grant(held: int | None, level: int, what: str) -> None:
 
 @operation("groupMember.add")
 def add_group_member(db: Session, group: Group, user: User, level: AccessLevel,
-                     actor_id: int | None = None) -> GroupMember:
+                     actor_id: int | None = None,
+                     expires_at: datetime | None = None) -> GroupMember:
+    """Add ``user`` at ``level``, until ``expires_at`` if given (it must lie ahead); a
+    membership of the group that expired is replaced."""
+    check_ahead(expires_at, utcnow())
     lock_row(db, Group, group.id)
     held = None if actor_id is None else membership_level(db, group.id, actor_id)
     _may_grant(held, level.value, f"add a member as {level.label}")
-    if group_membership(db, group.id, user.id) is not None:
-        raise AlreadyGroupMember(user.username)
+    existing = group_membership(db, group.id, user.id)
+    if existing is not None:
+        if existing.active:
+            raise AlreadyGroupMember(user.username)
+        db.delete(existing)
+        db.flush()
     member = GroupMember(group_id=group.id, user_id=user.id, access_level=level.value,
-                         created=utcnow())
+                         created=utcnow(), expires_at=expires_at)
     db.add(member)
     db.flush()
     member_added(db, user.id, "group", group.name, level.label, f"/-/groups/{group.id}",
@@ -257,20 +268,33 @@ def add_group_member(db: Session, group: Group, user: User, level: AccessLevel,
 
 
 def _owners(db: Session, group_id: int) -> int:
+    """The group's direct owners whose membership does not expire."""
     return db.scalar(select(func.count()).select_from(GroupMember).where(
         GroupMember.group_id == group_id,
-        GroupMember.access_level == AccessLevel.OWNER.value)) or 0
+        GroupMember.access_level == AccessLevel.OWNER.value,
+        GroupMember.expires_at.is_(None))) or 0
 
 
 def _keeps_an_owner(db: Session, group: Group, member: GroupMember) -> None:
+    """:class:`LastGroupOwner` if ``member`` is the last owner of a top-level group whose
+    membership does not expire (and is about to stop being one)."""
     if (group.parent_id is None and member.access_level == AccessLevel.OWNER.value
-            and _owners(db, group.id) <= 1):
+            and member.expires_at is None and _owners(db, group.id) <= 1):
         raise LastGroupOwner()
 
 
+#: "Leave the expiry as it is" in :func:`change_group_member` (``None`` removes it).
+KEEP: Any = object()
+
+
 @operation("groupMember.update")
-def change_group_member(db: Session, group: Group, user: User, level: AccessLevel,
-                        actor_id: int | None = None) -> GroupMember:
+def change_group_member(db: Session, group: Group, user: User, level: AccessLevel | None,
+                        actor_id: int | None = None,
+                        expires_at: datetime | None = KEEP) -> GroupMember:
+    """Change the member's level (``None``: keep it) and expiry (:data:`KEEP`: keep it;
+    ``None``: none; else an instant that must lie ahead)."""
+    if expires_at is not KEEP:
+        check_ahead(expires_at, utcnow())
     lock_row(db, Group, group.id)
     member = group_membership(db, group.id, user.id)
     if member is None:
@@ -278,10 +302,14 @@ def change_group_member(db: Session, group: Group, user: User, level: AccessLeve
     held = None if actor_id is None else membership_level(db, group.id, actor_id)
     _may_grant(held, member.access_level,
                f"change a member who is {AccessLevel(member.access_level).label}")
+    if level is None:
+        level = AccessLevel(member.access_level)
     _may_grant(held, level.value, f"make a member {level.label}")
-    if level != AccessLevel.OWNER:
+    if level != AccessLevel.OWNER or (expires_at is not KEEP and expires_at is not None):
         _keeps_an_owner(db, group, member)
     member.access_level = level.value
+    if expires_at is not KEEP:
+        member.expires_at = expires_at
     member.modified = utcnow()
     db.flush()
     return member

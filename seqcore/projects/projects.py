@@ -2,7 +2,8 @@
 
 Two invariants must hold however many requests arrive at once:
 
-* a project always has at least one owner, and
+* a project always has at least one owner whose membership does not expire (an owner
+  with an expiry does not count: when it passes, the project would be left with none), and
 * a project's ``namespace/path`` is unique (the database enforces it; creation without a
   chosen path picks a free one, so two creates with one name both succeed, as they do one
   after the other).
@@ -14,6 +15,7 @@ project's lock before it counts.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, TypedDict
 
 from sqlalchemy import func, select
@@ -26,6 +28,7 @@ from seqcore.errors.domain import Conflict, Forbidden, Invalid, NotFound
 from seqcore.governance.activity import operation
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.notifications.events import member_added
+from seqcore.parsing.expiry import check_ahead
 from seqcore.projects.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_path
 
 #: How often creation retries with a fresh path when concurrent creates take the one it chose.
@@ -51,8 +54,9 @@ class ProjectValues(TypedDict, total=False):
 
 class LastOwner(Invalid):
     def __init__(self) -> None:
-        super().__init__(message="A project must keep at least one owner: add another "
-                                 "owner before removing this one.")
+        super().__init__(message="A project must keep at least one owner whose membership "
+                                 "does not expire: add another owner before removing this "
+                                 "one.")
 
 
 class AlreadyMember(Conflict):
@@ -92,9 +96,11 @@ def lock_project(db: Session, project_id: int) -> None:
 
 
 def owner_count(db: Session, project_id: int) -> int:
+    """The project's owners whose membership does not expire (those that keep it owned)."""
     return db.scalar(select(func.count()).select_from(ProjectMember).where(
         ProjectMember.project_id == project_id,
-        ProjectMember.role == ProjectRole.OWNER.value)) or 0
+        ProjectMember.role == ProjectRole.OWNER.value,
+        ProjectMember.expires_at.is_(None))) or 0
 
 
 def _membership(db: Session, project_id: int, user_id: int) -> ProjectMember | None:
@@ -111,7 +117,7 @@ def _check_actor(db: Session, project_id: int, actor_id: int | None) -> None:
     if actor_id is None:
         return
     mine = _membership(db, project_id, actor_id)
-    if mine is None:
+    if mine is None or not mine.active:
         raise NoLongerAMember()
     if mine.role != ProjectRole.OWNER.value:
         raise NotAnOwner()
@@ -119,21 +125,47 @@ def _check_actor(db: Session, project_id: int, actor_id: int | None) -> None:
 
 @operation("member.add")
 def add_member(db: Session, project_id: int, user_id: int, username: str, role: str,
-               metadata_role: str, actor_id: int | None) -> ProjectMember:
-    """Add ``user_id`` to the project; :class:`AlreadyMember` if it is one already (also when
-    a concurrent request added it a moment ago)."""
+               metadata_role: str, actor_id: int | None,
+               expires_at: datetime | None = None) -> ProjectMember:
+    """Add ``user_id`` to the project, until ``expires_at`` if given (it must lie ahead);
+    :class:`AlreadyMember` if it is one already (also when a concurrent request added it a
+    moment ago). A membership that expired is replaced."""
+    check_ahead(expires_at, utcnow())
     lock_project(db, project_id)
     _check_actor(db, project_id, actor_id)
-    if _membership(db, project_id, user_id) is not None:
-        raise AlreadyMember(username, project_id)
+    existing = _membership(db, project_id, user_id)
+    if existing is not None:
+        if existing.active:
+            raise AlreadyMember(username, project_id)
+        db.delete(existing)
+        db.flush()
     member = ProjectMember(project_id=project_id, user_id=user_id, role=role,
-                           metadata_role=metadata_role)
+                           metadata_role=metadata_role, expires_at=expires_at)
     db.add(member)
     db.flush()
     project = db.get_one(Project, project_id)
     member_added(db, user_id, "project", project.name,
                  "owner" if role == ProjectRole.OWNER.value else "member",
                  f"/-/projects/{project_id}", actor_id)
+    return member
+
+
+@operation("member.update")
+def change_member_expiry(db: Session, project_id: int, user_id: int, username: str,
+                         expires_at: datetime | None, actor_id: int | None) -> ProjectMember:
+    """Set (``None``: remove) the expiry of a membership; an expiry must lie ahead, and the
+    last owner whose membership does not expire keeps it so (:class:`LastOwner`)."""
+    check_ahead(expires_at, utcnow())
+    lock_project(db, project_id)
+    _check_actor(db, project_id, actor_id)
+    member = _membership(db, project_id, user_id)
+    if member is None:
+        raise NoLongerMember(username)
+    if (expires_at is not None and member.role == ProjectRole.OWNER.value
+            and member.expires_at is None and owner_count(db, project_id) <= 1):
+        raise LastOwner()
+    member.expires_at = expires_at
+    db.flush()
     return member
 
 
@@ -151,7 +183,8 @@ def remove_member(db: Session, project_id: int, user_id: int, username: str,
     member = _membership(db, project_id, user_id)
     if member is None:
         raise NoLongerMember(username)
-    if member.role == ProjectRole.OWNER.value and owner_count(db, project_id) <= 1:
+    if (member.role == ProjectRole.OWNER.value and member.expires_at is None
+            and owner_count(db, project_id) <= 1):
         raise LastOwner()
     db.delete(member)
     db.flush()

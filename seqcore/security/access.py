@@ -306,7 +306,10 @@ USERS = Scope((
 
 
 def project_members() -> AnySelect:
-    return select(ProjectMember.project_id.label("object_id"), ProjectMember.user_id)
+    """Direct members of the project whose membership has not expired (every relation
+    below built on project membership starts from this condition)."""
+    return (select(ProjectMember.project_id.label("object_id"), ProjectMember.user_id)
+            .where(ProjectMember.active))
 
 
 def project_owners() -> AnySelect:
@@ -318,13 +321,15 @@ def export_requesters() -> AnySelect:
     (one removed from the project no longer reads what it exported from it)."""
     return (select(DataExport.id.label("object_id"), ProjectMember.user_id)
             .join(ProjectMember, (ProjectMember.project_id == DataExport.project_id)
-                  & (ProjectMember.user_id == DataExport.requester_id)))
+                  & (ProjectMember.user_id == DataExport.requester_id))
+            .where(ProjectMember.active))
 
 
 def sample_readers() -> AnySelect:
     """Members of any project holding the sample."""
     return (select(ProjectSample.sample_id.label("object_id"), ProjectMember.user_id)
-            .join(ProjectMember, ProjectMember.project_id == ProjectSample.project_id))
+            .join(ProjectMember, ProjectMember.project_id == ProjectSample.project_id)
+            .where(ProjectMember.active))
 
 
 def sample_owners() -> AnySelect:
@@ -336,7 +341,8 @@ def sample_owners() -> AnySelect:
 def submission_readers() -> AnySelect:
     """Members of the projects a submission is shared with."""
     return (select(SubmissionProject.submission_id.label("object_id"), ProjectMember.user_id)
-            .join(ProjectMember, ProjectMember.project_id == SubmissionProject.project_id))
+            .join(ProjectMember, ProjectMember.project_id == SubmissionProject.project_id)
+            .where(ProjectMember.active))
 
 
 def _through_projects(route: Callable[[], AnySelect], object_column: Any, project_column: Any,

@@ -141,7 +141,7 @@ def reads_field_in(caller: Caller, project_id: Any, restriction: Any) -> ColumnE
     whose metadata role reaches it, or a maintainer or owner through groups."""
     member = _READS_MEMBER
     by_membership = exists(select(member.id).where(
-        member.project_id == project_id, member.user_id == caller.user_id,
+        member.project_id == project_id, member.user_id == caller.user_id, member.active,
         or_(member.role == ProjectRole.OWNER.value, member.metadata_role >= restriction)))
     if caller.user_id is None:
         return true()
@@ -155,7 +155,8 @@ def member_level(db: Session, caller: Caller, project_id: int) -> str | None:
     if caller.sees_all:
         return None
     row = db.execute(select(ProjectMember.role, ProjectMember.metadata_role).where(
-        ProjectMember.project_id == project_id, ProjectMember.user_id == caller.user_id)).first()
+        ProjectMember.project_id == project_id, ProjectMember.user_id == caller.user_id,
+        ProjectMember.active)).first()
     if row is not None and row.role == ProjectRole.OWNER.value:
         return None
     if caller.user_id is not None and db.scalar(
@@ -224,7 +225,7 @@ def readable_entry(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[
     return and_(exists(
         select(held.id)
         .outerjoin(member, and_(member.project_id == held.project_id,
-                                member.user_id == caller.user_id))
+                                member.user_id == caller.user_id, member.active))
         .outerjoin(declared, and_(declared.project_id == held.project_id,
                                   declared.name == entry.field))
         .where(held.sample_id == entry.sample_id, allowed)), ~held_back(caller, entry))
@@ -243,7 +244,8 @@ def sample_hidden_fields(db: Session, caller: Caller, sample_id: int,
     for project_id in projects:
         level = member_level(db, caller, project_id)
         member = db.scalar(select(ProjectMember.id).where(
-            ProjectMember.project_id == project_id, ProjectMember.user_id == caller.user_id))
+            ProjectMember.project_id == project_id, ProjectMember.user_id == caller.user_id,
+            ProjectMember.active))
         if member is None and not caller.is_sequencer:
             continue
         if level is None:
@@ -275,7 +277,8 @@ def _reaches(db: Session, caller: Caller, project_id: int) -> bool:
     """Whether the caller reads project ``project_id`` at all: a member, or through groups."""
     return bool(db.scalar(select(or_(
         exists(select(ProjectMember.id).where(ProjectMember.project_id == project_id,
-                                              ProjectMember.user_id == caller.user_id)),
+                                              ProjectMember.user_id == caller.user_id,
+                                              ProjectMember.active)),
         through_groups(caller, project_id, READ_LEVEL)))))
 
 
@@ -321,7 +324,7 @@ def widened_fields(db: Session, samples: Iterable[Any], source_id: int, target_i
         if not restricted:
             continue
         users = set(db.scalars(select(ProjectMember.user_id).where(
-            ProjectMember.project_id.in_(after))))
+            ProjectMember.project_id.in_(after), ProjectMember.active)))
         for pairs in _route_pairs(READ_LEVEL):
             users.update(db.scalars(select(pairs.c.user_id).where(
                 pairs.c.object_id.in_(after))))

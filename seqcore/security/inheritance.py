@@ -14,6 +14,11 @@ group membership inherited down the tree, and group shares capped at their maxim
   member of (directly or through a group above it): the account's level there, capped at
   the share's level. ``min(share, membership) >= level`` is both being ``>= level``.
 
+Every route reads only memberships still in force (``active``,
+:class:`seqcore.models.expiry.Expiring`): from its ``expires_at`` on, a group membership
+reaches neither the group, nor the groups and projects below it, nor what is shared with the
+group.
+
 Shares do not pass on: a group shared with a group that is itself shared gives the second
 group's members nothing (as IRIDA Next, which reads one share deep).
 """
@@ -33,7 +38,7 @@ def group_members(level: int) -> AnySelect:
     tree, member = aliased(GroupHierarchy), aliased(GroupMember)
     return (select(tree.descendant_id.label("object_id"), member.user_id)
             .join(member, member.group_id == tree.ancestor_id)
-            .where(member.access_level >= level))
+            .where(member.access_level >= level, member.active))
 
 
 def group_sharees(level: int) -> AnySelect:
@@ -44,7 +49,8 @@ def group_sharees(level: int) -> AnySelect:
             .join(GroupShare, GroupShare.shared_group_id == shared.ancestor_id)
             .join(tree, tree.descendant_id == GroupShare.group_id)
             .join(member, member.group_id == tree.ancestor_id)
-            .where(GroupShare.access_level >= level, member.access_level >= level))
+            .where(GroupShare.access_level >= level, member.access_level >= level,
+                   member.active))
 
 
 def project_group_members(level: int) -> AnySelect:
@@ -53,7 +59,7 @@ def project_group_members(level: int) -> AnySelect:
     return (select(Project.id.label("object_id"), member.user_id)
             .join(tree, tree.descendant_id == Project.group_id)
             .join(member, member.group_id == tree.ancestor_id)
-            .where(member.access_level >= level))
+            .where(member.access_level >= level, member.active))
 
 
 def project_sharees(level: int) -> AnySelect:
@@ -63,7 +69,7 @@ def project_sharees(level: int) -> AnySelect:
             .join(tree, tree.descendant_id == GroupShare.group_id)
             .join(member, member.group_id == tree.ancestor_id)
             .where(GroupShare.project_id.is_not(None), GroupShare.access_level >= level,
-                   member.access_level >= level))
+                   member.access_level >= level, member.active))
 
 
 def project_group_sharees(level: int) -> AnySelect:
@@ -75,7 +81,8 @@ def project_group_sharees(level: int) -> AnySelect:
             .join(GroupShare, GroupShare.shared_group_id == shared.ancestor_id)
             .join(tree, tree.descendant_id == GroupShare.group_id)
             .join(member, member.group_id == tree.ancestor_id)
-            .where(GroupShare.access_level >= level, member.access_level >= level))
+            .where(GroupShare.access_level >= level, member.access_level >= level,
+                   member.active))
 
 
 #: The routes to a group and to a project through groups.

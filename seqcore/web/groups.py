@@ -88,7 +88,7 @@ def group_page(request: Request, status: int = 200, group_id: str | None = None,
     projects = db.scalars(select(Project).where(
         Project.group_id == group.id, PROJECT.readable(identity.user_id, identity.role))
         .order_by(Project.name)).all()
-    members = db.execute(select(User, GroupMember.access_level)
+    members = db.execute(select(User, GroupMember)
                          .join(GroupMember, GroupMember.user_id == User.id)
                          .where(GroupMember.group_id == group.id)
                          .order_by(User.username)).all()

@@ -2,7 +2,9 @@
 metadata fields with their restriction levels, its metadata templates, and its activity
 feed. Every member reads it (restricted fields are left out for those below their level);
 owners (and maintainers through groups) change it, through the operations and under the
-permission (``project:write``) REST's members, fields and templates endpoints use."""
+permission (``project:write``) REST's members, fields and templates endpoints use. A member
+may be added until a date (its expiry); expired members stay listed, marked, until the worker
+removes them."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from sqlalchemy import select
 from seqcore.governance.activity import ActivityQuery, activities
 from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
-from seqcore.projects.projects import add_member, remove_member
+from seqcore.parsing.expiry import parse_expiry
+from seqcore.projects.projects import add_member, change_member_expiry, remove_member
 from seqcore.samples.metadatafields import (
     FieldValues,
     create_template,
@@ -81,8 +84,24 @@ def member_add(request: Request) -> Response:
     user = request.db.scalar(select(User).where(User.username == username))
     if user is None:
         raise PageError(400, _("There is no account named \"${name}\"."), name=username)
-    add_member(request.db, project.id, user.id, user.username, role, level, _actor(identity))
+    # A date: the membership ends at 00:00 UTC that day (seqcore.parsing.expiry).
+    expires_at = parse_expiry(request.POST.get("expires_at", "").strip())
+    add_member(request.db, project.id, user.id, user.username, role, level, _actor(identity),
+               expires_at=expires_at)
     return _back(request, project.id, _("${name} added.", mapping={"name": user.username}))
+
+
+def member_expiry(request: Request) -> Response:
+    """A member's expiry date (empty: none)."""
+    identity = signed_in(request)
+    project = _project(request, write=True).project
+    user = request.db.get(User, int(request.matchdict["user"]))
+    if user is None:
+        raise PageError(404, _("There is nothing here, or you may not see it."))
+    expires_at = parse_expiry(request.POST.get("expires_at", "").strip())
+    change_member_expiry(request.db, project.id, user.id, user.username, expires_at,
+                         _actor(identity))
+    return _back(request, project.id, _("${name} changed.", mapping={"name": user.username}))
 
 
 def member_remove(request: Request) -> Response:
@@ -134,6 +153,8 @@ def includeme(config: Configurator) -> None:
     add_page(config, "web.project.members", base + "/members", member_add, method="POST")
     add_page(config, "web.project.member.remove", base + "/members/{user:\\d+}/remove",
              member_remove, method="POST")
+    add_page(config, "web.project.member.expiry", base + "/members/{user:\\d+}/expiry",
+             member_expiry, method="POST")
     add_page(config, "web.project.fields", base + "/fields", field_add, method="POST")
     add_page(config, "web.project.field.remove", base + "/fields/{field:\\d+}/remove",
              field_remove, method="POST")

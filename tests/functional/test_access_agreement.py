@@ -23,6 +23,7 @@ the reverse) some generated world tells them apart.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -32,6 +33,7 @@ from pyramid.interfaces import IRequestExtensions, IRequestFactory
 from pyramid.request import Request, apply_request_extensions
 from sqlalchemy import select
 
+from seqcore.db import utcnow
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
 from seqcore.models.export import DataExport
 from seqcore.models.group import Group, GroupHierarchy, GroupMember, GroupShare
@@ -108,10 +110,11 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
                                       depth=above.depth + 1))
         groups.append(group)
     db.flush()
-    for group, levels in zip(groups, world["group_members"], strict=True):
-        for user, level in zip(users, levels, strict=True):
+    for i, (group, levels) in enumerate(zip(groups, world["group_members"], strict=True)):
+        for j, (user, level) in enumerate(zip(users, levels, strict=True)):
             if level is not None:
-                db.add(GroupMember(group_id=group.id, user_id=user.id, access_level=level))
+                db.add(GroupMember(group_id=group.id, user_id=user.id, access_level=level,
+                                   expires_at=_expiry(i, j)))
     projects = [Project(name=f"p{i}", namespace="test", path=f"p{i}",
                         group_id=None if group is None else groups[group].id)
                 for i, group in enumerate(world["project_groups"])]
@@ -127,10 +130,11 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
         db.add(GroupShare(group_id=groups[grantee].id, access_level=level,
                           shared_group_id=targets[index].id if target == "group" else None,
                           project_id=targets[index].id if target == "project" else None))
-    for project, roles in zip(projects, world["members"], strict=True):
-        for user, role in zip(users, roles, strict=True):
+    for i, (project, roles) in enumerate(zip(projects, world["members"], strict=True)):
+        for j, (user, role) in enumerate(zip(users, roles, strict=True)):
             if role is not None:
-                db.add(ProjectMember(project_id=project.id, user_id=user.id, role=role.value))
+                db.add(ProjectMember(project_id=project.id, user_id=user.id, role=role.value,
+                                     expires_at=_expiry(i + 1, j)))
     samples = []
     for i, holdings in enumerate(world["samples"]):
         sample = Sample(name=f"s{i}")
@@ -165,6 +169,13 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
     db.commit()
     return {"users": users, "groups": groups, "projects": projects, "samples": samples,
             "objects": objects, "submissions": submissions, "runs": runs, "exports": exports}
+
+
+def _expiry(i: int, j: int) -> Any:
+    """Every third membership expired, every third one expiring later, the rest without
+    expiry: an expired membership must be absent from both the ACL and the condition."""
+    return {0: None, 1: utcnow() - timedelta(hours=1),
+            2: utcnow() + timedelta(days=1)}[(i + 2 * j) % 3]
 
 
 def signed_in(registry: Any, db: Any, token: str) -> Request:

@@ -12,7 +12,7 @@ from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, update
 from sqlalchemy.exc import DBAPIError
 
 from seqcore.db import utcnow
@@ -21,7 +21,7 @@ from seqcore.models.activity import Activity
 from seqcore.models.fielddecl import MetadataField
 from seqcore.models.group import AccessLevel
 from seqcore.models.ncbi import NcbiSubmission
-from seqcore.models.project import ProjectRole
+from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.sequencing import SequencingObject
 from seqcore.models.trash import TrashEntry
 from seqcore.models.user import SystemRole
@@ -155,6 +155,18 @@ def _group_with_member(w):
     return _group(w, [(w.member, AccessLevel.GUEST)])
 
 
+def _expired_member(w):
+    w.db.execute(update(ProjectMember).where(ProjectMember.user_id == w.member.id)
+                 .values(expires_at=utcnow() - timedelta(minutes=1)))
+    w.db.commit()
+
+
+def _expire(w, _):
+    from seqcore.projects.expiry import MembershipExpiryWorker
+
+    assert MembershipExpiryWorker(w.registry).run_once() == 1
+
+
 def _project_share(w):
     group = _group(w)
     return w.factories.share(group, AccessLevel.GUEST, project=w.project)
@@ -193,6 +205,10 @@ SCENARIOS = {
         f"/api/projects/{w.other.id}/users", {"userId": "member"}, headers=w.h), "client"),
     "member.remove": (None, lambda w: w.testapp.delete(
         f"/api/projects/{w.project.id}/users/member", headers=w.h), "client"),
+    "member.expire": (_expired_member, _expire, "service"),
+    "member.update": (None, lambda w: w.testapp.patch_json(
+        f"/api/projects/{w.project.id}/users/member", {"expiresAt": "2099-01-01"},
+        headers=w.h), "client"),
     "sample.create": (None, lambda w: w.testapp.post_json(
         f"/api/projects/{w.project.id}/samples", {"sampleName": "SAM-2"}, headers=w.h), "client"),
     "sample.update": (None, lambda w: w.testapp.patch_json(

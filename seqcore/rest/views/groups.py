@@ -20,6 +20,7 @@ from seqcore.framework.links import url_for
 from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
 from seqcore.models.project import Project
 from seqcore.models.user import User
+from seqcore.parsing.expiry import parse_expiry
 from seqcore.parsing.schemas import (
     GroupLevelSchema,
     GroupMemberSchema,
@@ -28,6 +29,7 @@ from seqcore.parsing.schemas import (
     ShareSchema,
 )
 from seqcore.projects.groups import (
+    KEEP,
     add_group_member,
     change_group_member,
     create_group,
@@ -170,7 +172,8 @@ def _member_entry(request: Request, group_ctx: Any, member: GroupMember, user: U
         **_level_fields(member.access_level),
         "inherited": inherited, "sourceGroupIdentifier": str(source.id),
         "createdDate": epoch_ms(member.created), "modifiedDate": epoch_ms(member.modified),
-        "label": user.username, "identifier": str(member.id),
+        "expiresAt": epoch_ms(member.expires_at), "label": user.username,
+        "identifier": str(member.id),
         "links": [
             {"rel": "self", "href": url_for(request, group_ctx, "members", user.username)
              if not inherited else url_for(request, _groups_collection(request),
@@ -218,7 +221,8 @@ def add_member(request: Request) -> dict:
     level = parse_level(data["accessLevel"])
     user = _user(request, data["userId"])
     group_ctx = request.context.__parent__
-    member = add_group_member(request.db, group_ctx.group, user, level, _actor(request))
+    member = add_group_member(request.db, group_ctx.group, user, level, _actor(request),
+                              expires_at=parse_expiry(data["expiresAt"]))
     request.response.status = 201
     request.response.location = url_for(request, group_ctx, "members", user.username)
     return {"resource": _member_entry(request, group_ctx, member, user, group_ctx.group)}
@@ -233,11 +237,15 @@ def get_member(request: Request) -> dict:
 
 def change_member(request: Request) -> dict:
     data = load(request, GroupLevelSchema(), partial=False)
-    level = parse_level(data["accessLevel"])
+    if data.get("accessLevel") is None and "expiresAt" not in data:
+        raise Invalid.field("accessLevel", "You must provide an accessLevel, an expiresAt, "
+                                           "or both.")
+    level = None if data.get("accessLevel") is None else parse_level(data["accessLevel"])
+    expires_at = parse_expiry(data["expiresAt"]) if "expiresAt" in data else KEEP
     context = request.context
     group_ctx = context.__parent__.__parent__
     member = change_group_member(request.db, group_ctx.group, context.user, level,
-                                 _actor(request))
+                                 _actor(request), expires_at=expires_at)
     return {"resource": _member_entry(request, group_ctx, member, context.user,
                                       group_ctx.group)}
 

@@ -16,8 +16,10 @@ from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
 from seqcore.models.project import ProjectMember, ProjectRole
 from seqcore.models.user import User
-from seqcore.parsing.schemas import MembershipSchema
+from seqcore.parsing.expiry import parse_expiry
+from seqcore.parsing.schemas import MembershipExpirySchema, MembershipSchema
 from seqcore.projects.projects import add_member as add_membership
+from seqcore.projects.projects import change_member_expiry
 from seqcore.projects.projects import remove_member as remove_membership
 from seqcore.rest.body import load
 from seqcore.rest.envelope import collection, entry, links_only
@@ -61,6 +63,7 @@ def relationship_body(request: Request, project_ctx: Any, member: ProjectMember,
         "createdDate": epoch_ms(member.created),
         "projectRole": member.role,
         "metadataRole": member.metadata_role,
+        "expiresAt": epoch_ms(member.expires_at),
         "label": project.name,
         "identifier": str(member.id),
     }
@@ -96,7 +99,8 @@ def add_member(request: Request) -> dict:
     # Refusals (seqcore.projects.projects.LastOwner, ...) are domain errors: 409 for a member
     # added twice, 403/404 when the caller's own ownership went while it waited.
     member = add_membership(request.db, project_ctx.project.id, user.id, user.username,
-                            role, metadata_role, _actor(request))
+                            role, metadata_role, _actor(request),
+                            expires_at=parse_expiry(data["expiresAt"]))
     request.response.status = 201
     request.response.location = url_for(request, project_ctx, "users", user.username)
     return relationship_body(request, project_ctx, member, user)
@@ -105,6 +109,17 @@ def add_member(request: Request) -> dict:
 def get_member(request: Request) -> dict:
     context = request.context
     return relationship_body(request, context.__parent__.__parent__, context.member, context.user)
+
+
+def change_member(request: Request) -> dict:
+    """A membership's expiry (seqcore's: IRIDA changes no membership)."""
+    data = load(request, MembershipExpirySchema(), partial=False)
+    context = request.context
+    project_ctx = context.__parent__.__parent__
+    member = change_member_expiry(request.db, project_ctx.project.id, context.user.id,
+                                  context.user.username, parse_expiry(data["expiresAt"]),
+                                  _actor(request))
+    return relationship_body(request, project_ctx, member, context.user)
 
 
 def remove_member(request: Request) -> dict:
@@ -126,6 +141,7 @@ ENDPOINTS = [
     }, description="A project's members; POST adds one."),
     Endpoint("api.project.user", "/api/projects/{pid:\\d+}/users/{username}", {
         "GET": View(get_member, Permission.PROJECT_READ),
+        "PATCH": View(change_member, Permission.PROJECT_WRITE),
         "DELETE": View(remove_member, Permission.PROJECT_WRITE),
-    }, description="One membership."),
+    }, description="One membership; PATCH changes its expiry."),
 ]

@@ -1,5 +1,6 @@
 <%inherit file="layout.mako"/>
 <%namespace name="forms" file="forms.mako"/>
+<%namespace name="fmt" file="formats.mako"/>
 <%def name="title()">${group.full_name}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -43,10 +44,16 @@
 <section class="card" aria-labelledby="members">
 <h2 id="members">${_("Members")}</h2>
 <table>
-<thead><tr><th scope="col">${_("Account")}</th><th scope="col">${_("Access level")}</th></tr></thead>
+<thead><tr><th scope="col">${_("Account")}</th><th scope="col">${_("Access level")}</th>
+<th scope="col">${_("Expires")}</th></tr></thead>
 <tbody>
-% for user, level in members:
-<tr><td>${user.username}</td><td>${_(level_label(level))}</td></tr>
+% for user, member in members:
+<tr><td>${user.username}</td><td>${_(level_label(member.access_level))}</td>
+<td>${fmt.when(member.expires_at)}\
+% if not member.active:
+ <span class="badge">${_("expired")}</span>\
+% endif
+</td></tr>
 % endfor
 </tbody>
 </table>

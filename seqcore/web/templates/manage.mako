@@ -12,16 +12,24 @@
 <h2 id="members">${_("Members")}</h2>
 <div class="table-wrap"><table aria-labelledby="members">
 <thead><tr><th scope="col">${_("Account")}</th><th scope="col">${_("Role")}</th>
-<th scope="col">${_("Metadata level")}</th>
+<th scope="col">${_("Metadata level")}</th><th scope="col">${_("Expires")}</th>
 % if can_write:
 <th scope="col"><span class="visually-hidden">${_("Actions")}</span></th>
 % endif
 </tr></thead>
 <tbody>
 % for user, member in members:
-<tr><td>${user.username}</td><td>${_(roles.get(member.role, member.role))}</td><td>${member.metadata_role}</td>
+<tr><td>${user.username}</td><td>${_(roles.get(member.role, member.role))}</td><td>${member.metadata_role}</td><td>${fmt.when(member.expires_at)}\
+% if not member.active:
+ <span class="badge">${_("expired")}</span>\
+% endif
+</td>
 % if can_write:
-<td><form method="post" class="inline" action="${request.route_path('web.project.member.remove', id=project.id, user=user.id)}">
+<td><form method="post" class="inline" action="${request.route_path('web.project.member.expiry', id=project.id, user=user.id)}">
+<input type="hidden" name="csrf_token" value="${csrf_token}">
+<input type="date" name="expires_at" aria-label="${_('Expires on (optional)')} ${user.username}" value="${member.expires_at.date().isoformat() if member.expires_at else ''}">
+<button type="submit" class="secondary">${_("Change")}</button></form>
+<form method="post" class="inline" action="${request.route_path('web.project.member.remove', id=project.id, user=user.id)}">
 <input type="hidden" name="csrf_token" value="${csrf_token}">
 <button type="submit" class="secondary" aria-label="${_('Remove')} ${user.username}">${_("Remove")}</button></form></td>
 % endif
@@ -42,6 +50,7 @@
 <option>${level}</option>
 % endfor
 </select></div>
+<div class="field"><label for="member-expires">${_("Expires on (optional)")}</label><input id="member-expires" name="expires_at" type="date"></div>
 <div class="field"><button type="submit">${_("Add member")}</button></div>
 </form>
 % endif
