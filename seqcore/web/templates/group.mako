@@ -1,5 +1,6 @@
 <%inherit file="layout.mako"/>
 <%namespace name="forms" file="forms.mako"/>
+<%namespace name="life" file="lifecycle.mako"/>
 <%def name="title()">${group.full_name}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -66,4 +67,7 @@ ${forms.field("path", _("Path"), form.get("path", ""), problems, hint=_("(option
 <h2>${_("New project in this group")}</h2>
 <p><a href="${request.route_path('web.projects', _query={'group': group.id})}#new-project">${_("Create a project here")}</a></p>
 </section>
+% endif
+% if can_write:
+${life.group_section(group)}
 % endif
