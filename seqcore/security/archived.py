@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import ColumnElement, exists, select
+from sqlalchemy.orm import aliased
 
 from seqcore.models.project import Project
 from seqcore.models.sample import ProjectSample
@@ -33,17 +34,20 @@ ARCHIVED_MESSAGE = "Project {name} is archived: it is read-only until it is unar
 
 
 def archived_project(project_id: Any) -> ColumnElement[bool]:
-    """True for an archived project."""
-    return exists(select(Project.id).where(Project.id == project_id,
-                                           Project.archived_at.is_not(None)))
+    """True for an archived project. Over aliases: a query selecting from ``project`` (or
+    ``project_sample``) itself must not correlate this subquery with its own rows."""
+    project = aliased(Project)
+    return exists(select(project.id).where(project.id == project_id,
+                                           project.archived_at.is_not(None)))
 
 
 def owned_by_archived_project(sample_id: Any) -> ColumnElement[bool]:
     """True for a sample an archived project owns."""
-    return exists(select(ProjectSample.id)
-                  .join(Project, Project.id == ProjectSample.project_id)
-                  .where(ProjectSample.sample_id == sample_id, ProjectSample.owner.is_(True),
-                         Project.archived_at.is_not(None)))
+    project, held = aliased(Project), aliased(ProjectSample)
+    return exists(select(held.id)
+                  .join(project, project.id == held.project_id)
+                  .where(held.sample_id == sample_id, held.owner.is_(True),
+                         project.archived_at.is_not(None)))
 
 
 def refused_by_archive(result: Any) -> bool:
