@@ -97,6 +97,7 @@ def namespace_projects(info: Any, view: NamespaceView, include_sub_groups: bool,
         lambda keys: paginate_many(
             info.context.db,
             select(ProjectModel).where(ProjectModel.group_id.is_(None),
+                                       ProjectModel.archived_at.is_(None),
                                        readable_project(info.context.identity)),
             ProjectModel.namespace, keys, order, value, **page))
     return loader.load(view.full_path)
@@ -105,7 +106,8 @@ def namespace_projects(info: Any, view: NamespaceView, include_sub_groups: bool,
 def _group_projects(info: Any, group_id: int, include_sub_groups: bool,
                     page: dict[str, Any]) -> Any:
     order, value = _project_order()
-    query = select(ProjectModel).where(readable_project(info.context.identity))
+    query = select(ProjectModel).where(readable_project(info.context.identity),
+                                       ProjectModel.archived_at.is_(None))
     if include_sub_groups:
         query = query.join(GroupHierarchy, GroupHierarchy.descendant_id == ProjectModel.group_id)
         partition: InstrumentedAttribute[Any] = GroupHierarchy.ancestor_id

@@ -66,9 +66,12 @@ class CoreQuery(graphene.ObjectType):
     projects = graphene.Field(connection_for(Project), **connection_args(),
                               filter=ProjectFilter(), order_by=ProjectOrder(),
                               group_id=graphene.ID(),
+                              archived=graphene.Boolean(default_value=False),
                               description="Projects the caller may read (`groupId`: those in "
                                           "that group and below it, and those shared with "
-                                          "it).")
+                                          "it). Archived projects only with `archived: "
+                                          "true`, which lists them alone (seqcore "
+                                          "extension).")
     project = graphene.Field(Project, full_path=graphene.ID(), puid=graphene.ID(),
                              description="A project by `<namespace>/<path>` or PUID; null if "
                                          "there is none the caller may read.")
@@ -120,9 +123,11 @@ class CoreQuery(graphene.ObjectType):
     @staticmethod
     def resolve_projects(root: Any, info: Any, filter: Any = None,
                          order_by: Any = None, group_id: str | None = None,
-                         **page: Any) -> Any:
+                         archived: bool | None = False, **page: Any) -> Any:
         query = select(ProjectModel).where(*project_filter_conditions(filter),
-                                           readable_project(info.context.identity))
+                                           readable_project(info.context.identity),
+                                           ProjectModel.archived_at.is_not(None) if archived
+                                           else ProjectModel.archived_at.is_(None))
         if group_id is not None:
             query = query.where(ProjectModel.id.in_(_group_project_ids(info, group_id)))
         ordering, value = project_ordering(order_by)

@@ -106,6 +106,11 @@ class Project(graphene.ObjectType):
                     "keeps only those fields.")
     created_at = graphene.DateTime(required=True)
     updated_at = graphene.DateTime(required=True)
+    archived = graphene.Boolean(required=True, description="Whether the project is archived: "
+                                                           "read-only, listed only on request "
+                                                           "(seqcore extension).")
+    archived_at = graphene.DateTime(description="When it was archived; null if it is not "
+                                                "(seqcore extension).")
     samples = graphene.Field(lambda: connection_for(Sample), **connection_args(),
                              filter=SampleFilter(), order_by=SampleOrder())
     attachments = graphene.Field(connection_for(Attachment), **attachment_args(),
@@ -126,6 +131,10 @@ class Project(graphene.ObjectType):
                                               "newest first.")
 
     resolve_id = staticmethod(_gid)
+
+    @staticmethod
+    def resolve_archived(project: ProjectModel, info: Any) -> bool:
+        return project.archived_at is not None
 
     @staticmethod
     def resolve_data_exports(project: ProjectModel, info: Any, **page: Any) -> Any:

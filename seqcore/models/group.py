@@ -2,8 +2,9 @@
 
 A group lives under a parent group (or at the top) and has a ``path`` unique among its
 siblings; ``full_path`` (``parent/child/...``) is stored, because it is what a URL, GraphQL's
-``group(fullPath:)`` and the ``namespace`` of the projects in the group name, and groups are
-never moved, so it never changes.
+``group(fullPath:)`` and the ``namespace`` of the projects in the group name; a move
+(:mod:`seqcore.projects.transfer`) rewrites it for the group, every group below it and
+their projects, and re-links the closure below.
 
 ``group_hierarchy`` is the closure of the tree: a row for every (ancestor, descendant) pair,
 the group itself included at depth 0. Inherited access ("a member of a group is a member of

@@ -23,7 +23,10 @@ class Project(Base):
     """A project lives in a namespace under a URL-safe ``path`` unique there: its creator's
     personal namespace (named after the username; ``group_id`` null) or a group's
     (``namespace`` is the group's full path, ``group_id`` the group). ``full_path`` is what
-    GraphQL's ``project(fullPath:)`` looks up."""
+    GraphQL's ``project(fullPath:)`` looks up. A project moves between namespaces
+    (:mod:`seqcore.projects.transfer`): ``namespace``, ``group_id`` and so ``full_path``
+    change, its ``puid`` never does. ``archived_at`` set: the project is archived
+    (:mod:`seqcore.projects.archive`), read-only and left out of default listings."""
 
     __tablename__ = "project"
     __table_args__ = (UniqueConstraint("namespace", "path", name="uq_project_namespace_path"),)
@@ -44,6 +47,7 @@ class Project(Base):
     sync_frequency: Mapped[str | None] = mapped_column(String(32))
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
+    archived_at: Mapped[datetime | None] = mapped_column(default=None)
 
     members: Mapped[list[ProjectMember]] = relationship(
         back_populates="project", cascade="all, delete-orphan", passive_deletes=True

@@ -169,6 +169,24 @@ class ShareSchema(Schema):
         "You must provide an accessLevel."))
 
 
+class ProjectTransferSchema(Schema):
+    """Where a project moves: a group's numeric id, or ``null`` for the caller's own
+    namespace."""
+
+    groupId = WholeNumber(required=True, allow_none=True, error_messages={
+        "required": "You must provide a groupId (the group to move the project into, or "
+                    "null for your own namespace)."})
+
+
+class GroupTransferSchema(Schema):
+    """Where a group moves: the numeric id of the group to move it under, or ``null`` for
+    the top level."""
+
+    parentId = WholeNumber(required=True, allow_none=True, error_messages={
+        "required": "You must provide a parentId (the group to move the group under, or "
+                    "null for the top level)."})
+
+
 SAMPLE_FORBIDDEN = PROJECT_FORBIDDEN + "'."
 GEO_PATTERN = re.compile(r"\w+(:\w+(:\w+)?)?")
 LATITUDE = re.compile(r"-?\d{1,2}(\.\d+)?")

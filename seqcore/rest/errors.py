@@ -118,6 +118,10 @@ def forbidden_view(exc: HTTPForbidden, request: Request) -> Response:
     context = getattr(exc, "context", None) or request.context
     if context is not None and not readable(request, context):
         return json_error(404, "The resource was not found.")
+    from seqcore.security.archived import archive_message, refused_by_archive
+
+    if refused_by_archive(getattr(exc, "result", None)):
+        return json_error(403, archive_message(request.db, context))
     return json_error(403, "You are not allowed to do this.")
 
 

@@ -29,15 +29,24 @@ from dataclasses import dataclass
 from functools import cache, cached_property, partial
 from typing import Any, TypeAlias
 
-from pyramid.authorization import ALL_PERMISSIONS, Allow, AllPermissionsList, Authenticated
+from pyramid.authorization import (
+    ALL_PERMISSIONS,
+    Allow,
+    AllPermissionsList,
+    Authenticated,
+    Deny,
+    Everyone,
+)
 from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     Integer,
+    and_,
     bindparam,
     exists,
     false,
     literal,
+    not_,
     null,
     or_,
     select,
@@ -53,6 +62,12 @@ from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import ProjectSample, Sample
 from seqcore.models.sequencing import SequencingRun
 from seqcore.models.user import SystemRole, User
+from seqcore.security.archived import (
+    PROJECT_READ_ONLY,
+    SAMPLE_READ_ONLY,
+    archived_project,
+    owned_by_archived_project,
+)
 from seqcore.security.inheritance import GROUP_ROUTES, PROJECT_ROUTES
 from seqcore.security.permissions import Permission
 from seqcore.security.principals import (
@@ -117,6 +132,25 @@ class Grant:
         return permission in self.permissions
 
 
+@dataclass(frozen=True)
+class Frozen:
+    """Objects for which ``when(object id)`` is true are read-only: ``permissions`` are
+    denied to everyone, administrators included, before any grant is read (an archived
+    project, the samples it owns). The ACL starts with ``ace`` (one object, so a refusal
+    can say why it was refused), and :meth:`Rules.condition` leaves those objects out."""
+
+    when: Callable[[Any], ColumnElement[bool]]
+    permissions: tuple[str, ...]
+
+    @property
+    def ace(self) -> Ace:
+        return (Deny, Everyone, self.permissions)
+
+
+#: The grant index of a frozen object's row in an ACL statement.
+FROZEN_ROW = -1
+
+
 def _ace(principal: str, grant: Grant) -> Ace:
     return (Allow, principal, grant.permissions)
 
@@ -159,6 +193,7 @@ class Rules:
     read: Permission  # what a caller needs to know an object exists
     grants: tuple[Grant, ...]
     parent: Scope
+    frozen: Frozen | None = None
 
     @property
     def id_column(self) -> InstrumentedAttribute[Any]:
@@ -173,6 +208,9 @@ class Rules:
         more than running it."""
         object_id = bindparam("object_id", type_=Integer)
         parts: list[AnySelect] = []
+        if self.frozen is not None:
+            parts.append(select(literal(FROZEN_ROW).label("grant"), null().label("user_id"))
+                         .where(self.frozen.when(object_id)))
         for index, grant in enumerate(self.grants):
             who = grant.who
             if isinstance(who, Role) and who.when is not None:
@@ -204,6 +242,7 @@ class Rules:
         :meth:`acl` runs it, or as :meth:`with_acl` returns them beside the object's row;
         a row whose grant is ``NULL`` stands for none)."""
         acl: list[Ace] = []
+        frozen: list[Ace] = []
         for grant in self.grants:
             who = grant.who
             if isinstance(who, Role) and who.when is None:
@@ -215,13 +254,17 @@ class Rules:
         for index, user_id in entries:
             if index is None:
                 continue
+            if index == FROZEN_ROW:
+                assert self.frozen is not None
+                frozen = [self.frozen.ace]
+                continue
             grant = self.grants[index]
             who = grant.who
             if isinstance(who, Role):
                 acl.append(_ace(who.principal, grant))
             elif user_id is not None:  # a related account's row always names it
                 acl.append(_ace(user_principal(user_id), grant))
-        return acl
+        return frozen + acl
 
     def with_acl(self, *columns: Any) -> AnySelect:
         """One statement for an object's ``columns`` and its ACL (the object's id bound as
@@ -249,6 +292,14 @@ class Rules:
         is the object id to test (default: the model's id; a child's foreign key filters
         the child's rows)."""
         column = self.id_column if column is None else column
+        granted = self._granted(permission, user_id, role, column)
+        if self.frozen is not None and permission in self.frozen.permissions:
+            return and_(not_(self.frozen.when(column)), granted)
+        return granted
+
+    def _granted(self, permission: str, user_id: int, role: SystemRole | str,
+                 column: Any) -> ColumnElement[bool]:
+        """:meth:`condition` before a frozen object's refusal."""
         principals = set(account_principals(user_id, role))
         for scope in self.parent.lineage():
             if any(g.covers(permission) and g.who.principal in principals  # type: ignore[union-attr]
@@ -394,7 +445,7 @@ PROJECT = Rules("project", Project, Permission.PROJECT_READ, (
     *(Grant(Related(route), (Permission.PROJECT_READ, Permission.EXPORT_CREATE))
       for route in PROJECT_READERS),
     *(Grant(Related(route), OWNER_PERMISSIONS) for route in PROJECT_WRITERS),
-), PROJECTS)
+), PROJECTS, frozen=Frozen(archived_project, PROJECT_READ_ONLY))
 
 SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
     # Sequencer accounts read and write every sample (they upload into it) but own none,
@@ -408,7 +459,7 @@ SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
     *(Grant(Related(_through_projects(route, ProjectSample.sample_id, ProjectSample.project_id,
                                       ProjectSample.owner.is_(True))), SAMPLE_OWNER_PERMISSIONS)
       for route in PROJECT_WRITERS),
-), SAMPLES)
+), SAMPLES, frozen=Frozen(owned_by_archived_project, SAMPLE_READ_ONLY))
 
 SUBMISSION = Rules("submission", AnalysisSubmission, Permission.SUBMISSION_READ, (
     Grant(Holder(AnalysisSubmission.submitter_id),
@@ -484,6 +535,7 @@ __all__ = [
     "SUBMISSION",
     "SUBMISSIONS",
     "USERS",
+    "Frozen",
     "Grant",
     "Holder",
     "Related",

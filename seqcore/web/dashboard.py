@@ -39,7 +39,7 @@ def dashboard(request: Request) -> Response:
         GROUP.readable(identity.user_id, identity.role), Group.parent_id.is_(None))
         .order_by(Group.full_path).limit(SHOWN)).all()
     projects = db.scalars(select(Project).where(
-        PROJECT.readable(identity.user_id, identity.role))
+        PROJECT.readable(identity.user_id, identity.role), Project.archived_at.is_(None))
         .order_by(Project.modified.desc().nulls_last(), Project.id.desc()).limit(SHOWN)).all()
     running = db.scalars(select(AnalysisSubmission).where(
         SUBMISSION.readable(identity.user_id, identity.role),

@@ -86,7 +86,8 @@ def group_page(request: Request, status: int = 200, group_id: str | None = None,
         Group.parent_id == group.id, GROUP.readable(identity.user_id, identity.role))
         .order_by(Group.name)).all()
     projects = db.scalars(select(Project).where(
-        Project.group_id == group.id, PROJECT.readable(identity.user_id, identity.role))
+        Project.group_id == group.id, PROJECT.readable(identity.user_id, identity.role),
+        Project.archived_at.is_(None))
         .order_by(Project.name)).all()
     members = db.execute(select(User, GroupMember)
                          .join(GroupMember, GroupMember.user_id == User.id)

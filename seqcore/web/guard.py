@@ -77,7 +77,12 @@ def context_at(request: Request, *segments: str) -> Any:
 
 def require(request: Request, context: Context, permission: str) -> None:
     """A 403 :class:`PageError` unless the caller holds ``permission`` on ``context``."""
-    if not request.has_permission(permission, context):
+    result = request.has_permission(permission, context)
+    if not result:
+        from seqcore.security.archived import archive_message, refused_by_archive
+
+        if refused_by_archive(result):
+            raise PageError(403, archive_message(request.db, context))
         raise PageError(403, _("You may see this but not change it."))
 
 

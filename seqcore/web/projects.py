@@ -67,7 +67,11 @@ PROJECTS_TABLE = Table(
 def projects_page(request: Request, status: int = 200, **values: Any) -> Response:
     identity = signed_in(request)
     state = PROJECTS_TABLE.state(request.GET)
-    statement = select(Project).where(PROJECT.readable(identity.user_id, identity.role))
+    # Archived projects are listed on request (?archived=1), and then alone.
+    archived = request.GET.get("archived") == "1"
+    statement = select(Project).where(PROJECT.readable(identity.user_id, identity.role),
+                                      Project.archived_at.is_not(None) if archived
+                                      else Project.archived_at.is_(None))
     if state.filters.get("q"):
         statement = statement.where(Project.name.ilike(f"%{state.filters['q']}%"))
 
@@ -88,7 +92,7 @@ def projects_page(request: Request, status: int = 200, **values: Any) -> Respons
                 table=TablePage(PROJECTS_TABLE, state, rows, total),
                 can_create=may(request, context_at(request, "projects"),
                                Permission.PROJECT_CREATE) or bool(group_id),
-                group_id=group_id, **values)
+                group_id=group_id, archived=archived, **values)
 
 
 def create(request: Request) -> Response:

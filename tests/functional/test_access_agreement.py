@@ -3,9 +3,9 @@
 Hypothesis builds small worlds in the real database (accounts of every system role,
 nested groups with members at every access level, projects in groups or not, shares of
 groups and projects with groups, project memberships as owner or member, samples held,
-owned and shared by projects, sequencing objects, analysis submissions shared with
-projects, runs, data exports), then, for every account, every object and every permission,
-compares two answers:
+owned and shared by projects, archived projects (read-only for everyone), sequencing
+objects, analysis submissions shared with projects, runs, data exports), then, for every
+account, every object and every permission, compares two answers:
 
 * Pyramid's ``has_permission`` on the object's traversal context, for a request
   authenticated with a real bearer token of the account (the ACLs along the lineage);
@@ -70,6 +70,7 @@ def worlds(draw: Any) -> dict[str, Any]:
         "group_members": [[draw(LEVEL) for _ in users] for _ in range(n_groups)],
         "project_groups": [draw(st.none() | st.integers(0, n_groups - 1)) if n_groups
                            else None for _ in range(n_projects)],
+        "archived": [draw(st.booleans()) for _ in range(n_projects)],
         "shares": draw(st.lists(st.tuples(
             st.integers(0, max(n_groups - 1, 0)),
             st.sampled_from(["group", "project"]),
@@ -116,8 +117,10 @@ def build(db: Any, world: dict[str, Any], kind: str) -> dict[str, list[Any]]:
                 db.add(GroupMember(group_id=group.id, user_id=user.id, access_level=level,
                                    expires_at=_expiry(i, j)))
     projects = [Project(name=f"p{i}", namespace="test", path=f"p{i}",
-                        group_id=None if group is None else groups[group].id)
-                for i, group in enumerate(world["project_groups"])]
+                        group_id=None if group is None else groups[group].id,
+                        archived_at=utcnow() if archived else None)
+                for i, (group, archived) in enumerate(
+                    zip(world["project_groups"], world["archived"], strict=True))]
     db.add_all(projects)
     db.flush()
     shared = set()

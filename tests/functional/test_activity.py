@@ -284,6 +284,17 @@ SCENARIOS = {
         headers=w.h), "client"),
     "groupShare.delete": (_project_share, lambda w, share: w.testapp.delete(
         f"/api/projects/{w.project.id}/shares/{share.id}", headers=w.h), "client"),
+    "project.transfer": (_group, lambda w, g: w.testapp.post_json(
+        f"/api/projects/{w.project.id}/transfer", {"groupId": g.id}, headers=w.h), "client"),
+    "group.transfer": (lambda w: (_group(w), w.factories.group(w.owner, name="Other lab")),
+                       lambda w, gs: w.testapp.post_json(
+        f"/api/groups/{gs[1].id}/transfer", {"parentId": gs[0].id}, headers=w.h), "client"),
+    "project.archive": (None, lambda w: w.testapp.post(
+        f"/api/projects/{w.other.id}/archive", headers=w.h), "client"),
+    "project.unarchive": (lambda w: w.testapp.post(f"/api/projects/{w.other.id}/archive",
+                                                   headers=w.h),
+                          lambda w, _: w.testapp.delete(f"/api/projects/{w.other.id}/archive",
+                                                        headers=w.h), "client"),
     "attachment.add": (_blob, _attach, "token"),
     "export.delete": (_export, lambda w, export: w.testapp.delete(
         _self(export), headers=w.h), "client"),

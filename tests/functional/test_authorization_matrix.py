@@ -326,6 +326,19 @@ RULES = {
                                      {"groupId": "{third_gid}", "accessLevel": 10},
                                      {**expect(201, 404, **WRITERS), "member": 403,
                                       "sequencer": 403}),
+    # Moving and archiving: owners (and administrators) only; the owner check is the
+    # operation's, after the project's or group's own permission.
+    ("api.project.transfer", "POST"): ("/api/projects/{pid}/transfer", {"groupId": "{gid}"},
+                                       PROJECT_WRITE(200)),
+    ("api.group.transfer", "POST"): ("/api/groups/{gid}/transfer", {"parentId": "{third_gid}"},
+                                     GROUP_WRITE(200)),
+    ("api.project.archive", "GET"): ("/api/projects/{pid}/archive", None,
+                                     expect(200, 404, **READERS)),
+    ("api.project.archive", "POST"): ("/api/projects/{pid}/archive", None,
+                                      PROJECT_WRITE(200)),
+    # Unarchiving a live project: 409 for owners; readers who do not own it 403.
+    ("api.project.archive", "DELETE"): ("/api/projects/{pid}/archive", None,
+                                        PROJECT_WRITE(409)),
     ("api.project.share", "GET"): ("/api/projects/{pid}/shares/{psid}", None,
                                    expect(200, 404, **READERS)),
     ("api.project.share", "DELETE"): ("/api/projects/{pid}/shares/{psid}", None,

@@ -58,6 +58,7 @@ PINNED = {
     "api.project.sample_by_sequencer_id": 3,
     "api.project.samples": 3,
     "api.project.samples.metadata": 4,  # + the caller's metadata level (field access)
+    "api.project.archive": 2,
     "api.project.share": 4,
     "api.project.shares": 3,
     "api.project.trash": 3,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import graphene
 
 from seqcore.graphql.mutations.analyses import CancelAnalysis, LaunchAnalysis
+from seqcore.graphql.mutations.archiving import ArchiveProject, UnarchiveProject
 from seqcore.graphql.mutations.attachments import (
     AttachFilesToGroup,
     AttachFilesToProject,
@@ -26,6 +27,7 @@ from seqcore.graphql.mutations.moving import CloneSamples, ShareSamples, Transfe
 from seqcore.graphql.mutations.ncbi import CreateNcbiSubmission
 from seqcore.graphql.mutations.projects import CreateProject
 from seqcore.graphql.mutations.samples import CreateSample
+from seqcore.graphql.mutations.transfers import TransferGroup, TransferProject
 from seqcore.graphql.mutations.workflows import SubmitWorkflowExecution
 
 
@@ -54,3 +56,7 @@ class Mutation(graphene.ObjectType):
     attach_files_to_project = AttachFilesToProject.Field()
     attach_files_to_group = AttachFilesToGroup.Field()
     submit_workflow_execution = SubmitWorkflowExecution.Field()
+    transfer_project = TransferProject.Field()
+    transfer_group = TransferGroup.Field()
+    archive_project = ArchiveProject.Field()
+    unarchive_project = UnarchiveProject.Field()

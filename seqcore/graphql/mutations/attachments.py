@@ -35,6 +35,7 @@ from seqcore.graphql.types import Project, Sample
 from seqcore.models.group import Group as GroupModel
 from seqcore.models.project import Project as ProjectModel
 from seqcore.models.sample import Sample as SampleModel
+from seqcore.security.archived import archive_message, refused_by_archive
 from seqcore.security.permissions import Permission
 
 
@@ -159,7 +160,10 @@ def find_owner(info: Any, spec: OwnerSpec, gid: str | None, puid: str | None) ->
     request = info.context.request
     if context is None or not request.has_permission(spec.read, context):
         raise problem("not found by provided ID or PUID", spec.kind)
-    if not request.has_permission(spec.permission, context):
+    allowed = request.has_permission(spec.permission, context)
+    if not allowed:
+        if refused_by_archive(allowed):
+            raise problem(archive_message(info.context.db, context), spec.kind)
         if spec.refusal is not None:
             name = getattr(context, spec.kind).name
             raise GraphQLError(spec.refusal.format(name=name),

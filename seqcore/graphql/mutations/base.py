@@ -33,6 +33,7 @@ from seqcore.models.puid import SAMPLE as SAMPLE_KIND
 from seqcore.models.puid import is_puid
 from seqcore.models.sample import Sample as SampleModel
 from seqcore.parsing.schemas import check
+from seqcore.security.archived import archive_message, refused_by_archive
 from seqcore.security.permissions import Permission
 
 log = logging.getLogger(__name__)
@@ -173,7 +174,10 @@ def find_project(info: Any, gid: str, path: str, permission: Permission,
     request = info.context.request
     if context is None or not request.has_permission(Permission.PROJECT_READ, context):
         raise problem("Project not found by provided ID", path)
-    if not request.has_permission(permission, context):
+    allowed = request.has_permission(permission, context)
+    if not allowed:
+        if refused_by_archive(allowed):
+            raise problem(archive_message(info.context.db, context), path)
         raise problem(f"You are not authorized to {verb} project {context.project.name}.",
                       path)
     return context
@@ -188,7 +192,10 @@ def find_sample(info: Any, gid: str, path: list[str], permission: Permission,
     request = info.context.request
     if context is None or not request.has_permission(Permission.SAMPLE_READ, context):
         raise problem("Sample not found by provided ID", *path)
-    if not request.has_permission(permission, context):
+    allowed = request.has_permission(permission, context)
+    if not allowed:
+        if refused_by_archive(allowed):
+            raise problem(archive_message(info.context.db, context), *path)
         raise problem(f"You are not authorized to {verb} sample {context.sample.name}.",
                       *path)
     return context

@@ -13,6 +13,7 @@ def core_endpoints() -> list[Endpoint]:
     from seqcore.rest.views import (
         activity,
         analyses,
+        archive,
         attachments,
         exports,
         files,
@@ -28,6 +29,7 @@ def core_endpoints() -> list[Endpoint]:
         root,
         runs,
         samples,
+        transfers,
         trash,
         users,
     )
@@ -38,6 +40,7 @@ def core_endpoints() -> list[Endpoint]:
             *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
             *attachments.ENDPOINTS, *trash.ENDPOINTS, *imports.ENDPOINTS,
+            *transfers.ENDPOINTS, *archive.ENDPOINTS,
             *openapi.ENDPOINTS]
 
 

@@ -44,7 +44,7 @@ from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
 from seqcore.rest.values import epoch_ms
 from seqcore.rest.views.projects import FIELDS as PROJECT_FIELDS
-from seqcore.rest.views.projects import project_entry
+from seqcore.rest.views.projects import archived_condition, project_entry
 from seqcore.security.access import GROUP, PROJECT
 from seqcore.security.permissions import Permission
 
@@ -133,10 +133,12 @@ def create_subgroup(request: Request) -> dict:
 
 
 def list_group_projects(request: Request) -> dict:
-    """The readable projects in the group (``?includeSubGroups=true``: and below it)."""
+    """The readable projects in the group (``?includeSubGroups=true``: and below it; live
+    ones, or archived ones with ``?archived=true``)."""
     group = request.context.__parent__.group
     identity = request.identity
-    query = select(Project).where(PROJECT.readable(identity.user_id, identity.role))
+    query = select(Project).where(PROJECT.readable(identity.user_id, identity.role),
+                                  archived_condition(request))
     if _flag(request, "includeSubGroups"):
         query = query.join(GroupHierarchy, GroupHierarchy.descendant_id == Project.group_id
                            ).where(GroupHierarchy.ancestor_id == group.id)

@@ -17,6 +17,7 @@ from seqcore.projects.projects import ProjectValues, new_project
 from seqcore.projects.projects import update_project as change_project
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
+from seqcore.rest.errors import validation_error
 from seqcore.rest.jsonscalars import scalar
 from seqcore.rest.paging import page_links, paging
 from seqcore.rest.values import epoch_ms
@@ -60,15 +61,28 @@ LIST_COLUMNS = (Project.id, Project.name, stored(Project.created), stored(Projec
                 *(getattr(Project, attr) for key, attr in FIELDS.items() if key != "name"))
 
 
+def archived_condition(request: Request) -> Any:
+    """The projects a list shows by ``?archived=``: live ones by default (``false``),
+    archived ones alone with ``true``; anything else is a 400."""
+    value = request.GET.get("archived", "false").lower()
+    if value not in ("true", "false"):
+        raise validation_error({"archived": ["Must be true or false."]})
+    if value == "true":
+        return Project.archived_at.is_not(None)
+    return Project.archived_at.is_(None)
+
+
 def list_projects(request: Request) -> Any:
-    """Every readable project, from plain rows (no ORM objects). The links of one entry are
-    rendered and encoded once, and each entry's id substituted in; each entry's fields are
-    written value by value (:func:`seqcore.rest.jsonscalars.scalar`), so thousands of entries
-    cost little more than their values. The bytes are those the JSON renderer writes for the
-    same envelope."""
+    """Every readable project (live ones; ``?archived=true``: archived ones), from plain
+    rows (no ORM objects). The links of one entry are rendered and encoded once, and each
+    entry's id substituted in; each entry's fields are written value by value
+    (:func:`seqcore.rest.jsonscalars.scalar`), so thousands of entries cost little more
+    than their values. The bytes are those the JSON renderer writes for the same
+    envelope."""
     identity = request.identity
     context = request.context
-    query = readable_projects(identity.user_id, identity.role)
+    query = readable_projects(identity.user_id, identity.role).where(
+        archived_condition(request))
     sentinel = str(SENTINEL)
     template = links_template(request, context.resource_for(Project(id=SENTINEL)), sentinel)
     if template is None:  # some link depends on the project's state: render each one

@@ -21,7 +21,7 @@ from seqcore.rest.body import lenient_create, load, read_json
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError, validation_error
 from seqcore.rest.values import epoch_ms
-from seqcore.rest.views.projects import project_entry
+from seqcore.rest.views.projects import archived_condition, project_entry
 from seqcore.security.access import readable_projects
 from seqcore.security.credentials import end_other_credentials
 from seqcore.security.passwords import hash_password, password_problems
@@ -174,7 +174,7 @@ def user_projects(request: Request) -> dict:
     those of every other collection."""
     user: User = request.context.__parent__.user
     projects_root = request.root["api"]["projects"]
-    query = readable_projects(user.id, user.role)
+    query = readable_projects(user.id, user.role).where(archived_condition(request))
     entries = (project_entry(request, projects_root.resource_for(p))
                for p in request.db.scalars(query))
     projects = collection(request, request.context, entries)["resource"]

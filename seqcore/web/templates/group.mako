@@ -1,6 +1,7 @@
 <%inherit file="layout.mako"/>
 <%namespace name="forms" file="forms.mako"/>
 <%namespace name="fmt" file="formats.mako"/>
+<%namespace name="life" file="lifecycle.mako"/>
 <%def name="title()">${group.full_name}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -73,4 +74,7 @@ ${forms.field("path", _("Path"), form.get("path", ""), problems, hint=_("(option
 <h2>${_("New project in this group")}</h2>
 <p><a href="${request.route_path('web.projects', _query={'group': group.id})}#new-project">${_("Create a project here")}</a></p>
 </section>
+% endif
+% if can_write:
+${life.group_section(group)}
 % endif

@@ -1,5 +1,6 @@
 <%inherit file="layout.mako"/>
 <%namespace name="fmt" file="formats.mako"/>
+<%namespace name="life" file="lifecycle.mako"/>
 <%def name="title()">${_("Manage")} ${project.name}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -116,6 +117,9 @@
 </fieldset>
 <p><button type="submit">${_("Create template")}</button></p>
 </form>
+% endif
+% if can_write or project.archived_at is not None:
+${life.project_section(project)}
 % endif
 <h2 id="activity">${_("Activity")}</h2>
 % if activity:

@@ -3,6 +3,11 @@
 <%namespace name="tables" file="table.mako"/>
 <%def name="title()">${_("Projects")}</%def>
 <h1>${_("Projects")}</h1>
+% if archived:
+<p>${_("Archived projects: read-only until they are unarchived.")} <a href="${request.route_path('web.projects')}">${_("Show current projects")}</a></p>
+% else:
+<p><a href="${request.route_path('web.projects', _query={'archived': '1'})}">${_("Show archived projects")}</a></p>
+% endif
 ${tables.render(table)}
 % if can_create:
 <section aria-labelledby="new-project">
