@@ -25,6 +25,7 @@ from seqcore.errors.domain import NotFound
 from seqcore.governance.activity import note, operation
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
+from seqcore.models.trash import TrashEntry
 
 # Tables whose rows describe a stored file rather than hold it (a file's QC report): they go
 # with the file (``ON DELETE CASCADE``) and never keep it. A plugin marks such a table with
@@ -58,13 +59,28 @@ def still_referenced(db: Session, file_ids: Iterable[int]) -> set[int]:
     return found
 
 
+def held_in_trash(db: Session, paths: Iterable[str], but: int | None = None) -> set[str]:
+    """The ``paths`` an entry still in the trash (neither purged nor restored; not entry
+    ``but``) keeps: a deleted sample or clone may yet be restored, so its bytes stay even when
+    no live row uses them any more."""
+    wanted = set(paths)
+    if not wanted:
+        return set()
+    query = select(TrashEntry.paths).where(TrashEntry.purged.is_(None),
+                                           TrashEntry.restored.is_(None))
+    if but is not None:
+        query = query.where(TrashEntry.id != but)
+    return wanted.intersection(p for kept in db.scalars(query) for p in (kept or []))
+
+
 def purge_files(db: Session, storage: Any, manager: Any, file_ids: Iterable[int]) -> list[int]:
     """Delete the ``sequence_file`` rows of ``file_ids`` that nothing refers to any more, and
     have their bytes removed once ``manager``'s transaction commits; returns the ids deleted.
 
     Call it after deleting (and flushing) the rows that held the files: the files those rows
-    shared with rows that stay are kept, as are paths another stored file still uses. Nothing
-    is removed from storage if the transaction aborts.
+    shared with rows that stay are kept, as are paths another stored file still uses or an
+    entry in the trash keeps (:func:`held_in_trash`). Nothing is removed from storage if the
+    transaction aborts.
     """
     db.flush()
     candidates = set(file_ids)
@@ -80,6 +96,7 @@ def purge_files(db: Session, storage: Any, manager: Any, file_ids: Iterable[int]
             SequenceFile.id.not_in(gone),
             or_(SequenceFile.path.in_(paths), SequenceFile.original_path.in_(paths)))).all()
         kept = {p for row in others for p in row if p}
+        kept |= held_in_trash(db, paths - kept)
     db.execute(delete(SequenceFile).where(SequenceFile.id.in_(gone))
                .execution_options(synchronize_session=False))
     # The trash keeps them (seqcore.governance.trash).

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from seqcore.db import utcnow
 from seqcore.errors.domain import Conflict, NotFound
 from seqcore.governance.activity import note, operation
+from seqcore.governance.purge import held_in_trash
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import (
@@ -250,10 +251,7 @@ def purge_entry(db: Session, storage: Any, manager: Any, entry: TrashEntry) -> N
                                         .where(or_(SequenceFile.path.in_(paths),
                                                    SequenceFile.original_path.in_(paths))))
                 for p in row if p}
-        waiting = db.scalars(select(TrashEntry.paths).where(
-            TrashEntry.id != entry.id, TrashEntry.purged.is_(None),
-            TrashEntry.restored.is_(None)))
-        used.update(set(paths).intersection(p for kept in waiting for p in (kept or [])))
+        used |= held_in_trash(db, set(paths) - used, but=entry.id)
     storage.remove_after_commit(sorted(set(paths) - used), manager)
     entry.purged = utcnow()
     note(db, projects=[entry.project_id] if entry.project_id else [],

@@ -323,3 +323,31 @@ def test_the_trash_keeps_bytes_a_trashed_clone_may_take_back(graphql, testapp, f
     assert all(path.exists() for path in paths)
     assert worker.run_once(now=utcnow() + timedelta(days=40)) == 1
     assert not any(path.exists() for path in paths)
+
+
+def test_bytes_a_trashed_clone_keeps_survive_the_originals_deletion(
+        graphql, testapp, factories, lab, db, app_config, build_app):
+    """A clone in the trash may come back: deleting its original for good (here on an
+    install without retention, which removes bytes at once) leaves the bytes the clone's
+    entry holds, and the restored clone reads them whole."""
+    files = {name: data for name, data in downloads(
+        graphql, testapp, factories, lab["owner"], lab["sample"].id).items()
+        if name.startswith("pair ")}
+    root = Path(app_config.get_settings()["seqcore.storage.path"])
+    paths = {root / f.path for o in db.scalars(select(SequencingObject).where(
+        SequencingObject.sample_id == lab["sample"].id)) for f in o.files}
+    copy_id = pk(clone(graphql, lab["source"], lab["target"], lab["sample"])["samples"][0][
+        "copy"])
+    keeping = build_app(**{"seqcore.retention.days": "7"})
+    headers = factories.headers(lab["owner"])
+    keeping.delete(f"/api/projects/{lab['target'].id}/samples/{copy_id}", headers=headers)
+    testapp.delete(f"/api/projects/{lab['source'].id}/samples/{lab['sample'].id}",
+                   headers=headers)
+    assert all(path.exists() for path in paths)
+    from seqcore.models.trash import TrashEntry
+
+    entry = db.scalar(select(TrashEntry).where(TrashEntry.sample_id == copy_id))
+    keeping.post(f"/api/projects/{lab['target'].id}/trash/{entry.id}/restore", headers=headers)
+    assert {name: data for name, data in downloads(
+        graphql, testapp, factories, lab["owner"], copy_id).items()
+        if name.startswith("pair ")} == files
