@@ -1,8 +1,8 @@
 """A membership's expiry as the transports receive it, and the rule that it lies ahead.
 
 IRIDA Next takes a member's ``expires_at`` as a date; seqcore stores an instant (UTC) so that
-access ends at a known moment on every database. Accepted forms, the same over REST, GraphQL
-and the web pages:
+access ends at a known moment on every database. Accepted forms, the same over REST and the
+web pages (GraphQL has no member mutation):
 
 * ``YYYY-MM-DD``: the membership ends at 00:00 UTC that day (as in IRIDA Next, where a member
   whose ``expires_at`` is today no longer has access);
@@ -51,7 +51,10 @@ def parse_expiry(value: Any, field: str = "expiresAt") -> datetime | None:
     if moment.tzinfo is None:
         raise Invalid.field(field, "The expiry's date-time must carry its offset (Z for "
                                    "UTC), or be a date.")
-    return moment.astimezone(UTC).replace(microsecond=0)
+    try:  # 9999-12-31T23:59-05:00 is past the last instant a datetime holds
+        return moment.astimezone(UTC).replace(microsecond=0)
+    except (OverflowError, ValueError):
+        raise problem from None
 
 
 def check_ahead(expires_at: datetime | None, now: datetime, field: str = "expiresAt") -> None:

@@ -180,7 +180,9 @@ def test_a_maintainer_whose_membership_expired_changes_nothing(testapp, factorie
 
 #: Expiries refused: by name for those relative to now (resolved when the test runs).
 REFUSED = ["today", "yesterday", "2020-01-01T00:00:00Z", "now-ms", "tomorrow", "2027-13-01",
-           "2027-01-01T10:00:00", True, 1.5]
+           "2027-01-01T10:00:00", True, 1.5,
+           # Past the last instant a datetime holds once moved to UTC (was a 500).
+           "9999-12-31T23:59:59-05:00"]
 
 
 def refused_value(name):
@@ -350,3 +352,35 @@ def test_the_web_page_changes_and_removes_an_expiry(testapp, factories, db, lab)
     form["expires_at"] = ""
     form.submit(status=303)
     assert stored() is None
+
+
+def test_a_member_may_bring_its_own_expiry_closer_but_not_lift_it(testapp, factories, db,
+                                                                  lab):
+    """An expiry is set on someone by another owner or maintainer; the member it limits
+    cannot put it off or remove it, over the project's or the group's membership."""
+    project = lab["project"]
+    partner = factories.user(username="partner")
+    testapp.post_json(f"/api/projects/{project.id}/users",
+                      {"userId": "partner", "role": "PROJECT_OWNER",
+                       "expiresAt": (utcnow() + timedelta(days=10)).date().isoformat()},
+                      headers=lab["h"], status=201)
+    mine = factories.headers(partner)
+    url = f"/api/projects/{project.id}/users/partner"
+    for later in (None, (utcnow() + timedelta(days=20)).date().isoformat()):
+        refused = testapp.patch_json(url, {"expiresAt": later}, headers=mine, status=403)
+        assert "ask another owner or maintainer" in refused.json["message"]
+    stored = db.scalars(select(ProjectMember).where(ProjectMember.user_id == partner.id)).one()
+    assert stored.expires_at.date() == (utcnow() + timedelta(days=10)).date()
+    testapp.patch_json(url, {"expiresAt": tomorrow()}, headers=mine, status=200)
+    testapp.patch_json(url, {"expiresAt": None}, headers=lab["h"], status=200)  # another owner
+
+    group = factories.group(lab["owner"], name="Expiring lab", path="expiring-lab")
+    groups = f"/api/groups/{group.id}/members"
+    testapp.post_json(groups, {"userId": "partner", "accessLevel": "OWNER",
+                               "expiresAt": tomorrow()}, headers=lab["h"], status=201)
+    refused = testapp.patch_json(f"{groups}/partner", {"expiresAt": None}, headers=mine,
+                                 status=403)
+    assert "ask another owner or maintainer" in refused.json["message"]
+    member = db.scalars(select(GroupMember).where(GroupMember.group_id == group.id,
+                                                  GroupMember.user_id == partner.id)).one()
+    assert member.expires_at is not None
