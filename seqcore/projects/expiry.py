@@ -18,9 +18,24 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
+from seqcore.db.locks import lock_row
+from seqcore.errors.domain import Forbidden
 from seqcore.governance.activity import operation
-from seqcore.models.group import GroupMember
-from seqcore.models.project import ProjectMember
+from seqcore.models.group import Group, GroupMember
+from seqcore.models.project import Project, ProjectMember
+
+
+def check_own_expiry(actor_id: int | None, user_id: int, current: datetime | None,
+                     wanted: datetime | None) -> None:
+    """A member whose membership expires may bring its end closer but not push it back or
+    remove it: the expiry was set by someone else (another owner or maintainer, an
+    administrator), and lifting it oneself would void it. ``actor_id`` ``None`` is an
+    administrator, who may."""
+    if actor_id is None or actor_id != user_id or current is None:
+        return
+    if wanted is None or wanted > current:
+        raise Forbidden("Your membership's expiry can be brought closer but not put off or "
+                        "removed by yourself: ask another owner or maintainer.")
 
 #: The membership tables, in the order they are swept.
 MEMBERSHIPS: tuple[type[ProjectMember] | type[GroupMember], ...] = (ProjectMember, GroupMember)
@@ -75,8 +90,19 @@ class MembershipExpiryWorker:
             manager = transaction.TransactionManager(explicit=True)
             with manager:
                 db = session_for(self.session_factory, manager)
-                member = cast(ProjectMember | GroupMember | None,
-                              db.get(model, member_id, with_for_update=True))
+                found_row = cast(ProjectMember | GroupMember | None, db.get(model, member_id))
+                if found_row is None:
+                    continue
+                # The project's (or group's) lock first, as every membership change takes it,
+                # so a change under way finishes (or waits) instead of updating a row this
+                # deletes; then read the row again under it.
+                if isinstance(found_row, ProjectMember):
+                    lock_row(db, Project, found_row.project_id)
+                else:
+                    lock_row(db, Group, found_row.group_id)
+                member = cast(ProjectMember | GroupMember | None, db.scalar(
+                    select(model).where(model.id == member_id)
+                    .execution_options(populate_existing=True)))
                 # Gone meanwhile, or given a later expiry (or none) since it was found.
                 if member is None or member.expires_at is None or member.expires_at > moment:
                     continue

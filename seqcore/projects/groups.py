@@ -44,6 +44,7 @@ from seqcore.models.project import Project
 from seqcore.models.user import SystemRole, User
 from seqcore.notifications.events import member_added
 from seqcore.parsing.expiry import check_ahead
+from seqcore.projects.expiry import check_own_expiry
 from seqcore.projects.namespaces import PATH_TAKEN, path_problem, slugify
 
 MAX_NAME = 255
@@ -267,7 +268,7 @@ def add_group_member(db: Session, group: Group, user: User, level: AccessLevel,
     return member
 
 
-def _owners(db: Session, group_id: int) -> int:
+def permanent_owners(db: Session, group_id: int) -> int:
     """The group's direct owners whose membership does not expire."""
     return db.scalar(select(func.count()).select_from(GroupMember).where(
         GroupMember.group_id == group_id,
@@ -279,7 +280,7 @@ def _keeps_an_owner(db: Session, group: Group, member: GroupMember) -> None:
     """:class:`LastGroupOwner` if ``member`` is the last owner of a top-level group whose
     membership does not expire (and is about to stop being one)."""
     if (group.parent_id is None and member.access_level == AccessLevel.OWNER.value
-            and member.expires_at is None and _owners(db, group.id) <= 1):
+            and member.expires_at is None and permanent_owners(db, group.id) <= 1):
         raise LastGroupOwner()
 
 
@@ -305,6 +306,8 @@ def change_group_member(db: Session, group: Group, user: User, level: AccessLeve
     if level is None:
         level = AccessLevel(member.access_level)
     _may_grant(held, level.value, f"make a member {level.label}")
+    if expires_at is not KEEP:
+        check_own_expiry(actor_id, user.id, member.expires_at, expires_at)
     if level != AccessLevel.OWNER or (expires_at is not KEEP and expires_at is not None):
         _keeps_an_owner(db, group, member)
     member.access_level = level.value

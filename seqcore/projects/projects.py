@@ -29,6 +29,7 @@ from seqcore.governance.activity import operation
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.notifications.events import member_added
 from seqcore.parsing.expiry import check_ahead
+from seqcore.projects.expiry import check_own_expiry
 from seqcore.projects.namespaces import PATH_TAKEN, free_path, namespace_for, unusable_path
 
 #: How often creation retries with a fresh path when concurrent creates take the one it chose.
@@ -161,6 +162,7 @@ def change_member_expiry(db: Session, project_id: int, user_id: int, username: s
     member = _membership(db, project_id, user_id)
     if member is None:
         raise NoLongerMember(username)
+    check_own_expiry(actor_id, user_id, member.expires_at, expires_at)
     if (expires_at is not None and member.role == ProjectRole.OWNER.value
             and member.expires_at is None and owner_count(db, project_id) <= 1):
         raise LastOwner()

@@ -39,6 +39,7 @@ from seqcore.projects.groups import (
     check_may_create_in,
     membership_level,
     path_is_taken,
+    permanent_owners,
 )
 from seqcore.projects.namespaces import namespace_for, path_taken
 from seqcore.projects.ownership import check_owns_group, check_owns_project
@@ -132,13 +133,11 @@ def _check_group_move(db: Session, group: Group, parent: Group | None,
 
 
 def _keeps_an_owner(db: Session, group: Group, actor_id: int) -> None:
-    """A group moved to the top keeps a direct owner (:mod:`seqcore.projects.groups`'s
-    invariant): if it has none, the mover, who owns it through a group above, becomes one;
-    an administrator with no such membership is asked to name one first."""
-    owners = db.scalar(select(func.count()).select_from(GroupMember).where(
-        GroupMember.group_id == group.id,
-        GroupMember.access_level == AccessLevel.OWNER.value)) or 0
-    if owners:
+    """A group moved to the top keeps a direct owner whose membership does not expire
+    (:mod:`seqcore.projects.groups`'s invariant): if it has none, the mover, who owns it
+    through a group above, becomes one; an administrator with no such membership is asked to
+    name one first."""
+    if permanent_owners(db, group.id):  # an owner whose membership expires does not count
         return
     if membership_level(db, group.id, actor_id) < AccessLevel.OWNER:  # an administrator
         raise Invalid.field("parent", "A top-level group must keep at least one owner: "
@@ -148,8 +147,9 @@ def _keeps_an_owner(db: Session, group: Group, actor_id: int) -> None:
     if mine is None:
         db.add(GroupMember(group_id=group.id, user_id=actor_id,
                            access_level=AccessLevel.OWNER.value, created=utcnow()))
-    else:
+    else:  # an expired or expiring membership of the mover becomes a lasting one
         mine.access_level = AccessLevel.OWNER.value
+        mine.expires_at = None
         mine.modified = utcnow()
 
 

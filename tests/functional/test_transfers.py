@@ -198,6 +198,26 @@ def test_a_group_owned_through_its_parent_keeps_an_owner_at_the_top(testapp, fac
     assert owners == [world["bob"].id]
 
 
+def test_a_group_whose_owners_all_expire_gets_a_lasting_owner_at_the_top(
+        testapp, factories, db, world):
+    """An owner whose membership expires does not count as the owner a top-level group
+    keeps: the mover (owner through the parent) becomes a direct owner with no expiry."""
+    from datetime import timedelta
+
+    from seqcore.db import utcnow
+
+    sub = factories.group(world["bob"], name="Sub", path="sub", parent=world["partners"])
+    db.execute(GroupMember.__table__.update().where(GroupMember.group_id == sub.id).values(
+        expires_at=utcnow() + timedelta(days=3)))
+    db.commit()
+    testapp.post_json(f"/api/groups/{sub.id}/transfer", {"parentId": None},
+                      headers=factories.headers(world["bob"]))
+    db.expire_all()
+    owners = db.execute(select(GroupMember.user_id, GroupMember.expires_at).where(
+        GroupMember.group_id == sub.id, GroupMember.access_level == AccessLevel.OWNER)).all()
+    assert [tuple(row) for row in owners] == [(world["bob"].id, None)]
+
+
 # -- refusals ---------------------------------------------------------------------------------
 
 
