@@ -124,10 +124,13 @@ def resolve_inputs(actor: Actor, analysis_type: AnalysisType, object_ids: Iterab
 
 def group_projects(actor: Actor, group_id: int, sample_ids: set[int],
                    problems: dict[str, list[str]]) -> list[int]:
-    """For a launch in a group's namespace: the projects of the group and its subgroups
-    that hold the samples and that the caller reads. A group the caller cannot read is no
-    group (``group``), and a sample in none of those projects a problem (``samples``): a
-    group's execution analyses the group's samples only."""
+    """For a launch in a group's namespace: the projects of the group and its subgroups the
+    submission is shared with. Each sample must be in a project of the group (or below) that
+    the caller reads (``samples`` problem otherwise: a group's execution analyses the group's
+    samples only), and a group the caller cannot read is no group (``group``). The
+    submission is shared only with the projects that hold *every* sample, so a project's
+    members never read results made from samples their project does not hold; an execution
+    across projects is its submitter's (and administrators') alone."""
     group = actor.db.get(Group, group_id)
     if group is None or not actor.may(Permission.GROUP_READ, "groups", str(group_id)):
         problems.setdefault("group", []).append(f"No such group: {group_id}.")
@@ -143,15 +146,15 @@ def group_projects(actor: Actor, group_id: int, sample_ids: set[int],
             .order_by(ProjectSample.project_id)):
         holders.setdefault(sample_id, []).append(project_id)
     readable: dict[int, bool] = {}
-    chosen: list[int] = []
+    common: list[int] | None = None
     for sample_id in sorted(sample_ids):
         found = [pid for pid in holders.get(sample_id, []) if readable.setdefault(
             pid, actor.may(Permission.PROJECT_READ, "projects", str(pid)))]
         if not found:
             problems.setdefault("samples", []).append(
                 f"Sample {sample_id} is in no project of group {group.full_path}.")
-        chosen += [pid for pid in found if pid not in chosen]
-    return chosen
+        common = found if common is None else [pid for pid in common if pid in found]
+    return common or []
 
 
 def launch(request: Any, spec: LaunchRequest, automated: bool = False) -> AnalysisSubmission:

@@ -207,10 +207,16 @@ def test_a_group_launch_analyses_the_samples_of_its_projects_and_subgroups(
         "group": {"id": gid("Group", lab.id)}, "project": None}
     submission = db.get(AnalysisSubmission, int(execution["id"].rsplit("/", 1)[1]))
     assert submission.group_id == lab.id
-    # Shared with the projects that hold the samples: their members see it over REST.
-    assert sorted(p.project_id for p in submission.projects) == sorted([top.id, deep.id])
+    # No project holds both samples, so it is shared with none: a project's members never
+    # read results made from samples their project does not hold.
+    assert submission.projects == []
     run = run_analysis.drive(submission.id, factories.headers(owner))
     assert run.state == "COMPLETED"
+    # A launch whose samples one project holds is shared with that project.
+    alone = graphql(SUBMIT, {"input": group_input(lab, rows[1:])})["data"][
+        "submitWorkflowExecution"]["workflowExecution"]
+    shared = db.get(AnalysisSubmission, int(alone["id"].rsplit("/", 1)[1]))
+    assert [p.project_id for p in shared.projects] == [deep.id]
 
 
 def test_a_group_launch_takes_only_the_groups_samples_the_caller_reads(
