@@ -239,7 +239,7 @@ def _widening(db: Session, sample: Sample, target: Project, fields: set[str]
     if not restricted:
         return set(), 0
     users = set(db.scalars(select(ProjectMember.user_id).where(
-        ProjectMember.project_id == target.id)))
+        ProjectMember.project_id == target.id, ProjectMember.active)))
     for route in PROJECT_ROUTES:
         pairs = route(READ_LEVEL).subquery()
         users.update(db.scalars(select(pairs.c.user_id).where(
