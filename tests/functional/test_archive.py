@@ -49,6 +49,11 @@ def test_owner_archives_and_unarchives_over_rest(testapp, factories, db, world):
     headers = factories.headers(world["owner"])
     state = testapp.get(f"/api/projects/{project.id}/archive", headers=headers).json
     assert state["resource"]["archived"] is False
+    # A malformed body is refused and archives nothing.
+    testapp.post(f"/api/projects/{project.id}/archive", "{", headers={
+        **headers, "Content-Type": "application/json"}, status=400)
+    db.expire_all()
+    assert db.get(Project, project.id).archived_at is None
     state = archive(testapp, factories, world)
     assert state["archived"] is True and isinstance(state["archivedDate"], int)
     db.expire_all()

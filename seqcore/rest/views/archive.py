@@ -15,6 +15,7 @@ from pyramid.request import Request
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
 from seqcore.projects.archive import archive_project, unarchive_project
+from seqcore.rest.body import read_json
 from seqcore.rest.values import epoch_ms
 from seqcore.security.permissions import Permission
 
@@ -34,6 +35,10 @@ def get_archive(request: Request) -> dict:
 
 
 def archive(request: Request) -> dict:
+    """Archive the project. The request needs no body; one that is sent must be a JSON object
+    (a malformed one is a 400 and archives nothing, as every POST answers)."""
+    if request.body:
+        read_json(request)
     archive_project(request.db, request.context.project, request.identity.user_id)
     return _state(request)
 
