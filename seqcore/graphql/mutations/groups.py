@@ -16,23 +16,32 @@ from seqcore.projects.groups import create_group
 from seqcore.security.permissions import Permission
 
 
-def find_group(info: Any, group_id: str | None, group_puid: str | None, field: str) -> Any:
-    """The group context named by ``groupId`` or ``groupPuid`` if the caller may write it
-    (``group:write``); "not found" alike for an unknown group and one the caller cannot
-    read, as REST answers 404 for both."""
-    if group_id is not None and group_puid is not None:
-        raise problem("Give groupId or groupPuid, not both.", field)
+def readable_group(info: Any, group_id: str | None, group_puid: str | None,
+                   *path: str) -> Any:
+    """The group context named by ``groupId`` (or else ``groupPuid``) if the caller may read
+    it; "not found" on ``path`` alike for an unknown group and one the caller cannot read,
+    as REST answers 404 for both."""
     db = info.context.db
     if group_id is not None:
         _, pk = info.context.parse(group_id, "Group")
     else:
         pk = db.scalar(select(GroupModel.id).where(GroupModel.puid == group_puid)) \
             if is_puid(group_puid, GROUP) else None
-    request = info.context.request
     context = api_context(info, "groups", pk) if pk is not None else None
-    if context is None or not request.has_permission(Permission.GROUP_READ, context):
-        raise problem("Group not found by provided ID", field)
-    if not request.has_permission(Permission.GROUP_WRITE, context):
+    if context is None or not info.context.request.has_permission(Permission.GROUP_READ,
+                                                                  context):
+        raise problem("Group not found by provided ID", *path)
+    return context
+
+
+def find_group(info: Any, group_id: str | None, group_puid: str | None, field: str) -> Any:
+    """The group context named by ``groupId`` or ``groupPuid`` if the caller may write it
+    (``group:write``); "not found" alike for an unknown group and one the caller cannot
+    read (:func:`readable_group`)."""
+    if group_id is not None and group_puid is not None:
+        raise problem("Give groupId or groupPuid, not both.", field)
+    context = readable_group(info, group_id, group_puid, field)
+    if not info.context.request.has_permission(Permission.GROUP_WRITE, context):
         raise problem(f"You are not authorized to create in group {context.group.full_path}.",
                       field)
     return context

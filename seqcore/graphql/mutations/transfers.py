@@ -13,16 +13,14 @@ from seqcore.errors.domain import DomainError
 from seqcore.graphql.groups import Group
 from seqcore.graphql.mutations.base import (
     UserError,
-    api_context,
     either,
     find_project,
     problem,
     problems_from,
     run,
 )
-from seqcore.graphql.mutations.groups import find_group
+from seqcore.graphql.mutations.groups import find_group, readable_group
 from seqcore.graphql.types import Project
-from seqcore.models.group import Group as GroupModel
 from seqcore.models.puid import GROUP, USER_NAMESPACE, is_puid
 from seqcore.models.user import User as UserModel
 from seqcore.projects.ownership import check_owns_group, check_owns_project
@@ -58,18 +56,9 @@ def _destination(info: Any, namespace_id: str | None, namespace_puid: str | None
 def _moved_group(info: Any, group_id: str | None, group_puid: str | None) -> Any:
     """The group to move, if the caller may read it ("not found" otherwise, as for an
     unknown one); whether it owns it is the operation's question."""
-    ident = either(group_id, group_puid, "group")
+    either(group_id, group_puid, "group")
     field = "groupId" if group_id is not None else "groupPuid"
-    if group_id is not None:
-        pk: int | None = info.context.parse(group_id, "Group")[1]
-    else:
-        pk = info.context.db.scalar(select(GroupModel.id).where(GroupModel.puid == ident)) \
-            if is_puid(ident, GROUP) else None
-    context = api_context(info, "groups", pk) if pk is not None else None
-    if context is None or not info.context.request.has_permission(Permission.GROUP_READ,
-                                                                  context):
-        raise problem("Group not found by provided ID", field)
-    return context.group
+    return readable_group(info, group_id, group_puid, field).group
 
 
 class TransferProject(graphene.relay.ClientIDMutation):

@@ -24,11 +24,11 @@ from seqcore.graphql.ids import GID
 from seqcore.graphql.mutations.base import (
     Problems,
     UserError,
-    api_context,
     find_project,
     problem,
     run,
 )
+from seqcore.graphql.mutations.groups import readable_group
 from seqcore.graphql.pipelines import pipeline_views
 from seqcore.graphql.scalars import JSON
 from seqcore.graphql.workflows import Execution, WorkflowExecution
@@ -85,17 +85,6 @@ def _rows(info: Any, rows: list[Any]) -> tuple[list[int], list[int]]:
     return object_ids, sample_ids
 
 
-def _readable_group(info: Any, gid: str) -> int:
-    """The id of the group ``groupId`` names, when the caller reads it; IRIDA Next's "not
-    found" alike for an unknown group and one the caller cannot read."""
-    _, pk = info.context.parse(gid, "Group")
-    context = api_context(info, "groups", pk)
-    if context is None or not info.context.request.has_permission(Permission.GROUP_READ,
-                                                                  context):
-        raise problem("Group not found by provided ID", "workflow_execution", "groupId")
-    return int(pk)
-
-
 class SubmitWorkflowExecution(graphene.relay.ClientIDMutation):
     """Create a new workflow execution: launch the pipeline's analysis type on the samples
     (and the attachments their samplesheet rows name) through the domain's launch."""
@@ -130,7 +119,8 @@ class SubmitWorkflowExecution(graphene.relay.ClientIDMutation):
             project_ids: tuple[int, ...] = ()
             group_id = None
             if given.get("group_id") is not None:
-                group_id = _readable_group(info, given["group_id"])
+                group_id = readable_group(info, given["group_id"], None,
+                                          "workflow_execution", "groupId").group.id
             else:
                 project_ids = (find_project(info, given["project_id"], "project",
                                             Permission.PROJECT_READ, "read").project.id,)
