@@ -91,13 +91,19 @@ def member_add(request: Request) -> Response:
     return _back(request, project.id, _("${name} added.", mapping={"name": user.username}))
 
 
+def _member_user(request: Request) -> User:
+    """The account the URL's ``{user}`` names (404 as for anything unseen)."""
+    user = request.db.get(User, int(request.matchdict["user"]))
+    if user is None:
+        raise PageError(404, _("There is nothing here, or you may not see it."))
+    return user
+
+
 def member_expiry(request: Request) -> Response:
     """A member's expiry date (empty: none)."""
     identity = signed_in(request)
     project = _project(request, write=True).project
-    user = request.db.get(User, int(request.matchdict["user"]))
-    if user is None:
-        raise PageError(404, _("There is nothing here, or you may not see it."))
+    user = _member_user(request)
     expires_at = parse_expiry(request.POST.get("expires_at", "").strip())
     change_member_expiry(request.db, project.id, user.id, user.username, expires_at,
                          _actor(identity))
@@ -107,9 +113,7 @@ def member_expiry(request: Request) -> Response:
 def member_remove(request: Request) -> Response:
     identity = signed_in(request)
     project = _project(request, write=True).project
-    user = request.db.get(User, int(request.matchdict["user"]))
-    if user is None:
-        raise PageError(404, _("There is nothing here, or you may not see it."))
+    user = _member_user(request)
     remove_member(request.db, project.id, user.id, user.username, _actor(identity))
     return _back(request, project.id, _("${name} removed.", mapping={"name": user.username}))
 
