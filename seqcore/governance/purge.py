@@ -96,12 +96,13 @@ def purge_files(db: Session, storage: Any, manager: Any, file_ids: Iterable[int]
             SequenceFile.id.not_in(gone),
             or_(SequenceFile.path.in_(paths), SequenceFile.original_path.in_(paths)))).all()
         kept = {p for row in others for p in row if p}
-        kept |= held_in_trash(db, paths - kept)
     db.execute(delete(SequenceFile).where(SequenceFile.id.in_(gone))
                .execution_options(synchronize_session=False))
-    # The trash keeps them (seqcore.governance.trash).
-    if not db.info.get("seqcore.trash.keep_bytes"):
-        storage.remove_after_commit(sorted(paths - kept), manager)
+    # The trash keeps them (seqcore.governance.trash); only bytes about to be removed are
+    # looked up among the entries still in the trash.
+    if paths - kept and not db.info.get("seqcore.trash.keep_bytes"):
+        storage.remove_after_commit(sorted(paths - kept - held_in_trash(db, paths - kept)),
+                                    manager)
     return gone
 
 
