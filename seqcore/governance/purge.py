@@ -23,9 +23,9 @@ from seqcore.db import Base
 from seqcore.db.locks import lock_row
 from seqcore.errors.domain import NotFound
 from seqcore.governance.activity import note, operation
+from seqcore.governance.trashpaths import held_in_trash
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
-from seqcore.models.trash import TrashEntry
 
 # Tables whose rows describe a stored file rather than hold it (a file's QC report): they go
 # with the file (``ON DELETE CASCADE``) and never keep it. A plugin marks such a table with
@@ -57,20 +57,6 @@ def still_referenced(db: Session, file_ids: Iterable[int]) -> set[int]:
         found.update(db.execute(select(column).select_from(table)
                                 .where(column.in_(ids))).scalars())
     return found
-
-
-def held_in_trash(db: Session, paths: Iterable[str], but: int | None = None) -> set[str]:
-    """The ``paths`` an entry still in the trash (neither purged nor restored; not entry
-    ``but``) keeps: a deleted sample or clone may yet be restored, so its bytes stay even when
-    no live row uses them any more."""
-    wanted = set(paths)
-    if not wanted:
-        return set()
-    query = select(TrashEntry.paths).where(TrashEntry.purged.is_(None),
-                                           TrashEntry.restored.is_(None))
-    if but is not None:
-        query = query.where(TrashEntry.id != but)
-    return wanted.intersection(p for kept in db.scalars(query) for p in (kept or []))
 
 
 def purge_files(db: Session, storage: Any, manager: Any, file_ids: Iterable[int]) -> list[int]:

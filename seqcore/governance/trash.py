@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from seqcore.db import utcnow
 from seqcore.errors.domain import Conflict, NotFound
 from seqcore.governance.activity import note, operation
-from seqcore.governance.purge import held_in_trash
+from seqcore.governance.trashpaths import held_in_trash
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import (
