@@ -10,17 +10,21 @@ of the docs and imports, pure functions) say so with ``pytest.mark.database_inde
 ``.ci/run`` runs them in its SQLite pass only (``-m "not database_independent"`` on
 PostgreSQL), since they do the same work whatever ``SEQCORE_TEST_DATABASE_URL`` names.
 Collection refuses the mark on a test that takes the kit's database fixtures or whose module
-names a way to another database (a live server, a database of its own).
+names a way to the suite's database (its URL, a database made from it, a worker on it). A live
+server started without a ``sqlalchemy.url`` makes its own SQLite database whatever the suite
+runs on, so the end-to-end modules that start only such servers (the IRIDA uploader, the
+slow clients, generated plugins, the OAuth client library, ``./dev run``) carry the mark:
+their PostgreSQL pass would repeat the SQLite pass's work byte for byte.
 """
 
 import inspect
 
 import pytest
 
-# What a module names when its tests reach a database other than through the fixtures.
-DATABASE_ROUTES = ("seqcore.testing.server", "seqcore.testing.database", "live_server",
-                   "test_database_url", "URL_VARIABLE", "SEQCORE_TEST_DATABASE_URL",
-                   "start_worker")
+# What a module names when its tests reach the suite's database other than through the
+# fixtures (a live server reaches it only when given a URL from one of these).
+DATABASE_ROUTES = ("seqcore.testing.database", "test_database_url", "copy_database",
+                   "URL_VARIABLE", "SEQCORE_TEST_DATABASE_URL", "start_worker")
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ server see them."""
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import secrets
 from collections.abc import Iterable, Mapping
@@ -34,6 +35,15 @@ from seqcore.testing.logsecrets import remember
 
 DEFAULT_PASSWORD = "Password1!"
 _counter = itertools.count(1)
+
+
+@functools.lru_cache(maxsize=64)
+def _password_hash(password: str, time_cost: int, memory_cost: int) -> str:
+    """An argon2 hash of ``password``, made once per process for each password and cost:
+    the factories make thousands of accounts with a handful of passwords, and argon2 (four
+    threads per hash) is most of what an account costs to make. A shared salt is harmless
+    between test accounts; every hash still verifies as the application's own."""
+    return hash_password(password, time_cost, memory_cost)
 
 
 def installed_file_kinds(settings: Mapping[str, Any]) -> dict[str, FileKind]:
@@ -106,9 +116,9 @@ class Factories:
         remember(password, "password")
         user = User(
             username=username, email=fields.pop("email", f"{username}@example.org"),
-            password_hash=hash_password(password,
-                                        int(self.settings["seqcore.password_hash.time_cost"]),
-                                        int(self.settings["seqcore.password_hash.memory_cost"])),
+            password_hash=_password_hash(
+                password, int(self.settings["seqcore.password_hash.time_cost"]),
+                int(self.settings["seqcore.password_hash.memory_cost"])),
             first_name=fields.pop("first_name", "Test"),
             last_name=fields.pop("last_name", f"User{n}"),
             phone_number=fields.pop("phone_number", "5550100"),

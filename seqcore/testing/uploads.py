@@ -4,6 +4,7 @@ disk that fills up."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import json
 import random
@@ -12,8 +13,11 @@ import signal
 from collections.abc import Iterable, Iterator
 
 
+@functools.lru_cache(maxsize=512)
 def fastq(reads: int = 20, length: int = 60, seed: int = 1, name: str = "read") -> bytes:
-    """Random FASTQ records (reproducible for a seed)."""
+    """Random FASTQ records (reproducible for a seed: the same arguments give the same bytes,
+    made once per process, since the factories ask for the same few files thousands of
+    times)."""
     rng = random.Random(seed)
     out = []
     for i in range(reads):
@@ -23,6 +27,7 @@ def fastq(reads: int = 20, length: int = 60, seed: int = 1, name: str = "read") 
     return "".join(out).encode()
 
 
+@functools.lru_cache(maxsize=512)
 def fasta(contigs: int = 3, length: int = 200, seed: int = 1) -> bytes:
     rng = random.Random(seed)
     return "".join(f">contig{i}\n" + "".join(rng.choice("ACGT") for _ in range(length)) + "\n"

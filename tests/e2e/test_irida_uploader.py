@@ -23,7 +23,9 @@ ADMIN_PASSWORD = "Admin-pass1!"
 
 # xdist_group: the module's server (accounts and client made by seqcore commands) starts
 # once, on one worker, rather than once on each worker the module's tests are spread over.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("irida_uploader")]
+# Its servers make their own SQLite databases: one run covers both of .ci/run's passes.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("irida_uploader"),
+              pytest.mark.database_independent]
 
 
 def uploader_binary() -> Path:

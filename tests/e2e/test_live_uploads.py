@@ -17,7 +17,8 @@ import pytest
 from seqcore.testing.server import live_server
 from seqcore.testing.uploads import multipart
 
-pytestmark = pytest.mark.slow
+# Its servers make their own SQLite databases: one run covers both of .ci/run's passes.
+pytestmark = [pytest.mark.slow, pytest.mark.database_independent]
 
 
 @pytest.fixture(params=["gunicorn", "waitress"])

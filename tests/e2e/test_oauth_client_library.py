@@ -17,7 +17,8 @@ from tests.e2e.client_venvs import client_program
 AUTHLIB = "authlib==1.9.10"
 PASSWORD = "Client-pass1!"
 
-pytestmark = pytest.mark.slow
+# Its servers make their own SQLite databases: one run covers both of .ci/run's passes.
+pytestmark = [pytest.mark.slow, pytest.mark.database_independent]
 
 # Runs inside Authlib's virtualenv; prints what each step answered, as JSON.
 SCRIPT = r"""

@@ -16,7 +16,8 @@ import pytest
 
 from seqcore.testing.server import live_server
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("serial")]
+# Its servers make their own SQLite databases: one run covers both of .ci/run's passes.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("serial"), pytest.mark.database_independent]
 
 KINDS = {"analysis": "mlst-lite", "filekind": "nanopore-summary", "executor": "slurm-lite"}
 

@@ -15,7 +15,8 @@ import pytest
 from seqcore.testing.server import live_server
 from tests.e2e.probes import health
 
-pytestmark = pytest.mark.xdist_group("serial")
+# Its servers make their own SQLite databases: one run covers both of .ci/run's passes.
+pytestmark = [pytest.mark.xdist_group("serial"), pytest.mark.database_independent]
 
 
 def test_hundreds_of_idle_and_slow_connections_do_not_stop_the_server(tmp_path):

@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+# Files, tools and a live server with its own SQLite database: nothing here reaches the
+# suite's database, so .ci/run runs it once.
+pytestmark = pytest.mark.database_independent
+
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 UNITS = sorted((DEPLOY / "systemd").glob("*.service"))
