@@ -19,6 +19,7 @@ from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.oauth import OAuthToken
 from seqcore.models.project import ProjectRole
 from seqcore.models.user import SystemRole
+from seqcore.testing.snapshots import restore_snapshot, take_snapshot
 from tests.dbstate import snapshot
 
 # Endpoints that authenticate by other means (OAuth2 itself; the direct upload and attachment
@@ -357,8 +358,28 @@ def test_every_endpoint_has_a_rule(app, app_config):
     assert registered(app_config) == set(RULES)
 
 
+@pytest.fixture(scope="session")
+def built_worlds():
+    """The world each worker built, with a snapshot of it (see ``world``)."""
+    return {}
+
+
 @pytest.fixture
-def world(factories, db):
+def world(factories, db, engine, app_config, built_worlds):
+    """The survey's world: built through the factories by a worker's first test, then put
+    back from its snapshot for each later one (the same rows, ids and files; every test still
+    starts from exactly this world, and nothing else)."""
+    storage = Path(app_config.get_settings()["seqcore.storage.path"])
+    if "world" in built_worlds:
+        snapshot, made = built_worlds["world"]
+        restore_snapshot(engine, snapshot, storage)
+        return made
+    made = _build_world(factories, db)
+    built_worlds["world"] = (take_snapshot(engine, storage), made)
+    return made
+
+
+def _build_world(factories, db):
     users = {
         "admin": factories.user(role=SystemRole.ADMIN, username="admin"),
         "owner": factories.user(username="owner"),
