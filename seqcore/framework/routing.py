@@ -113,7 +113,7 @@ def slash_count(pattern: str) -> int | None:
     pos = 0
     for placeholder in _PLACEHOLDER.finditer(pattern):
         literal.append(pattern[pos:placeholder.start()])
-        name, colon, regex = placeholder.group()[1:-1].partition(":")
+        _, colon, regex = placeholder.group()[1:-1].partition(":")
         if colon and not slash_free(regex.strip()):
             return None
         pos = placeholder.end()
