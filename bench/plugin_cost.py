@@ -244,7 +244,9 @@ def measure(path: str = "/api/projects/1", requests: int = 2000, callgrind: bool
     with tempfile.TemporaryDirectory() as tmp:
         where = directory or Path(tmp)
         url, token = prepare(where)
-        log = where / "access.log"
+        # Kept, as a server's log is (bench.deployed names it).
+        log = where / "access.log" if directory else Path(
+            tempfile.mkstemp(prefix="seqcore-bench-", suffix=".log")[1])
         apps = {"none": application(url, False, log), "installed": application(url, True, log)}
         sends = {name: requester(app, path, token) for name, app in apps.items()}
         calls = {name: calls_per_request(send) for name, send in sends.items()}
