@@ -8,7 +8,10 @@ in the same run:
 * how many submissions per minute one seqcore worker drives (``--count`` submissions,
   ``seqcore.analysis.max_running`` of them at once).
 
-    .venv/bin/python bench/analysis.py [--count 40] [--running 4] [--skip-celery]
+    .venv/bin/python bench/analysis.py [--count 40] [--running 4] [--skip-celery] [--tiny]
+
+``--tiny`` (2 submissions, one at a time; Celery only when Redis answers on
+127.0.0.1:6379) checks the benchmark runs; its figures mean little.
 """
 
 from __future__ import annotations
@@ -125,15 +128,35 @@ def python_start() -> float:
     return statistics.median(times)
 
 
+def redis_answers() -> bool:
+    """Whether a Redis server answers on 127.0.0.1:6379 (the broker the Celery run uses)."""
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--running", type=int, default=4)
     parser.add_argument("--skip-celery", action="store_true")
+    parser.add_argument("--tiny", action="store_true",
+                        help="2 submissions, one at a time: checks the benchmark runs")
     args = parser.parse_args()
+    if args.tiny:
+        args.count, args.running = 2, 1
+        if not args.skip_celery and not redis_answers():
+            print("celery: skipped (no Redis on 127.0.0.1:6379)", file=sys.stderr)
+            args.skip_celery = True
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     anchor = python_start()
     results = {"python_start_s": round(anchor, 3)}
+    (ROOT / "var").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=ROOT / "var") as tmp:
         tmp_path = Path(tmp)
         local = measure(tmp_path / "local", "local", args.count, args.running, "unused")

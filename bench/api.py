@@ -11,9 +11,11 @@ not what limits the bare view.
 
     .venv/bin/python bench/api.py [--projects 1000] [--seconds 5] [--rounds 5] [--threads 4]
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/seqcore_bench]
-        [--mix 64]
+        [--mix 64] [--tiny]
 
 With ``--database-url`` the database named there is dropped and created afresh (PostgreSQL).
+``--tiny`` (10 projects, one round of 1 s; with ``--mix``, 1 s) checks the benchmark runs;
+its figures mean little.
 """
 
 from __future__ import annotations
@@ -146,7 +148,10 @@ def fresh_database(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-def prepare(url: str, projects: int) -> str:
+def prepare(url: str, projects: int) -> tuple[str, list[str]]:
+    """The database with ``projects`` projects of one owner: a bearer token of the owner, and
+    the plugins the application loaded (the served one loads the same: the same settings,
+    the same entry points)."""
     import transaction
     from sqlalchemy import insert
 
@@ -181,12 +186,7 @@ def prepare(url: str, projects: int) -> str:
         with engine.connect() as conn:
             conn.exec_driver_sql("ANALYZE")
             conn.commit()
-    return token
-
-
-def plugins(url: str) -> list[str]:
-    """The plugins the served application loads (the same settings, the same entry points)."""
-    return loaded_plugins(setup(bench_settings(url)).registry)
+    return token, loaded_plugins(config.registry)
 
 
 def process_cpu(pid: int) -> float | None:
@@ -268,7 +268,8 @@ def hammer(port: int, path: str, headers: dict, seconds: float, threads: int,
     tally.rps_per_window.append(done[0] / elapsed)
 
 
-def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> dict:
+def mix(url: str, token: str, projects: int, seconds: float, clients: int,
+        plugins: list[str]) -> dict:
     """gunicorn with deploy/gunicorn.conf.py; ``clients`` keep-alive clients mixing reads of
     projects, samples and metadata with small uploads, then the bare view under the same
     load."""
@@ -301,7 +302,7 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int) -> di
         steps = [step for step in steps if step[1] != 2]  # drop the /api/projects listing
         seqcore = run_load(port, steps, clients, seconds)
         bare = run_load(port, [(("GET", "/bare", {}, None), 1)], clients, seconds)
-        return {"plugins": plugins(url), "mix_clients": clients,
+        return {"plugins": plugins, "mix_clients": clients,
                 "workers": os.environ.get("SEQCORE_WORKERS", "cpu count + 1"),
                 "seqcore_mix": seqcore.summary(), "bare_pyramid": bare.summary(),
                 "mix_throughput_vs_bare": round(seqcore.requests / seqcore.seconds /
@@ -324,10 +325,14 @@ def main() -> None:
     parser.add_argument("--database-url", help="PostgreSQL database to (re)create and use "
                         "instead of a temporary SQLite file")
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "URL"), help=argparse.SUPPRESS)
+    parser.add_argument("--tiny", action="store_true",
+                        help="10 projects, 1 s: checks the benchmark runs")
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), args.serve[1])
         return
+    if args.tiny:
+        args.projects, args.seconds, args.rounds = 10, 1.0, 1
 
     if args.database_url:
         url = fresh_database(args.database_url)
@@ -335,9 +340,10 @@ def main() -> None:
         tmp = tempfile.mkdtemp(prefix="seqcore-bench-")
         url = f"sqlite:///{tmp}/bench.sqlite"
     args.url = url
-    token = prepare(url, args.projects)
+    token, args.plugins = prepare(url, args.projects)
     if args.mix:
-        print(json.dumps(mix(url, token, args.projects, args.seconds, args.mix), indent=2))
+        print(json.dumps(mix(url, token, args.projects, args.seconds, args.mix, args.plugins),
+                         indent=2))
         return
     port = free_port()
     server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), url],
@@ -375,7 +381,7 @@ def measure(port: int, server_pid: int, token: str, args: argparse.Namespace) ->
     ratios = sorted(p / b for p, b in zip(one.rps_per_window, bare.rps_per_window,
                                           strict=True))
     return {
-        "plugins": plugins(args.url),
+        "plugins": args.plugins,
         "database": args.url.split(":", 1)[0],
         "projects": args.projects,
         "rounds": args.rounds,

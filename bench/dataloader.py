@@ -4,7 +4,10 @@ against the floor, one batch call and one future per key, in the same run.
 A page of 100 samples with their metadata and projects asks the loaders for about 300 keys;
 the cost per key times that is what batching adds to such a request.
 
-    .venv/bin/python bench/dataloader.py [--keys 100 10000] [--repeat 20]
+    .venv/bin/python bench/dataloader.py [--keys 100 10000] [--repeat 20] [--tiny]
+
+``--tiny`` (100 keys, twice) checks the benchmark runs. It builds no application: it times
+the loader alone.
 """
 
 from __future__ import annotations
@@ -57,7 +60,11 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--keys", type=int, nargs="+", default=[100, 10000])
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--tiny", action="store_true",
+                        help="100 keys, twice: checks the benchmark runs")
     args = parser.parse_args()
+    if args.tiny:
+        args.keys, args.repeat = [100], 2
     for n in args.keys:
         anchor = await best(floor, n, args.repeat)
         measured = await best(loader, n, args.repeat)

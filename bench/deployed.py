@@ -105,10 +105,13 @@ def log_to_file(path: Path) -> None:
     from seqcore.observability.logconfig import formatter
 
     root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    if any(isinstance(h, logging.FileHandler) and h.baseFilename == str(Path(path).resolve())
+           for h in root.handlers):
+        return  # a second application of the same process logs to the same file
     handler = logging.FileHandler(path)
     handler.setFormatter(formatter("text"))
     root.addHandler(handler)
-    root.setLevel(logging.INFO)
 
 
 def deployed_app(settings: Mapping[str, Any], log: Path | None = None) -> Any:

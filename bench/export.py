@@ -19,7 +19,10 @@ exporting everything: flat memory means the three are close.
 The bundle is checked afterwards: its size is the one reported, and it holds every file
 with its size on disk.
 
-    .venv/bin/python bench/export.py [--gb 4] [--files 8] [--rounds 1] [--keep]
+    .venv/bin/python bench/export.py [--gb 4] [--files 8] [--rounds 1] [--keep] [--tiny]
+
+``--tiny`` (2 files of 1 MB made of small read blocks, one round) checks the benchmark runs;
+its figures mean little.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from bench.upload import fastq_block  # noqa: E402 - after the path is set
+from bench.upload import READS_PER_BLOCK, fastq_block  # noqa: E402 - after the path is set
 
 # Run in a process of its own: build what waits, as ``seqcore worker`` does, and say how
 # long the build took, the process's resident memory before it (the application loaded) and
@@ -74,13 +77,13 @@ print(seconds, built, loaded_peak, before, status("VmHWM:"))
 """
 
 
-def make_files(paths: list[Path], size: int) -> None:
+def make_files(paths: list[Path], size: int, reads: int = READS_PER_BLOCK) -> None:
     """Gzipped FASTQ files of about ``size`` bytes each: gzip members (level 1) of random
     reads, made once and written in a different order into each file (valid gzip, as
     bgzip and concatenated files are)."""
     import gzip
 
-    members = [gzip.compress(fastq_block(seed), compresslevel=1, mtime=0)
+    members = [gzip.compress(fastq_block(seed, reads=reads), compresslevel=1, mtime=0)
                for seed in range(1, 4)]
     for index, path in enumerate(paths):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,7 +165,12 @@ def main() -> None:
                              "other round, the files read into the page cache before each); "
                              "the best of each counts")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    parser.add_argument("--tiny", action="store_true",
+                        help="2 files of 1 MB, one round: checks the benchmark runs")
     args = parser.parse_args()
+    reads = READS_PER_BLOCK
+    if args.tiny:
+        args.gb, args.files, args.rounds, reads = 0.002, 2, 1, 2000
     if not shutil.which("zip"):
         sys.exit("zip is not installed (apt-get install zip): it is the anchor")
 
@@ -175,7 +183,7 @@ def main() -> None:
     try:
         t0 = time.perf_counter()
         files = [work / "reads" / f"sample{i}.fastq.gz" for i in range(args.files)]
-        make_files(files, int(args.gb * 1e9 / args.files))
+        make_files(files, int(args.gb * 1e9 / args.files), reads)
         total = sum(p.stat().st_size for p in files)
         print(f"data ready in {time.perf_counter() - t0:.0f} s: {total / 1e9:.2f} GB in "
               f"{len(files)} files", file=sys.stderr)

@@ -14,7 +14,10 @@ through loopback in the same run:
 
 Prints the best and median of each and the ratios (REST / GraphQL).
 
-    .venv/bin/python bench/graphql.py [--samples 1000] [--fields 20] [--repeat 20]
+    .venv/bin/python bench/graphql.py [--samples 1000] [--fields 20] [--repeat 20] [--tiny]
+
+``--tiny`` (100 samples of 2 fields in a temporary database, one run) checks the benchmark
+runs; its figures mean little.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -181,8 +185,16 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--fields", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--tiny", action="store_true",
+                        help="a small project, one run: checks the benchmark runs")
     args = parser.parse_args()
-    url = build(ROOT / "var" / "bench" / "graphql.sqlite", args.samples, args.fields)
+    database = ROOT / "var" / "bench" / "graphql.sqlite"
+    if args.tiny:
+        args.samples, args.fields, args.repeat = 100, 2, 1
+        database = Path(tempfile.mkdtemp(prefix="seqcore-bench-")) / "graphql.sqlite"
+    if args.samples < 100:
+        parser.error("--samples 100 at least (the page is of 100)")
+    url = build(database, args.samples, args.fields)
     rest_headers, graphql_headers = credentials(url)
     port = free_port()
     env = {**os.environ, "MALLOC_ARENA_MAX": "2"}

@@ -8,7 +8,11 @@ document that does not finish is stopped at ``--timeout`` and reported as such, 
 peak memory (``ru_maxrss``) is the document's own. ``--root`` measures another checkout's
 code with the same documents (the figures before a change):
 
-    .venv/bin/python bench/graphql_limits.py [--timeout 60] [--root /path/to/checkout]
+    .venv/bin/python bench/graphql_limits.py [--timeout 60] [--root /path/to/checkout] [--tiny]
+
+``--tiny`` sends two small documents (a chain of depth 4, 200 aliases) to check the benchmark
+runs. A document whose child process fails (rather than being stopped at ``--timeout``, a
+figure of its own) makes the benchmark exit with status 1.
 """
 
 from __future__ import annotations
@@ -42,6 +46,10 @@ DOCUMENTS = {
     "chain-16": chain(16),
     "chain-24": chain(24),
     "aliases-20000": "{ " + " ".join(f"a{n}: __typename" for n in range(20_000)) + " }",
+}
+TINY_DOCUMENTS = {
+    "chain-4": chain(4),
+    "aliases-200": "{ " + " ".join(f"a{n}: __typename" for n in range(200)) + " }",
 }
 
 
@@ -89,7 +97,7 @@ def child(name: str, database: str) -> None:
     for _ in range(3):
         timed("{ __typename }")
     anchor = min(timed("{ __typename }")[0] for _ in range(20))
-    seconds, outcome = timed(DOCUMENTS[name])
+    seconds, outcome = timed({**DOCUMENTS, **TINY_DOCUMENTS}[name])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"anchor": anchor, "seconds": seconds, "peak_mb": peak,
                       "outcome": outcome}))
@@ -102,6 +110,8 @@ def main() -> None:
                         help="the checkout whose code is measured (default: this one)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--database", help=argparse.SUPPRESS)
+    parser.add_argument("--tiny", action="store_true",
+                        help="two small documents: checks the benchmark runs")
     args = parser.parse_args()
     if args.child:
         child(args.child, args.database)
@@ -113,7 +123,9 @@ def main() -> None:
     print(f"{'document':<15} {'bytes':>7} {'seconds':>9} {'x anchor':>10} {'peak MB':>8}  "
           "outcome")
     env = {**os.environ, "SEQCORE_BENCH_ROOT": str(args.root)}
-    for name, document in DOCUMENTS.items():
+    failed = []
+    announced = False
+    for name, document in (TINY_DOCUMENTS if args.tiny else DOCUMENTS).items():
         with tempfile.TemporaryDirectory() as tmp:
             command = [sys.executable, str(Path(__file__).resolve()), "--child", name,
                        "--database", str(Path(tmp) / "bench.sqlite")]
@@ -128,11 +140,18 @@ def main() -> None:
             lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
             if done.returncode or not lines:
                 print(f"{name:<15} failed: {done.stderr.strip().splitlines()[-1:]}")
+                failed.append(name)
                 continue
             got = json.loads(lines[-1])
+            for line in done.stderr.splitlines():  # the child's application: once is enough
+                if line.startswith("plugins loaded") and not announced:
+                    print(line, file=sys.stderr)
+                    announced = True
             print(f"{name:<15} {len(document):>7} {got['seconds']:>9.3f} "
                   f"{got['seconds'] / got['anchor']:>10.1f} {got['peak_mb']:>8.0f}  "
                   f"{got['outcome']}")
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)}")
 
 
 if __name__ == "__main__":

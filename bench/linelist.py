@@ -9,7 +9,9 @@ discards it. Printed: seconds, bytes, and the server's peak resident memory (``V
 the request beside its peak after start-up, so a flat line from 10,000 to 100,000 samples
 shows the streaming holds.
 
-    .venv/bin/python bench/linelist.py [--samples 10000 100000] [--fields 20]
+    .venv/bin/python bench/linelist.py [--samples 10000 100000] [--fields 20] [--tiny]
+
+``--tiny`` (100 samples of 2 fields) checks the benchmark runs; its figures mean little.
 """
 
 from __future__ import annotations
@@ -100,15 +102,18 @@ def measure(url: str, token: str) -> dict:
 
 
 def main() -> None:
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--fields", type=int, default=20)
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "URL"), help=argparse.SUPPRESS)
+    parser.add_argument("--tiny", action="store_true",
+                        help="a small project: checks the benchmark runs")
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), args.serve[1])
         return
+    if args.tiny:
+        args.samples, args.fields = [100], 2
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for count in args.samples:

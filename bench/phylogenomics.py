@@ -16,16 +16,17 @@ It prints both wall times, their ratio (goal: at most 0.6), whether the valid SN
 their bases are identical, and how both compare to the known SNVs.
 
     .venv/bin/python bench/phylogenomics.py [--size 24x1mb] [--size 6x5mb]
-        [--coverage 30] [--threads 2]
+        [--coverage 30] [--threads 2] [--tiny]
     .venv/bin/python bench/phylogenomics.py --isolates 8 --length 2000000
 
 ``--size`` picks sizes that finish within two hours each on an idle 2-core machine, both
 chains included (``24x1mb``, the default: 24 isolates of a 1 Mb genome, about 3 GB of
 reads; ``6x5mb``: 6 isolates of 5 Mb, about 4 GB), or ``tiny`` (4 x 200 kb, a few minutes:
-checks the bench itself). Several ``--size`` run one after the other; ``--isolates`` and
-``--length`` give any other size (24 x 5 Mb, what labs run, needs 15 GB and most of a
-day here). Both sides share seqcore's consolidation (SNVPhyl's rules: density filter,
-statuses), so "identical valid SNVs" compares the mappers and callers.
+checks the bench itself; ``--tiny``, 4 x 100 kb at 15x, does so in well under one).
+Several ``--size`` run one after the other; ``--isolates`` and ``--length`` give any other
+size (24 x 5 Mb, what labs run, needs 15 GB and most of a day here). Both sides share
+seqcore's consolidation (SNVPhyl's rules: density filter, statuses), so "identical valid
+SNVs" compares the mappers and callers.
 """
 
 from __future__ import annotations
@@ -166,7 +167,11 @@ def main() -> None:
     parser.add_argument("--coverage", type=float, default=30)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--tiny", action="store_true",
+                        help="4 isolates of 100 kb at 15x: checks the benchmark runs")
     args = parser.parse_args()
+    if args.tiny:
+        args.isolates, args.length, args.coverage = 4, 100_000, 15.0
     if (args.length is None) != (args.isolates is None):
         parser.error("--length and --isolates go together")
     sizes = [SIZES[name] for name in args.size or []]

@@ -2,7 +2,8 @@
 
 ``python -m bench.plugin_imports`` prints, per plugin under ``plugins/`` (and ``examples/``),
 the number of distinct ``seqcore`` modules its ``src/`` imports and which. A plugin written
-against the public API imports one: ``seqcore.plugin``.
+against the public API imports one: ``seqcore.plugin``. It reads source files only (no
+application is built); ``--tiny`` is accepted, as by every benchmark, and changes nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ def figures(root: Path = ROOT) -> dict[str, set[str]]:
 
 
 def main() -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tiny", action="store_true", help="the same (it is quick)")
+    parser.parse_args()
     for name, modules in figures().items():
         print(f"{name:28} {len(modules):3}  {', '.join(sorted(modules))}")
     return 0

@@ -12,7 +12,8 @@ in the same run, times
 
 and prints the ratios seqcore/seqkit (goal <= 1.0), FastQC/seqcore (goal >= 5) and
 seqcore/decompression (goal <= 3). Run it as ``python bench/qc.py`` (``--size-mb 50`` for
-a quick look).
+a quick look; ``--tiny``, 2 MB in a temporary directory, one run, no FastQC, checks the
+benchmark runs). It builds no application: it times the engine alone.
 """
 
 from __future__ import annotations
@@ -173,7 +174,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per tool (median)")
     parser.add_argument("--no-fastqc", action="store_true", help="skip FastQC (slow)")
     parser.add_argument("--dir", type=pathlib.Path, default=ROOT / "var" / "bench")
+    parser.add_argument("--tiny", action="store_true",
+                        help="2 MB, one run, no FastQC: checks the benchmark runs")
     args = parser.parse_args()
+    if args.tiny:
+        args.size_mb, args.repeat, args.no_fastqc = 2, 1, True
+        args.dir = pathlib.Path(tempfile.mkdtemp(prefix="seqcore-bench-"))
 
     gz, uncompressed = generate(args.dir, args.size_mb, args.level)
     python = sys.executable

@@ -7,7 +7,10 @@ times ``GET /api/projects/{id}/samples/metadata`` (samples with their metadata) 
 its rows passed through ``json.dumps``, in the same run. Prints the ratios and the server's
 peak memory after each size (flat memory: the 100,000 figure close to the 10,000 one).
 
-    .venv/bin/python bench/samples.py [--sizes 10000 100000] [--fields 20]
+    .venv/bin/python bench/samples.py [--sizes 10000 100000] [--fields 20] [--tiny]
+
+``--tiny`` (a project of 100 samples of 2 fields, in a temporary database) checks the
+benchmark runs; its figures mean little.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -180,11 +184,16 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--fields", type=int, default=20)
     parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--tiny", action="store_true",
+                        help="a small project: checks the benchmark runs")
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), args.serve[1])
         return
     path = ROOT / "var" / "bench" / f"samples-{'-'.join(map(str, args.sizes))}.sqlite"
+    if args.tiny:
+        args.sizes, args.fields = [100], 2
+        path = Path(tempfile.mkdtemp(prefix="seqcore-bench-")) / "samples.sqlite"
     t0 = time.perf_counter()
     url, projects = build(path, args.sizes, args.fields)
     print(f"database ready in {time.perf_counter() - t0:.1f} s: {path}", file=sys.stderr)

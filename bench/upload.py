@@ -20,7 +20,10 @@ Two gzip verifications are measured: ``default`` (the shipped settings: an uploa
 worker reads the rest) and ``full`` (the limit set to 0: every byte inflated on arrival).
 
     .venv/bin/python bench/upload.py [--gb 2] [--small-mb 50] [--rounds 3]
-        [--verify default|full|both]
+        [--verify default|full|both] [--tiny]
+
+``--tiny`` (a 2 MB pair of small read blocks in a temporary directory, one round, the shipped
+verification) checks the benchmark runs; its figures mean little.
 """
 
 from __future__ import annotations
@@ -49,25 +52,26 @@ BOUNDARY = "B0undary"
 READS_PER_BLOCK = 200_000
 
 
-def fastq_block(seed: int, length: int = 150) -> bytes:
+def fastq_block(seed: int, length: int = 150, reads: int = READS_PER_BLOCK) -> bytes:
     """A block of random reads as FASTQ text (numpy, so generating gigabytes is quick)."""
     rng = np.random.default_rng(seed)
-    bases = np.frombuffer(b"ACGT", dtype=np.uint8)[rng.integers(0, 4, (READS_PER_BLOCK, length))]
-    quals = rng.integers(35, 74, (READS_PER_BLOCK, length), dtype=np.uint8)
+    bases = np.frombuffer(b"ACGT", dtype=np.uint8)[rng.integers(0, 4, (reads, length))]
+    quals = rng.integers(35, 74, (reads, length), dtype=np.uint8)
     lines = []
-    for i in range(READS_PER_BLOCK):
+    for i in range(reads):
         lines.append(b"@read%d_%d\n%s\n+\n%s\n" % (seed, i, bases[i].tobytes(),
                                                    quals[i].tobytes()))
     return b"".join(lines)
 
 
-def make_gz(path: Path, size: int, seed: int) -> None:
+def make_gz(path: Path, size: int, seed: int, reads: int = READS_PER_BLOCK) -> None:
     """A gzip file of about ``size`` bytes: compressed blocks of different reads, written as
     successive gzip members (valid gzip, as bgzip and concatenated files are)."""
     if path.exists() and abs(path.stat().st_size - size) < size * 0.1:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    members = [gzip.compress(fastq_block(seed * 100 + k), compresslevel=1, mtime=0)
+    members = [gzip.compress(fastq_block(seed * 100 + k, reads=reads), compresslevel=1,
+                             mtime=0)
                for k in range(4)]
     written = 0
     with open(path, "wb") as out:
@@ -216,19 +220,27 @@ def main() -> None:
                         help="default: the shipped settings (a large upload's gzip is "
                              "inflated at its start on arrival, whole by the worker); full: "
                              "every byte inflated on arrival")
+    parser.add_argument("--tiny", action="store_true",
+                        help="a 2 MB pair, one round: checks the benchmark runs")
     args = parser.parse_args()
 
     data = ROOT / "var" / "bench" / "upload"
+    reads = READS_PER_BLOCK
+    if args.tiny:
+        args.gb, args.small_mb, args.rounds, args.verify = 0.002, 0.5, 1, "default"
+        data = Path(tempfile.mkdtemp(prefix="seqcore-bench-"))
+        reads = 2000
     big = [data / f"big_R{i}.fastq.gz" for i in (1, 2)]
     small = [data / f"small_R{i}.fastq.gz" for i in (1, 2)]
     t0 = time.perf_counter()
     for i, path in enumerate(big, start=1):
-        make_gz(path, int(args.gb * 1e9 / 2), seed=i)
+        make_gz(path, int(args.gb * 1e9 / 2), seed=i, reads=reads)
     for i, path in enumerate(small, start=1):
-        make_gz(path, int(args.small_mb * 1e6 / 2), seed=10 + i)
+        make_gz(path, int(args.small_mb * 1e6 / 2), seed=10 + i, reads=reads)
     total = sum(p.stat().st_size for p in big)
     print(f"data ready in {time.perf_counter() - t0:.0f} s: {total / 1e9:.2f} GB", file=sys.stderr)
 
+    (ROOT / "var" / "bench").mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="seqcore-upload-", dir=ROOT / "var" / "bench"))
     try:
         results = []
@@ -239,6 +251,8 @@ def main() -> None:
                          indent=2))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        if args.tiny:
+            shutil.rmtree(data, ignore_errors=True)
 
 
 if __name__ == "__main__":

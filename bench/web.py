@@ -16,7 +16,11 @@ taking turns so a loaded machine weighs on both alike):
 It also counts the SQL statements of the project page at 25 and 100 rows per page, which
 must be equal. Printed as JSON, with ratios to the REST call measured in the same run.
 
-    .venv/bin/python bench/web.py [--samples 100000] [--fields 20] [--repeat 5]
+    .venv/bin/python bench/web.py [--samples 100000] [--fields 20] [--repeat 5] [--reads 100000]
+        [--tiny]
+
+``--tiny`` (200 samples, 8 fields, 2,000 reads, one run) checks the benchmark runs; its
+figures mean little.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 PASSWORD = "Bench-password-1"
 
 
-def prepare(url: str, samples: int, fields: int, tmp: str):
+def prepare(url: str, samples: int, fields: int, tmp: str, reads: int = 100_000):
     from bench.deployed import bench_settings, seed_project, served, setup
     from seqcore.db.migrations import upgrade
     from seqcore.security.passwords import hash_password
@@ -45,13 +49,13 @@ def prepare(url: str, samples: int, fields: int, tmp: str):
                                           "seqcore.password_hash.memory_cost": 64}))
     upgrade(config.get_settings(), config.registry.pm)
     token = seed_project(config, samples, fields, hash_password(PASSWORD, 1, 64))
-    qc_ids = add_qc_file(config, samples // 2, tmp)
+    qc_ids = add_qc_file(config, samples // 2, tmp, reads)
     return served(config), token, qc_ids
 
 
-def add_qc_file(config, sample_id: int, tmp: str) -> tuple[int, int]:
-    """An unpaired file on ``sample_id`` with the QC record of 100,000 generated 150 bp reads;
-    returns (object id, file id)."""
+def add_qc_file(config, sample_id: int, tmp: str, reads: int = 100_000) -> tuple[int, int]:
+    """An unpaired file on ``sample_id`` with the QC record of ``reads`` generated 150 bp
+    reads; returns (object id, file id)."""
     import random
 
     import transaction
@@ -69,7 +73,7 @@ def add_qc_file(config, sample_id: int, tmp: str) -> tuple[int, int]:
     rng = random.Random(1)
     path = Path(tmp) / "reads.fastq"
     with open(path, "w") as out:
-        for index in range(100_000):
+        for index in range(reads):
             sequence = "".join(rng.choices("ACGT", k=150))
             quality = "".join(chr(33 + max(2, min(40, int(rng.gauss(34 - p / 15, 5)))))
                               for p in range(150))
@@ -104,8 +108,16 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=100_000)
     parser.add_argument("--fields", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--reads", type=int, default=100_000,
+                        help="reads of the file whose QC report page is timed")
     parser.add_argument("--database-url", default=None)
+    parser.add_argument("--tiny", action="store_true",
+                        help="a small project, one run: checks the benchmark runs")
     args = parser.parse_args()
+    if args.tiny:
+        args.samples, args.fields, args.repeat, args.reads = 200, 8, 1, 2000
+    if args.fields < 8 or args.samples < 2:
+        parser.error("--fields 8 at least (the page is sorted by field_07), --samples 2")
 
     from sqlalchemy import event
     from webtest import TestApp
@@ -115,7 +127,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database_url or f"sqlite:///{tmp}/web.sqlite"
         began = time.perf_counter()
-        app, token, (object_id, file_id) = prepare(url, args.samples, args.fields, tmp)
+        app, token, (object_id, file_id) = prepare(url, args.samples, args.fields, tmp,
+                                                   args.reads)
         print(f"{args.samples} samples x {args.fields} fields loaded in "
               f"{time.perf_counter() - began:.0f} s", file=sys.stderr)
         browser = TestApp(app, extra_environ={"HTTP_HOST": "localhost"})
@@ -142,7 +155,7 @@ def main() -> None:
                 {"REST sample + its metadata": lambda: (
                     api.get(f"/api/samples/{sample_id}", headers=bearer),
                     api.get(f"/api/samples/{sample_id}/metadata", headers=bearer))}),
-            "QC report page (100,000 reads of 150 bp)": (
+            f"QC report page ({args.reads:,} reads of 150 bp)": (
                 lambda: browser.get(f"/-/files/{file_id}/qc"),
                 {"REST QC record": lambda: api.get(
                     f"/api/samples/{sample_id}/unpaired/{object_id}/files/{file_id}/qc",

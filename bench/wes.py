@@ -11,7 +11,9 @@ runs on the GA4GH reference WES server (``wes-service`` with cwltool, installed 
 
 Median of ``--repeat`` runs each; the ratio is seqcore's time over the server's own.
 
-    .venv/bin/python bench/wes.py [--repeat 5]
+    .venv/bin/python bench/wes.py [--repeat 5] [--tiny]
+
+``--tiny`` (one run each) checks the benchmark runs; its figures mean little.
 """
 
 from __future__ import annotations
@@ -128,7 +130,11 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--tiny", action="store_true", help="one run each: checks the "
+                        "benchmark runs")
     args = parser.parse_args()
+    if args.tiny:
+        args.repeat = 1
     (ROOT / "var").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=ROOT / "var") as tmp:
         tmp_path = Path(tmp)

@@ -10,6 +10,17 @@ starts with; a pattern that is all literal text (``/api/projects``) matches that
 generating routes) and, when matching, tries in their order only the routes whose literal
 beginning the path starts with, or whose whole pattern it is: the route chosen is the one
 Pyramid's loop would choose, predicates and all.
+
+The literal beginning alone still left, for ``/api/projects/1``, every route under
+``/api/projects/`` a plugin adds (``/api/projects/{pid}/referenceFiles`` and the like, added
+before the core's own): each installed plugin would have added regular expressions to every
+project request. Most patterns also fix how many ``/`` a path they match holds (their
+placeholders match no ``/``: Pyramid's default ``[^/]+``, ``[0-9]+``...); such a route is a
+candidate only for paths with as many. A route whose placeholders might match a ``/`` (a
+``*remainder``, ``.``, a negated class, anything :func:`slash_count` does not recognise) is a
+candidate whatever the count. What a request tries thus depends on the routes of the same
+shape, not on how many routes the plugins add elsewhere; the candidate lists are made once per
+distinct (beginnings, count) and kept.
 """
 
 from __future__ import annotations
@@ -27,6 +38,15 @@ from zope.interface import implementer
 # remainder (*subpath).
 _VARIABLE = re.compile(r"[{:*]")
 _CANDIDATE_LISTS = 1000  # lists kept (one per distinct set of routes a path may match)
+# A placeholder as Pyramid reads it: {name} or {name:regex}, the regex holding at most one
+# level of braces ({x:[0-9]{4}}).
+_PLACEHOLDER = re.compile(r"\{[_a-zA-Z][^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
+# One item of a placeholder's regex that cannot match "/": a character class (checked below),
+# \d, \w or a plain character, with an optional quantifier.
+_SLASH_FREE_ITEM = re.compile(
+    r"(?:\[(?P<cls>(?:[^\]\\]|\\.)*)\]|\\[dw]|[A-Za-z0-9_~-])(?:[+*?]|\{\d+(?:,\d*)?\})?")
+# An escape in a class that stands for itself (\- \. \_ ...) or for digits or word characters.
+_CLASS_ESCAPE = re.compile(r"\\(?:[dw]|[^A-Za-z0-9])")
 
 
 def literal_prefix(pattern: str) -> tuple[str, bool]:
@@ -38,6 +58,72 @@ def literal_prefix(pattern: str) -> tuple[str, bool]:
     return (pattern, True) if variable is None else (pattern[:variable.start()], False)
 
 
+def _class_without_slash(body: str) -> bool:
+    """Whether the character class ``[body]`` certainly excludes "/": not negated, no "/" in
+    it, no range across it, escapes only for \\d, \\w or a character standing for itself."""
+    if not body or body.startswith("^"):
+        return False
+    items: list[str] = []  # single characters, or "" for an escape (no range from or to it)
+    i = 0
+    while i < len(body):
+        if body[i] == "\\":
+            escape = _CLASS_ESCAPE.match(body, i)
+            if escape is None or escape.group() == "\\/":
+                return False
+            items.append("" if escape.group()[1] in "dw" else escape.group()[1])
+            i = escape.end()
+        else:
+            items.append(body[i])
+            i += 1
+    j = 0
+    while j < len(items):
+        if j + 2 < len(items) and items[j + 1] == "-" and items[j] and items[j + 2]:
+            if items[j] <= "/" <= items[j + 2]:
+                return False
+            j += 3
+        elif items[j] == "/":
+            return False
+        else:
+            j += 1
+    return True
+
+
+def slash_free(regex: str) -> bool:
+    """Whether a placeholder's regular expression certainly matches no "/" (a conservative
+    reading: ``False`` for anything not recognised)."""
+    pos = 0
+    while pos < len(regex):
+        item = _SLASH_FREE_ITEM.match(regex, pos)
+        if item is None or item.end() == pos:
+            return False
+        body = item.group("cls")
+        if body is not None and not _class_without_slash(body):
+            return False
+        pos = item.end()
+    return bool(regex)
+
+
+def slash_count(pattern: str) -> int | None:
+    """How many "/" every path a route with ``pattern`` matches holds, or ``None`` when its
+    placeholders might match some (a ``*remainder``, an old-style ``:name``, a regex
+    :func:`slash_free` does not vouch for)."""
+    if not pattern.startswith("/"):
+        pattern = "/" + pattern
+    literal = []
+    pos = 0
+    for placeholder in _PLACEHOLDER.finditer(pattern):
+        literal.append(pattern[pos:placeholder.start()])
+        _, colon, regex = placeholder.group()[1:-1].partition(":")
+        if colon and not slash_free(regex.strip()):
+            return None
+        pos = placeholder.end()
+    literal.append(pattern[pos:])
+    text = "".join(literal)
+    if "*" in text or ":" in text or "{" in text or "}" in text:
+        return None
+    return text.count("/")
+
+
 @implementer(IRoutesMapper)
 class PrefixRoutesMapper:
     """Pyramid's :class:`~pyramid.interfaces.IRoutesMapper`, matching through an index of
@@ -46,9 +132,9 @@ class PrefixRoutesMapper:
     def __init__(self) -> None:
         self.mapper = RoutesMapper()
         self._prefixes: tuple[str, ...] | None = None
-        self._by_prefix: dict[str, list[tuple[int, Any]]] = {}
-        self._exact: dict[str, list[tuple[int, Any]]] = {}
-        self._candidates: dict[tuple[str | None, ...], tuple[Any, ...]] = {}
+        self._by_prefix: dict[str, list[tuple[int, int | None, Any]]] = {}
+        self._exact: dict[str, list[tuple[int, int | None, Any]]] = {}
+        self._candidates: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     # Pyramid's mapper does the bookkeeping.
 
@@ -74,11 +160,12 @@ class PrefixRoutesMapper:
     # Matching.
 
     def _index(self) -> tuple[str, ...]:
-        by_prefix: dict[str, list[tuple[int, Any]]] = {}
-        exact: dict[str, list[tuple[int, Any]]] = {}
+        by_prefix: dict[str, list[tuple[int, int | None, Any]]] = {}
+        exact: dict[str, list[tuple[int, int | None, Any]]] = {}
         for order, route in enumerate(self.mapper.get_routes()):
             prefix, whole = literal_prefix(route.pattern)
-            (exact if whole else by_prefix).setdefault(prefix, []).append((order, route))
+            (exact if whole else by_prefix).setdefault(prefix, []).append(
+                (order, slash_count(route.pattern), route))
         self._by_prefix = by_prefix
         self._exact = exact
         self._candidates = {}
@@ -93,12 +180,14 @@ class PrefixRoutesMapper:
         # A regular expression's $ also matches before a final newline: so does this.
         whole = path[:-1] if path.endswith("\n") else path
         matching = [prefix for prefix in prefixes if path.startswith(prefix)]
-        key = (whole if whole in self._exact else None, *matching)
+        slashes = path.count("/")
+        key = (slashes, whole if whole in self._exact else None, *matching)
         routes = self._candidates.get(key)
         if routes is None:
-            entries = [entry for prefix in matching for entry in self._by_prefix[prefix]]
-            entries += self._exact.get(whole, ()) if key[0] is not None else ()
-            routes = tuple(route for _, route in sorted(entries, key=lambda entry: entry[0]))
+            entries = [entry for prefix in matching for entry in self._by_prefix[prefix]
+                       if entry[1] is None or entry[1] == slashes]
+            entries += self._exact.get(whole, ()) if key[1] is not None else ()
+            routes = tuple(route for _, _, route in sorted(entries, key=lambda e: e[0]))
             if len(self._candidates) < _CANDIDATE_LISTS:
                 self._candidates[key] = routes
         return routes

@@ -11,7 +11,7 @@ import pytest
 from pyramid.interfaces import IRequestFactory, IRoutesMapper
 from pyramid.urldispatch import RoutesMapper
 
-from seqcore.framework.routing import PrefixRoutesMapper, literal_prefix
+from seqcore.framework.routing import PrefixRoutesMapper, literal_prefix, slash_count
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 
@@ -88,3 +88,61 @@ def test_routes_added_later_are_matched_in_their_order() -> None:
     assert mapper(request)["route"].name == "any"  # still first in order
     mapper.connect("any", "/z/{x}")  # a route replaced under its name
     assert mapper(request)["route"].name == "first"
+
+
+@pytest.mark.parametrize("pattern, slashes", [
+    ("/api/projects/{pid:[0-9]+}", 3),
+    ("/api/projects", 2),
+    ("api/projects/{pid}/samples", 4),
+    ("/api/sequencingrun/{type:[A-Za-z][A-Za-z0-9_\\-]*}", 3),
+    ("/x/{a:\\d{4}}-{b:\\w+}", 2),
+    ("/x/{a:[\\w.]+}", 2),
+    # Placeholders that may match a "/", or that are not recognised: any count.
+    ("-/static/*subpath", None),
+    ("/old/:name/style", None),
+    ("/x/{a:.*}", None),
+    ("/x/{a:[^x]+}", None),
+    ("/x/{a:[ -~]+}", None),
+    ("/x/{a:[+-9]}", None),
+    ("/x/{a:[\\/a]+}", None),
+    ("/x/{a:[\\D]+}", None),
+    ("/x/{a:\\S+}", None),
+    ("/x/{a:a|b/c}", None),
+    ("/x/{a:(?:[0-9]+)}", None),
+])
+def test_how_many_slashes_a_pattern_fixes(pattern: str, slashes: int | None) -> None:
+    assert slash_count(pattern) == slashes
+
+
+def test_routes_of_another_shape_are_not_tried() -> None:
+    """A plugin's deeper routes under the same beginning, added first, are not candidates for
+    a path with fewer segments: what ``/api/projects/1`` tries does not grow with them."""
+    mapper = PrefixRoutesMapper()
+    for n in range(20):
+        mapper.connect(f"plugin.{n}", f"/api/projects/{{pid:[0-9]+}}/plugin{n}")
+        mapper.connect(f"plugin.{n}.item", f"/api/projects/{{pid:[0-9]+}}/plugin{n}/{{x}}")
+    mapper.connect("project", "/api/projects/{pid:[0-9]+}")
+    mapper.connect("anything", "/api/projects/{rest:.*}")
+    assert [r.name for r in mapper.candidates("/api/projects/1")] == ["project", "anything"]
+    assert [r.name for r in mapper.candidates("/api/projects/1/plugin3")] == \
+        [f"plugin.{n}" for n in range(20)] + ["anything"]
+    request = type("R", (), {"path_info": "/api/projects/1/plugin3"})()
+    assert mapper(request)["route"].name == "plugin.3"
+    request.path_info = "/api/projects/1/plugin3/a/b"
+    assert mapper(request)["route"].name == "anything"
+
+
+def test_variable_patterns_choose_as_pyramid_does() -> None:
+    patterns = ["/a/{x:[0-9]+}", "/a/{x:.*}/b", "/a/{x}/{y}", "/a/*rest", "/a/{x:[^0-9]+}",
+                "/a", "/a/{x:[0-9]+}/c"]
+    ours, reference = PrefixRoutesMapper(), RoutesMapper()
+    for n, pattern in enumerate(patterns):
+        ours.connect(str(n), pattern)
+        reference.connect(str(n), pattern)
+    for path in ["/a", "/a/", "/a/1", "/a/1/", "/a/1/b", "/a/x/y/b", "/a/1/c", "/a/x/y",
+                 "/a/x/y/z", "/a/1\n", "/a/1/c\n", "/a/x", "/a//"]:
+        request = type("R", (), {"path_info": path})()
+        got, expected = ours(request), reference(request)
+        assert (got["route"] and got["route"].name) == \
+            (expected["route"] and expected["route"].name), path
+        assert got["match"] == expected["match"], path
