@@ -251,9 +251,17 @@ def vcf2snv_case(case):
             elif status == "mpileup":
                 base[at] = N
         evidence.append(snv.Evidence(np.full(ref.size, 30, dtype=np.int32), base, variant))
-    mask = np.zeros(ref.size, dtype=bool)
     listed = case / "invalid-positions.tsv"
-    for line in listed.read_text().splitlines() if listed.exists() else []:
+    mask = invalid_mask(listed.read_text() if listed.exists() else "", ref)
+    return ref, names, evidence, mask, listed.exists()
+
+
+def invalid_mask(text, ref):
+    """An invalid-positions file as SNVPhyl's InvalidPositions.pm reads it, as a mask:
+    text after ``#`` dropped, whitespace-separated ``chrom start end`` (other lines
+    skipped), both ends included, either order; a position listed twice is one position."""
+    mask = np.zeros(ref.size, dtype=bool)
+    for line in text.splitlines():
         body = line.split("#", 1)[0]
         fields = re.split(r"\s+", body)
         if not body or len(fields) < 3 or not fields[0] or not (
@@ -263,7 +271,7 @@ def vcf2snv_case(case):
         if fields[0] in ref.names:
             start = int(ref.offsets[ref.names.index(fields[0])])
             mask[start + lo - 1:start + hi] = True
-    return ref, names, evidence, mask, listed.exists()
+    return mask
 
 
 VCF2SNV = sorted((SNVPHYL / "vcf2snv").iterdir())
@@ -288,6 +296,44 @@ def test_vcf2core_and_table_reproduce_every_vcf2snv_alignment_case(tmp_path):
             case / "expected_core.csv").read_text(), case.name
         assert (tmp_path / "snvTable.tsv").read_text() == (
             case / "expected.positions.tsv").read_text(), case.name
+
+
+def test_vcf2core_reproduces_snvphyl_s_published_runs(tmp_path):
+    """The vcf2core.tsv of SNVPhyl's two published example runs (snvphyl-galaxy
+    docs/examples/data). Listeria: its invalid positions (``filter_density_and_repeats.bed``,
+    217 ranges of 406021 positions in all, overlapping: both copies of each repeat and the
+    dense regions) are 81553 positions once each, the count SNVPhyl wrote; with its core
+    count, seqcore's file is SNVPhyl's byte for byte. E. coli (seven contigs, two wholly
+    invalid): from each contig's length, invalid and core counts as SNVPhyl wrote them,
+    seqcore writes the same file (name order, NaN, the percentages, the ``all`` row)."""
+    runs = SNVPHYL / "runs"
+    listeria = (runs / "listeria-monocytogenes-vcf2core.tsv").read_text()
+    name, length, _, _, core_count = listeria.splitlines()[1].split("\t")[:5]
+    ref = snv.Reference([name], [int(length)], np.zeros(int(length), dtype=np.uint8))
+    invalid = invalid_mask((runs / "listeria-monocytogenes-invalid.bed").read_text(), ref)
+    assert int(invalid.sum()) == 81553
+    core = np.zeros(ref.size, dtype=bool)
+    core[np.flatnonzero(~invalid)[:int(core_count)]] = True
+    result = snv.Consolidated(np.zeros(0, np.int64), np.zeros(0, str), np.zeros((0, 0)),
+                              invalid, core)
+    snv.write_core(result, ref, tmp_path / "vcf2core.tsv")
+    assert (tmp_path / "vcf2core.tsv").read_text() == listeria
+
+    ecoli = (runs / "escherichia-coli-vcf2core.tsv").read_text()
+    rows = [line.split("\t") for line in ecoli.splitlines()[1:-1]]
+    rows = [rows[i] for i in (3, 0, 6, 1, 5, 2, 4)]  # not in name order in the reference
+    ref = snv.Reference([r[0] for r in rows], [int(r[1]) for r in rows],
+                        np.zeros(sum(int(r[1]) for r in rows), dtype=np.uint8))
+    invalid = np.zeros(ref.size, dtype=bool)
+    core = np.zeros(ref.size, dtype=bool)
+    for start, row in zip(ref.offsets, rows, strict=False):
+        bad, good = int(row[2]), int(row[4])
+        invalid[start:start + bad] = True
+        core[start + bad:start + bad + good] = True
+    result = snv.Consolidated(np.zeros(0, np.int64), np.zeros(0, str), np.zeros((0, 0)),
+                              invalid, core)
+    snv.write_core(result, ref, tmp_path / "vcf2core.tsv")
+    assert (tmp_path / "vcf2core.tsv").read_text() == ecoli
 
 
 def test_vcf2core_percentages_divide_then_multiply_as_snvphyl_does(tmp_path):
