@@ -1,6 +1,7 @@
 """The consolidation rules and formats on hand-made evidence (no tools needed)."""
 
 import gzip
+import re
 from pathlib import Path
 
 import numpy as np
@@ -209,6 +210,152 @@ def test_vcf2core_reproduces_snvphyl_cases_15_12_and_8(tmp_path):
     assert core.splitlines()[2] == "b\t4\tN/A\t4\t4\t100.00\t100.00"
 
 
+def vcf2snv_case(case):
+    """One of SNVPhyl's ``vcf2snv_alignment.pl`` test cases (tests/data/snvphyl/vcf2snv,
+    see the README there) as seqcore's inputs: the reference, each isolate's evidence and
+    the invalid positions, with the isolates in name order (SNVPhyl's columns).
+
+    Each isolate's record at a position, as SNVPhyl's Streaming.pm reads it (the first
+    record there; the status is the first FILTER value): PASS gives its ALT, or the
+    reference base for ``.``, a variant when it has an ALT; ``mpileup`` (the callers
+    disagree) is N; ``coverage``, or no record, is -. The invalid positions are read as
+    InvalidPositions.pm reads them: text after ``#`` dropped, whitespace-separated
+    ``chrom start end``, both ends included, either order."""
+    calls = [line.split("\t") for line in (case / "calls.tsv").read_text().splitlines()[1:]]
+    if (case / "reference.fasta").exists():
+        ref = snv.read_fasta(case / "reference.fasta")
+    else:  # the 2.9 and 5.4 Mb references: only the bases the records hold are used
+        rows = [line.split("\t") for line in (case / "reference.lengths").read_text()
+                .splitlines()]
+        ref = snv.Reference([r[0] for r in rows], [int(r[1]) for r in rows],
+                            np.full(sum(int(r[1]) for r in rows), N, dtype=np.uint8))
+        for _, chrom, pos, ref_base, _, _ in calls:
+            at = int(ref.offsets[ref.names.index(chrom)]) + int(pos) - 1
+            ref.codes[at] = CODE[ref_base.upper()]
+    names = sorted({c[0] for c in calls}, key=str.encode)
+    evidence = []
+    for name in names:
+        base = np.full(ref.size, GAP, dtype=np.uint8)
+        variant = np.zeros(ref.size, dtype=bool)
+        seen = set()
+        for isolate, chrom, pos, _, alt, filters in calls:
+            at = int(ref.offsets[ref.names.index(chrom)]) + int(pos) - 1
+            if isolate != name or at in seen:
+                continue
+            seen.add(at)
+            status = filters.split(";")[0]
+            assert status in ("PASS", "mpileup", "coverage"), status
+            if status == "PASS":
+                base[at] = ref.codes[at] if alt == "." else CODE[alt]
+                variant[at] = alt != "."
+            elif status == "mpileup":
+                base[at] = N
+        evidence.append(snv.Evidence(np.full(ref.size, 30, dtype=np.int32), base, variant))
+    listed = case / "invalid-positions.tsv"
+    mask = invalid_mask(listed.read_text() if listed.exists() else "", ref)
+    return ref, names, evidence, mask, listed.exists()
+
+
+def invalid_mask(text, ref):
+    """An invalid-positions file as SNVPhyl's InvalidPositions.pm reads it, as a mask:
+    text after ``#`` dropped, whitespace-separated ``chrom start end`` (other lines
+    skipped), both ends included, either order; a position listed twice is one position."""
+    mask = np.zeros(ref.size, dtype=bool)
+    for line in text.splitlines():
+        body = line.split("#", 1)[0]
+        fields = re.split(r"\s+", body)
+        if not body or len(fields) < 3 or not fields[0] or not (
+                fields[1].isdigit() and fields[2].isdigit()):
+            continue
+        lo, hi = sorted((int(fields[1]), int(fields[2])))
+        if fields[0] in ref.names:
+            start = int(ref.offsets[ref.names.index(fields[0])])
+            mask[start + lo - 1:start + hi] = True
+    return mask
+
+
+VCF2SNV = sorted((SNVPHYL / "vcf2snv").iterdir())
+
+
+def test_vcf2core_and_table_reproduce_every_vcf2snv_alignment_case(tmp_path):
+    """Every case of snvphyl-tools' ``t/variant_calls.t`` (``t/input/*``: 26 cases and 7
+    ``noN`` variants) and ``t/regression.t`` (``t/regression/1`` and ``2``): from the
+    same calls and invalid positions, seqcore's ``vcf2core.tsv`` is SNVPhyl's
+    ``expected_core.csv`` and its ``snvTable.tsv`` is ``expected.positions.tsv``, byte for
+    byte. Among them: two contigs of which one is wholly invalid (15, 16: NaN), invalid
+    files with comments and mixed separators (21-23), an empty invalid file (regression
+    1: contigs N/A, ``all`` 0), N from mpileup beside - (24), a 2.9 Mb contig with 11
+    records (25, 26), a mpileup record without ALT (regression 2)."""
+    assert len(VCF2SNV) == 35
+    for case in VCF2SNV:
+        ref, names, evidence, mask, invalid_file = vcf2snv_case(case)
+        result = snv.consolidate(ref, evidence, mask, None, names)
+        snv.write_core(result, ref, tmp_path / "vcf2core.tsv", invalid_file)
+        snv.write_table(result, ref, names, tmp_path / "snvTable.tsv")
+        assert (tmp_path / "vcf2core.tsv").read_text() == (
+            case / "expected_core.csv").read_text(), case.name
+        assert (tmp_path / "snvTable.tsv").read_text() == (
+            case / "expected.positions.tsv").read_text(), case.name
+
+
+def test_vcf2core_reproduces_snvphyl_s_published_runs(tmp_path):
+    """The vcf2core.tsv of SNVPhyl's two published example runs (snvphyl-galaxy
+    docs/examples/data). Listeria: its invalid positions (``filter_density_and_repeats.bed``,
+    217 ranges of 406021 positions in all, overlapping: both copies of each repeat and the
+    dense regions) are 81553 positions once each, the count SNVPhyl wrote; with its core
+    count, seqcore's file is SNVPhyl's byte for byte. E. coli (seven contigs, two wholly
+    invalid): from each contig's length, invalid and core counts as SNVPhyl wrote them,
+    seqcore writes the same file (name order, NaN, the percentages, the ``all`` row)."""
+    runs = SNVPHYL / "runs"
+    listeria = (runs / "listeria-monocytogenes-vcf2core.tsv").read_text()
+    name, length, _, _, core_count = listeria.splitlines()[1].split("\t")[:5]
+    ref = snv.Reference([name], [int(length)], np.zeros(int(length), dtype=np.uint8))
+    invalid = invalid_mask((runs / "listeria-monocytogenes-invalid.bed").read_text(), ref)
+    assert int(invalid.sum()) == 81553
+    core = np.zeros(ref.size, dtype=bool)
+    core[np.flatnonzero(~invalid)[:int(core_count)]] = True
+    result = snv.Consolidated(np.zeros(0, np.int64), np.zeros(0, str), np.zeros((0, 0)),
+                              invalid, core)
+    snv.write_core(result, ref, tmp_path / "vcf2core.tsv")
+    assert (tmp_path / "vcf2core.tsv").read_text() == listeria
+
+    ecoli = (runs / "escherichia-coli-vcf2core.tsv").read_text()
+    rows = [line.split("\t") for line in ecoli.splitlines()[1:-1]]
+    rows = [rows[i] for i in (3, 0, 6, 1, 5, 2, 4)]  # not in name order in the reference
+    ref = snv.Reference([r[0] for r in rows], [int(r[1]) for r in rows],
+                        np.zeros(sum(int(r[1]) for r in rows), dtype=np.uint8))
+    invalid = np.zeros(ref.size, dtype=bool)
+    core = np.zeros(ref.size, dtype=bool)
+    for start, row in zip(ref.offsets, rows, strict=False):
+        bad, good = int(row[2]), int(row[4])
+        invalid[start:start + bad] = True
+        core[start + bad:start + bad + good] = True
+    result = snv.Consolidated(np.zeros(0, np.int64), np.zeros(0, str), np.zeros((0, 0)),
+                              invalid, core)
+    snv.write_core(result, ref, tmp_path / "vcf2core.tsv")
+    assert (tmp_path / "vcf2core.tsv").read_text() == ecoli
+
+
+def test_vcf2core_percentages_divide_then_multiply_as_snvphyl_does(tmp_path):
+    """SNVPhyl's print_stats writes ``sprintf("%.2f", core / total * 100)``: 23 core
+    positions of 160 is 14.374999999999998 there, so ``14.37`` (``100 * 23 / 160`` would
+    be exactly 14.375 and print ``14.38``); 49 of 160 is ``30.63``. Values checked
+    against the script's own arithmetic in Perl."""
+    ref = snv.Reference(["a", "b"], [160, 170], np.zeros(330, dtype=np.uint8))
+    invalid = np.zeros(330, dtype=bool)
+    invalid[160:170] = True  # b: 160 valid positions of 170
+    core = np.zeros(330, dtype=bool)
+    core[:23] = True
+    core[170:219] = True
+    result = snv.Consolidated(np.zeros(0, np.int64), np.zeros(0, str), np.zeros((2, 0)),
+                              invalid, core)
+    snv.write_core(result, ref, tmp_path / "vcf2core.tsv")
+    assert (tmp_path / "vcf2core.tsv").read_text() == CORE_HEADER + (
+        "a\t160\tN/A\t160\t23\t14.37\t14.37\n"
+        "b\t170\t10\t160\t49\t30.63\t28.82\n"
+        "all\t330\t10\t320\t72\t22.50\t21.82\n")
+
+
 def test_filter_stats_reproduces_snvphyl_s_expected_files():
     """filter-stats.pl's own tests: input1 (9623 sites, three contigs) with -a gives
     expected1, without -a expected2; input2 without -a gives expected3. The isolate order
@@ -299,6 +446,77 @@ def test_matrix_order_comes_from_the_distances_not_the_input():
     assert text.splitlines()[4] == "Alpha\t1\t1\t1\t0\t"
 
 
+def snv_matrix_pl(labels, rows):
+    """snv_matrix.pl restated step by step: the sequences joined by name (Perl's ``cmp``),
+    read column by column; a column is grouped by its characters as they are (``a`` is
+    not ``A``) and skipped with fewer than two or with any character outside
+    ``ACTGactg``; every pair of groups adds one to each pair of their names. Then the
+    name pairs (a, b), b not before a, are filed under their count (no count: 0), and
+    from the highest count down each pair places a, then b, once."""
+    seqs = dict(zip(labels, rows, strict=True))
+    accessions = sorted(seqs, key=str.encode)
+    matrix = {}
+    for x in range(len(rows[0]) if rows else 0):
+        strain = {}
+        for acc in accessions:
+            strain.setdefault(seqs[acc][x], []).append(acc)
+        if len(strain) < 2 or any(c not in "ACTGactg" for c in strain):
+            continue
+        chars = list(strain)
+        for i, snv1 in enumerate(chars):
+            for snv2 in chars[i + 1:]:
+                for acc1 in strain[snv1]:
+                    for acc2 in strain[snv2]:
+                        matrix[acc1, acc2] = matrix.get((acc1, acc2), 0) + 1
+                        matrix[acc2, acc1] = matrix.get((acc2, acc1), 0) + 1
+    sorter, seen = {}, set()
+    for a in accessions:
+        for b in accessions:
+            if (b, a) not in seen:
+                sorter.setdefault(matrix.get((a, b), 0), []).append((a, b))
+            seen.add((a, b))
+    order = []
+    for value in sorted(sorter, reverse=True):
+        for pair in sorter[value]:
+            for acc in pair:
+                if acc not in order:
+                    order.append(acc)
+    lines = ["strain\t" + "\t".join(order) + "\t\n"]
+    lines += [acc + "\t" + "\t".join(str(matrix.get((acc, b), 0)) for b in order) + "\t\n"
+              for acc in order]
+    return "".join(lines)
+
+
+def test_matrix_follows_snv_matrix_pl_on_generated_alignments():
+    """Random alignments (1-9 names from a pool with case and digits, 1-30 columns; some
+    alphabets with N, - and lower case, some with few letters so that distances tie):
+    seqcore's snvMatrix.tsv writer gives what snv_matrix.pl's steps give. The same
+    generator was run against the Perl script itself (BioPerl's PHYLIP reader stubbed)
+    with no difference."""
+    rng = np.random.default_rng(41)
+    pool = ["reference", "Alpha", "alpha", "b2", "B1", "iso-a", "iso_b", "Z", "10", "9"]
+    for _ in range(400):
+        labels = list(rng.choice(pool, rng.integers(1, 10), replace=False))
+        alphabet = rng.choice(["ACGT", "AC", "ACGTN-", "ACGTacgt", "AAAAC"])
+        width = int(rng.integers(1, 31))
+        base = rng.choice(list(alphabet), width)
+        rows = ["".join(c if rng.random() < 0.6 else rng.choice(list(alphabet)) for c in base)
+                for _ in labels]
+        letters = np.array([list(r.encode()) for r in rows], dtype=np.uint8)
+        assert snv.snv_matrix(labels, letters) == snv_matrix_pl(labels, rows), (labels, rows)
+
+
+def test_matrix_compares_letters_as_they_are():
+    """snv_matrix.pl groups a column by its characters: ``a`` in one genome and ``A`` in
+    another is a difference (both are allowed letters), and ``N`` drops the column."""
+    rows = np.array([list(b"AcGN"), list(b"aCGA"), list(b"ACGT")], dtype=np.uint8)
+    assert snv.snv_matrix(["x", "y", "z"], rows) == (
+        "strain\tx\ty\tz\t\n"
+        "x\t0\t2\t1\t\n"
+        "y\t2\t0\t1\t\n"
+        "z\t1\t1\t0\t\n")
+
+
 # -- vcf2snv_alignment.pl's walk, restated, on generated evidence ---------------------------
 
 def invalid_positions(lines):
@@ -347,7 +565,7 @@ def snvphyl_walk(ref, names, evidence, invalid):
 def snvphyl_core_rows(ref, core, invalid):
     """print_stats: per contig in name order, then ``all``."""
     def pct(part, whole):
-        return "NaN" if whole == 0 else f"{100 * part / whole:.2f}"
+        return "NaN" if whole == 0 else f"{part / whole * 100:.2f}"
 
     lines, total_length, total_invalid, total_core = [], 0, 0, 0
     for chrom in sorted(ref.names, key=str.encode):

@@ -79,18 +79,25 @@ def monophasic_reads(reads_dir):
     return _cache["monophasic"]
 
 
-def sistr_by_hand(contigs: Path, name: str, work: Path, full: bool) -> dict:
+def sistr_by_hand(contigs: Path, name: str, work: Path, full: bool) -> tuple[dict, dict]:
     """SISTR run directly (its environment's interpreter, the offline wrapper, the options
-    the pipeline gives it), outside seqcore: its one prediction."""
-    out = work / f"{contigs.stem}.json"
+    the pipeline gives it), outside seqcore: its one prediction and its cgMLST profile."""
+    out, profiles = work / f"{contigs.stem}.json", work / f"{contigs.stem}-profiles.csv"
     argv = [str(tool_environment_python(SISTR_ENVIRONMENT)), "-s", str(RUNNER), "--qc",
-            "-i", str(contigs), name, "-f", "json", "-o", str(out), "-T",
-            str(work / f"{contigs.stem}-tmp"), "-t", "1"]
+            "-i", str(contigs), name, "-f", "json", "-o", str(out), "-p", str(profiles),
+            "-T", str(work / f"{contigs.stem}-tmp"), "-t", "1"]
     if full:
         argv.append("--use-full-cgmlst-db")
     subprocess.run(argv, check=True, capture_output=True, cwd=work)
     (prediction,) = json.loads(out.read_text())
-    return prediction
+    return prediction, cgmlst_profile(profiles.read_text())
+
+
+def cgmlst_profile(text: str) -> dict[str, str]:
+    """SISTR's cgMLST profiles CSV (a header of the 330 markers, one row per genome) as
+    marker -> allele for its one genome (an empty cell: no allele placed)."""
+    header, row = list(csv.reader(io.StringIO(text)))
+    return dict(zip(header[1:], row[1:], strict=True))
 
 
 def other_reads(reads_dir):
@@ -301,10 +308,10 @@ def test_types_a_salmonella_like_genome(testapp, app_config, factories, db, read
 def test_monophasic_cgmlst_matches_a_direct_sistr_run(testapp, app_config, factories,
                                                       reads_dir, tmp_path):
     """A monophasic genome (I 1,4,[5],12:i:-, an allele at each of the 330 loci): seqcore's
-    cgMLST result is SISTR's own on the same contigs, run by hand: every locus found, and
-    the same count of alleles matching the closest reference profile, which is below 330
-    because of how SISTR names alleles (docs/analyses/serotyper.md), not because seqcore
-    loses any."""
+    cgMLST result is SISTR's own on the same contigs, run by hand: every locus found, the
+    same allele at each of the 330, and the same count of alleles matching the closest
+    reference profile, which is below 330 because of how SISTR names alleles
+    (docs/analyses/serotyper.md), not because seqcore loses any."""
     _genome, *_ = data = monophasic_reads(reads_dir)
     _, _, _, pair_id, headers = world(testapp, app_config, factories, data, "mono-1")
     created = launch(testapp, headers, pair_id, QUICK, write_back=False)
@@ -320,11 +327,20 @@ def test_monophasic_cgmlst_matches_a_direct_sistr_run(testapp, app_config, facto
 
     typed = tmp_path / "typed.fasta"
     typed.write_text(files["assembly"])
-    by_hand = sistr_by_hand(typed, "mono-1", tmp_path, full=False)
+    by_hand, by_hand_profile = sistr_by_hand(typed, "mono-1", tmp_path, full=False)
     fields = ("cgmlst_found_loci", "cgmlst_matching_alleles", "cgmlst_ST",
               "cgmlst_genome_match", "serovar", "h2")
     assert {f: prediction[f] for f in fields} == {f: by_hand[f] for f in fields}
     assert prediction["cgmlst_matching_alleles"] < 330
+    # The same allele at every locus, not only the same counts: seqcore places what SISTR
+    # places. The loci where that allele is not the genome's own are exactly those SISTR
+    # names otherwise (a centroid inside a longer allele, a re-extracted allele's CRC32).
+    profile = cgmlst_profile(files["serotyper-cgmlst"])
+    assert len(profile) == 330 and all(profile.values())
+    assert profile == by_hand_profile
+    own = {marker: str(allele) for marker, allele in _genome.alleles.items()}
+    renamed = sorted(m for m in profile if profile[m] != own[m])
+    assert len(renamed) == 330 - prediction["cgmlst_matching_alleles"], renamed
 
 
 def test_not_salmonella_completes_with_fail(testapp, app_config, factories, db, reads_dir):

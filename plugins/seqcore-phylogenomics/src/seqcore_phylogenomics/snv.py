@@ -450,16 +450,16 @@ def snv_matrix(labels: Sequence[str], rows: np.ndarray) -> str:
     """SNVPhyl's ``snv_matrix.pl`` on an alignment (one row of letters per label).
 
     Distances count the columns where two rows differ, over the columns made only of
-    A, C, G and T (either case; any other letter drops the column). Rows and columns are
+    A, C, G and T (either case; any other letter drops the column). Letters are compared
+    as they are, as the script compares them: ``a`` and ``A`` differ. Rows and columns are
     in SNVPhyl's order, which its script derives from the values: the label pairs ``(a,
     b)`` with ``a`` not after ``b`` in name order (Perl's ``cmp``, so ``(a, a)`` too) are
     grouped by their distance; going from the largest distance down, each group's pairs
     in that order place their first and then their second label, unless already placed.
     The header is ``strain`` then the labels, and every line ends with a tab."""
     letters = np.asarray(rows, dtype=np.uint8).reshape(len(labels), -1)
-    upper = letters & 0xDF  # ASCII upper case
-    clean = np.isin(upper, np.frombuffer(b"ACGT", dtype=np.uint8)).all(axis=0)
-    kept = upper[:, clean]
+    clean = np.isin(letters, np.frombuffer(b"ACGTacgt", dtype=np.uint8)).all(axis=0)
+    kept = letters[:, clean]
     distances = np.array([(kept != row).sum(axis=1) for row in kept], dtype=np.int64)
     by_name = sorted(range(len(labels)), key=lambda i: labels[i].encode())
     groups: dict[int, list[tuple[int, int]]] = {}
@@ -498,7 +498,7 @@ def write_core(result: Consolidated, reference: Reference, path: Path,
     positions reads ``N/A`` there (SNVPhyl counts only contigs its invalid-positions file
     names), and so does ``all`` when no such file was given (``invalid_positions=False``;
     the pipeline always has one, the repeats); percentages ``%.2f``, ``NaN`` when every
-    position is invalid."""
+    position is invalid, computed as SNVPhyl's ``print_stats`` does: see :func:`_core_row`."""
     header = ["#Reference name", "Total length", "Total invalid and excluded positions",
               "Total valid and included positions",
               "Total valid and included positions in core genome",
@@ -522,10 +522,16 @@ def write_core(result: Consolidated, reference: Reference, path: Path,
 
 
 def _core_row(length: int, invalid: int, core: int, no_invalid: str | None) -> list[str]:
-    """Length, invalid (or ``no_invalid``), valid, core, core % of valid, core % of all."""
+    """Length, invalid (or ``no_invalid``), valid, core, core % of valid, core % of all.
+
+    The percentages are SNVPhyl's ``core / total * 100`` in that order (divide, then
+    multiply; two roundings of doubles, as Perl computes them), not ``100 * core /
+    total``: the two differ in the last bit for some counts, and ``%.2f`` then rounds a
+    half-way value differently (23 of 160 is ``14.37`` in SNVPhyl, ``14.38`` the other
+    way)."""
     valid = length - invalid
-    in_core = f"{100 * core / valid:.2f}" if valid else "NaN"
-    of_all = f"{100 * core / length:.2f}" if length else "NaN"
+    in_core = f"{core / valid * 100:.2f}" if valid else "NaN"
+    of_all = f"{core / length * 100:.2f}" if length else "NaN"
     return [str(length), no_invalid or str(invalid), str(valid), str(core), in_core, of_all]
 
 
