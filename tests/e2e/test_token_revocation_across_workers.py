@@ -21,8 +21,15 @@ pytestmark = pytest.mark.slow
 CACHE_SECONDS = "600"
 
 
-@pytest.fixture
-def servers(tmp_path):
+# Each test has an account and a client of its own (it disables or revokes them), so the two
+# servers are started once for the module.
+CLIENTS = ("client-token", "client-account", "client-cli")
+USERS = ("alice", "bob", "carol")
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("revocation")
     settings = {"seqcore.oauth.token_cache_seconds": CACHE_SECONDS,
                 "seqcore.worker.embedded": "false",
                 "seqcore.session.secret": "revocation-test-secret"}
@@ -35,8 +42,9 @@ def servers(tmp_path):
     ini.write_text(first.ini.read_text().replace(f"port = {first.port}", f"port = {port}"))
     second = LiveServer(tmp_path, port, ini)
     first.create_user("admin", "Admin-pass1!", "ROLE_ADMIN")
-    first.create_user("alice", "Alice-pass1!")
-    first.secret = first.create_client("client")
+    for name in USERS:
+        first.create_user(name, "Alice-pass1!")
+    first.secrets = {client: first.create_client(client) for client in CLIENTS}
     first.start()
     second.start()
     yield first, second
@@ -44,9 +52,9 @@ def servers(tmp_path):
     second.stop()
 
 
-def _revoke(server: LiveServer, token: str) -> None:
-    form = urllib.parse.urlencode({"token": token, "client_id": "client",
-                                   "client_secret": server.secret}).encode()
+def _revoke(server: LiveServer, token: str, client: str) -> None:
+    form = urllib.parse.urlencode({"token": token, "client_id": client,
+                                   "client_secret": server.secrets[client]}).encode()
     with urllib.request.urlopen(f"{server.url}/api/oauth/revoke", form) as res:
         assert res.status == 200
 
@@ -61,9 +69,9 @@ def _warm(token: str, *servers: LiveServer) -> None:
 
 def test_a_token_revoked_on_one_worker_is_refused_by_the_other(servers):
     first, second = servers
-    token = first.token("client", first.secret, "alice", "Alice-pass1!")
+    token = first.token("client-token", first.secrets["client-token"], "alice", "Alice-pass1!")
     _warm(token, first, second)
-    _revoke(first, token)
+    _revoke(first, token, "client-token")
     status, body, headers = second.request("GET", "/api/projects", token)
     assert status == 401
     assert json.loads(body)["message"] == "The access token has been revoked."
@@ -75,11 +83,12 @@ def test_a_token_revoked_on_one_worker_is_refused_by_the_other(servers):
 
 def test_an_account_disabled_on_one_worker_is_refused_by_the_other(servers):
     first, second = servers
-    admin = first.token("client", first.secret, "admin", "Admin-pass1!")
-    token = first.token("client", first.secret, "alice", "Alice-pass1!")
+    secret = first.secrets["client-account"]
+    admin = first.token("client-account", secret, "admin", "Admin-pass1!")
+    token = first.token("client-account", secret, "bob", "Alice-pass1!")
     _warm(token, first, second)
-    alice = second.get_json("/api/users/current", token)["resource"]["identifier"]
-    status, body, _ = first.request("PATCH", f"/api/users/{alice}", admin, {"enabled": False})
+    bob = second.get_json("/api/users/current", token)["resource"]["identifier"]
+    status, body, _ = first.request("PATCH", f"/api/users/{bob}", admin, {"enabled": False})
     assert status == 200, body
     status, body, _ = second.request("GET", "/api/projects", token)
     assert status == 401
@@ -91,9 +100,9 @@ def test_an_account_disabled_on_one_worker_is_refused_by_the_other(servers):
 
 def test_a_client_revoked_from_the_command_line_is_refused_by_both(servers):
     first, second = servers
-    token = first.token("client", first.secret, "alice", "Alice-pass1!")
+    token = first.token("client-cli", first.secrets["client-cli"], "carol", "Alice-pass1!")
     _warm(token, first, second)
-    first.cli("clients", "revoke", "client")
+    first.cli("clients", "revoke", "client-cli")
     for server in (first, second):
         status, body, _ = server.request("GET", "/api/projects", token)
         assert status == 401, body
