@@ -15,6 +15,7 @@ def core_endpoints() -> list[Endpoint]:
         analyses,
         archive,
         attachments,
+        bots,
         exports,
         files,
         groups,
@@ -34,7 +35,7 @@ def core_endpoints() -> list[Endpoint]:
         users,
     )
 
-    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
+    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS, *bots.ENDPOINTS,
             *samples.ENDPOINTS, *metadata.ENDPOINTS,
             *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *linelist.ENDPOINTS,
             *files.ENDPOINTS, *runs.ENDPOINTS,
