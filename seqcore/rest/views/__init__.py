@@ -35,8 +35,8 @@ def core_endpoints() -> list[Endpoint]:
         users,
     )
 
-    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS, *bots.ENDPOINTS,
-            *samples.ENDPOINTS, *metadata.ENDPOINTS,
+    return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
+            *bots.ENDPOINTS, *samples.ENDPOINTS, *metadata.ENDPOINTS,
             *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *linelist.ENDPOINTS,
             *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
