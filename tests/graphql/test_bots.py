@@ -46,7 +46,7 @@ def _sample(graphql, headers, project, name):
 
 def test_an_uploader_bot_creates_samples_attaches_files_and_writes_metadata(
         graphql, testapp, factories, outbreak, db):
-    owner, project, samples = outbreak
+    _, project, samples = outbreak
     _, _, headers = _bot(factories, project, "UPLOADER")
     made = _sample(graphql, headers, project, "uploaded-by-bot")
     assert made["errors"] == [] and made["sample"]["name"] == "uploaded-by-bot"
@@ -66,7 +66,7 @@ def test_an_uploader_bot_creates_samples_attaches_files_and_writes_metadata(
 
 
 def test_an_uploader_bot_does_not_change_the_project(graphql, factories, outbreak, db):
-    owner, project, _ = outbreak
+    _, project, _ = outbreak
     _, _, headers = _bot(factories, project, "UPLOADER")
     body = graphql(ARCHIVE, {"p": gid("Project", project.id)}, headers=headers)
     assert body["data"]["archiveProject"]["project"] is None
