@@ -205,6 +205,12 @@ def test_a_bot_signs_in_nowhere(testapp, factories, lab, db):
     page.form["username"] = "owner"
     page.form["password"] = DEFAULT_PASSWORD
     page.form.submit(status=303)
+    # Nor through OAuth's password grant (REST).
+    factories.client(client_id="bot-door", secret="s3cret")
+    form = {"grant_type": "password", "client_id": "bot-door", "client_secret": "s3cret",
+            "password": DEFAULT_PASSWORD}
+    testapp.post("/api/oauth/token", {**form, "username": made["userId"]}, status=400)
+    testapp.post("/api/oauth/token", {**form, "username": "outsider"}, status=200)
 
 
 def test_a_bot_is_never_the_owner_a_group_keeps(testapp, factories, lab, db):
