@@ -167,6 +167,20 @@ def delete_bot(db: Session, namespace: Namespace, bot_id: int, *,
     lock_row(db, type(namespace), namespace.id)
     bot, _, level = find_bot(db, namespace, bot_id)
     _check_within(db, namespace, level, actor_id, "delete")
+    _end(db, bot)
+
+
+def end_project_bots(db: Session, project_id: int) -> None:
+    """End every bot of a project about to be deleted, the automation bot included: their
+    rows go with the project, their accounts stay (disabled, tokens revoked), as a deleted
+    bot's do."""
+    for bot in db.scalars(select(NamespaceBot).where(NamespaceBot.project_id == project_id,
+                                                     NamespaceBot.deleted_at.is_(None))).all():
+        _end(db, bot)
+
+
+def _end(db: Session, bot: NamespaceBot) -> None:
+    """The bot's account disabled, its tokens and sessions ended, its memberships removed."""
     now = utcnow()
     bot.deleted_at = now
     db.execute(update(User).where(User.id == bot.user_id).values(enabled=False, modified=now)

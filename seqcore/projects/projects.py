@@ -297,11 +297,13 @@ def update_project(db: Session, project: Project, values: ProjectValues) -> None
 @operation("project.delete")
 def delete_project(db: Session, pm: Any, project: Project, request: Any = None) -> None:
     """Delete the project, the samples no other project holds (plugins are told first,
-    as :func:`seqcore.samples.samples.delete_samples` says) and its data exports (their bundles
-    removed once this commits)."""
+    as :func:`seqcore.samples.samples.delete_samples` says), its data exports (their bundles
+    removed once this commits) and its bots (their accounts disabled, their tokens revoked)."""
     from seqcore.exports.jobs import delete_project_exports
+    from seqcore.projects.bots import end_project_bots
     from seqcore.samples.samples import delete_samples, orphans_after_removal
 
+    end_project_bots(db, project.id)
     orphans = orphans_after_removal(db, project.id)
     delete_samples(db, pm, orphans, request)
     pm.hook.projects_deleting(project_ids=[project.id], request=request)

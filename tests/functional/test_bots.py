@@ -235,3 +235,15 @@ def test_unknown_bots_and_tokens_are_not_found(testapp, factories, lab, db):
     assert db.scalar(select(PersonalAccessToken).where(
         PersonalAccessToken.user_id == lab["users"]["owner"].id)) is None
     assert len(db.scalars(select(NamespaceBot)).all()) == 1
+
+
+def test_deleting_a_project_ends_its_bots(testapp, factories, lab, db, graphql):
+    owner = factories.headers(lab["users"]["owner"])
+    made = testapp.post_json(f"/api/projects/{lab['project'].id}/bots", _bot_body(),
+                             headers=owner).json["resource"]
+    headers = _basic(factories, made["email"], made["personalAccessToken"]["token"])
+    graphql("{ currentUser { email } }", headers=headers)
+    testapp.delete(f"/api/projects/{lab['project'].id}", headers=owner, status=200)
+    graphql("{ currentUser { email } }", headers=headers, status=401)
+    assert db.scalars(select(NamespaceBot)).all() == []
+    assert db.scalar(select(User).where(User.username == made["userId"])).enabled is False

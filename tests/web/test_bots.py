@@ -75,6 +75,9 @@ def test_a_bot_is_made_its_token_shown_once_and_deleted(testapp, lab, db, kind):
     assert who(testapp, email, secret) == email
     listing = testapp.get(url)
     assert secret not in listing.text and email in listing.text
+    if kind == "group":  # a member of its group, marked as a bot
+        members = testapp.get(f"/-/groups/{lab['group'].id}").html.find(id="members")
+        assert members.find_parent("section").find("span", class_="badge", string="bot")
     # Another token, then revoke the first.
     form = _form(listing, "/tokens")
     form["name"] = "second"

@@ -49,7 +49,11 @@
 <th scope="col">${_("Expires")}</th></tr></thead>
 <tbody>
 % for user, member in members:
-<tr><td>${user.username}</td><td>${_(level_label(member.access_level))}</td>
+<tr><td>${user.username}\
+% if user.is_bot:
+ <span class="badge">${_("bot")}</span>\
+% endif
+</td><td>${_(level_label(member.access_level))}</td>
 <td>${fmt.when(member.expires_at)}\
 % if not member.active:
  <span class="badge">${_("expired")}</span>\
