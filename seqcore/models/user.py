@@ -57,6 +57,11 @@ class UserType(enum.StrEnum):
         return self is not UserType.HUMAN
 
 
+#: The kinds of bots a project or group makes and manages (the automation bot is made by
+#: automation alone, and is neither listed nor given tokens).
+MADE_BOT_TYPES = (UserType.PROJECT_BOT.value, UserType.GROUP_BOT.value)
+
+
 def name_key(value: str) -> str:
     """The key under which a username or e-mail address must be unique: accounts differing
     only in letter case would let one person pass for another.

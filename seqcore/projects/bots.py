@@ -35,7 +35,7 @@ from seqcore.models.bot import NamespaceBot
 from seqcore.models.group import AccessLevel, Group, GroupMember
 from seqcore.models.oauth import OAuthToken
 from seqcore.models.project import Project, ProjectMember
-from seqcore.models.user import User, UserType
+from seqcore.models.user import MADE_BOT_TYPES, User, UserType
 from seqcore.oauth.personal import NO_RULES, NewToken, create_token, token_problems
 from seqcore.projects.groups import (
     BeyondYourLevel,
@@ -46,9 +46,6 @@ from seqcore.projects.groups import (
 
 #: A project or a group: the namespaces that make bots.
 Namespace = Project | Group
-
-#: The kinds of bots made here (the automation bot is made by automation alone).
-MADE_KINDS = (UserType.PROJECT_BOT.value, UserType.GROUP_BOT.value)
 
 
 class NoSuchBot(NotFound):
@@ -73,7 +70,7 @@ def list_bots(db: Session, namespace: Namespace) -> list[tuple[NamespaceBot, Use
              .outerjoin(GroupMember, (GroupMember.user_id == NamespaceBot.user_id)
                         & (GroupMember.group_id == NamespaceBot.group_id))
              .where(_column(namespace) == namespace.id, NamespaceBot.deleted_at.is_(None),
-                    User.account_type.in_(MADE_KINDS))
+                    User.account_type.in_(MADE_BOT_TYPES))
              .order_by(NamespaceBot.id))
     return [(bot, user, bot.access_level if isinstance(namespace, Project)
              else (level if level is not None else AccessLevel.NO_ACCESS.value))
@@ -154,7 +151,7 @@ def _check_within(db: Session, namespace: Namespace, level: int, actor_id: int |
     may not make such a bot may neither mint its tokens nor delete it."""
     held = _held(db, namespace, actor_id)
     if held is not None and level > held:
-        raise BeyondYourLevel(f"{what} of a bot account with access level "
+        raise BeyondYourLevel(f"{what} a bot account with access level "
                               f"{AccessLevel(level).label}")
 
 
@@ -215,7 +212,7 @@ def create_bot_token(db: Session, namespace: Namespace, bot_id: int, name: Any, 
     if problems:
         raise Invalid(problems)
     bot, _, level = find_bot(db, namespace, bot_id)
-    _check_within(db, namespace, level, actor_id, "make a token")
+    _check_within(db, namespace, level, actor_id, "make a token for")
     return create_token(db, bot.user_id, name, scopes, expires or None)
 
 

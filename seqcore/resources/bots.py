@@ -15,10 +15,8 @@ from sqlalchemy import select
 
 from seqcore.models.access_token import PersonalAccessToken
 from seqcore.models.bot import NamespaceBot
-from seqcore.models.user import User, UserType
+from seqcore.models.user import MADE_BOT_TYPES, User
 from seqcore.resources.base import Context, int_key
-
-MADE_KINDS = (UserType.PROJECT_BOT.value, UserType.GROUP_BOT.value)
 
 
 class NamespaceBots(Context):
@@ -26,18 +24,20 @@ class NamespaceBots(Context):
 
     @property
     def namespace(self) -> Any:
-        owner = self.__parent__
-        return owner.project if hasattr(owner, "project_id") else owner.group  # type: ignore[union-attr]
+        """The project (a context with ``project_id``) or the group above."""
+        owner: Any = self.__parent__
+        return owner.project if hasattr(owner, "project_id") else owner.group
 
     def child(self, key: str) -> Any:
-        owner = self.__parent__
-        column = (NamespaceBot.project_id if hasattr(owner, "project_id")
-                  else NamespaceBot.group_id)
-        owner_id = owner.project_id if hasattr(owner, "project_id") else owner.group.id  # type: ignore[union-attr]
+        owner: Any = self.__parent__
+        if hasattr(owner, "project_id"):
+            column, owner_id = NamespaceBot.project_id, owner.project_id
+        else:
+            column, owner_id = NamespaceBot.group_id, owner.group.id
         bot = self.db.scalar(
             select(NamespaceBot).join(User, User.id == NamespaceBot.user_id)
             .where(NamespaceBot.id == int_key(key), column == owner_id,
-                   NamespaceBot.deleted_at.is_(None), User.account_type.in_(MADE_KINDS)))
+                   NamespaceBot.deleted_at.is_(None), User.account_type.in_(MADE_BOT_TYPES)))
         if bot is None:
             raise KeyError(key)
         return BotResource(self.request, key, self, bot)

@@ -247,3 +247,23 @@ def test_deleting_a_project_ends_its_bots(testapp, factories, lab, db, graphql):
     graphql("{ currentUser { email } }", headers=headers, status=401)
     assert db.scalars(select(NamespaceBot)).all() == []
     assert db.scalar(select(User).where(User.username == made["userId"])).enabled is False
+
+
+def test_a_maintainer_neither_deletes_nor_mints_for_a_bot_above_it(testapp, factories, lab,
+                                                                     db):
+    owner = factories.headers(lab["users"]["owner"])
+    url = f"/api/groups/{lab['group'].id}/bots"
+    made = testapp.post_json(url, _bot_body(accessLevel="OWNER"), headers=owner,
+                             status=201).json["resource"]
+    maint = factories.headers(lab["users"]["maint"])
+    before = snapshot(db)
+    refused = testapp.delete(f"{url}/{made['identifier']}", headers=maint, status=403)
+    assert "delete a bot account with access level Owner" in refused.text
+    testapp.post_json(f"{url}/{made['identifier']}/tokens",
+                      {"name": "mine", "scopes": ["api"]}, headers=maint, status=403)
+    assert snapshot(db) == before
+    # It may still list them, and take a token back.
+    assert len(testapp.get(url, headers=maint).json["resource"]["resources"]) == 1
+    token_id = made["personalAccessToken"]["identifier"]
+    testapp.delete(f"{url}/{made['identifier']}/tokens/{token_id}", headers=maint,
+                   status=200)
