@@ -96,7 +96,7 @@ def test_a_maintainer_bot_writes_like_a_maintainer(graphql, factories, outbreak)
     assert _sample(graphql, headers, project, "by-maintainer")["errors"] == []
 
 
-def test_a_human_uploader_of_a_group_uploads_too(graphql, factories):
+def test_a_human_uploader_of_a_group_uploads_too(graphql, factories, testapp, db):
     owner = factories.user(username="owner")
     uploader = factories.user(username="uploader")
     group = factories.group(owner, name="Upload lab", members=[(uploader, AccessLevel.UPLOADER)])
@@ -107,6 +107,16 @@ def test_a_human_uploader_of_a_group_uploads_too(graphql, factories):
     body = graphql(UPDATE, {"input": {"sampleId": made["sample"]["id"],
                                       "metadata": {"host": "cow"}}})
     assert body["data"]["updateSampleMetadata"]["errors"] == []
+    # ...but neither changes nor deletes the project, nor removes the sample from it.
+    headers = factories.headers(uploader)
+    testapp.patch_json(f"/api/projects/{project.id}", {"projectDescription": "x"},
+                       headers=headers, status=403)
+    testapp.delete(f"/api/projects/{project.id}", headers=headers, status=403)
+    sample_id = made["sample"]["id"].rsplit("/", 1)[1]
+    testapp.delete(f"/api/projects/{project.id}/samples/{sample_id}", headers=headers,
+                   status=403)
+    db.expire_all()
+    assert db.get(Project, project.id) is not None
 
 
 def test_a_deleted_bots_token_stops_at_once(graphql, factories, outbreak):
