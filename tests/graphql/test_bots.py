@@ -93,7 +93,25 @@ def test_only_the_uploader_level_uploads(graphql, factories, outbreak, db, level
 def test_a_maintainer_bot_writes_like_a_maintainer(graphql, factories, outbreak):
     _, project, _ = outbreak
     _, _, headers = _bot(factories, project, "MAINTAINER")
-    assert _sample(graphql, headers, project, "by-maintainer")["errors"] == []
+    made = _sample(graphql, headers, project, "by-maintainer")
+    assert made["errors"] == []
+    body = graphql(UPDATE, {"input": {"sampleId": made["sample"]["id"],
+                                      "metadata": {"host": "cow"}}}, headers=headers)
+    assert body["data"]["updateSampleMetadata"]["errors"] == []
+
+
+def test_a_group_maintainer_writes_metadata_of_the_projects_samples(graphql, factories):
+    """Reaching a project only through groups is reaching it: the metadata write check
+    counted direct members alone, and refused a group maintainer every field."""
+    owner = factories.user(username="owner")
+    maint = factories.user(username="maint")
+    group = factories.group(owner, name="Lab", members=[(maint, AccessLevel.MAINTAINER)])
+    project = factories.project(owner=owner, name="Grouped", group=group)
+    sample = factories.sample(project, name="sample-1")
+    body = graphql.as_user(maint)(UPDATE, {"input": {"sampleId": gid("Sample", sample.id),
+                                                     "metadata": {"host": "cow"}}})
+    assert body["data"]["updateSampleMetadata"]["errors"] == []
+    assert body["data"]["updateSampleMetadata"]["sample"]["metadata"] == {"host": "cow"}
 
 
 def test_a_human_uploader_of_a_group_uploads_too(graphql, factories, testapp, db):
