@@ -1,4 +1,8 @@
-"""Automated analyses: a project's chosen analysis types run on every new upload."""
+"""Automated analyses: a project's chosen analysis types run on every new upload.
+
+The worker launches them under no caller; each is recorded as submitted by the project's
+automation bot (:func:`seqcore.accounts.bots.automation_bot_id`), as IRIDA Next records its
+automated workflow executions, so a submission's submitter is always an account."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import object_session
 
 from seqcore import hookimpl
+from seqcore.accounts.bots import automation_bot_id
 from seqcore.analysis.parameters import check_parameters
 from seqcore.analysis.readiness import readiness
 from seqcore.models.analysis import AutomatedAnalysis, Priority
@@ -48,4 +53,5 @@ def sequencing_object_processed(sequencing_object: Any, kind: str, registry: Any
             inputs=[sequencing_object], parameters=values,
             project_ids=[automated.project_id],
             update_samples=bool(owns and analysis_type.writes_back),
-            priority=Priority.LOW.value, submitter_id=None, automated=True)
+            priority=Priority.LOW.value,
+            submitter_id=automation_bot_id(db, automated.project_id), automated=True)

@@ -8,6 +8,7 @@ to it, and importing this package registers them all. The console script is
 
 from seqcore.cli import (
     backups,
+    bots,
     clients,
     database,
     init,
@@ -21,5 +22,5 @@ from seqcore.cli import (
 from seqcore.cli.base import Env, main, pass_env
 from seqcore.cli.serve import bootstrap
 
-__all__ = ["Env", "backups", "bootstrap", "clients", "database", "init", "main", "pass_env",
+__all__ = ["Env", "backups", "bootstrap", "bots", "clients", "database", "init", "main", "pass_env",
            "plugins", "serve", "tokens", "tools", "users", "worker"]

@@ -37,6 +37,7 @@ from seqcore.graphql.types import Project, User
 from seqcore.models.group import AccessLevel, GroupHierarchy, GroupMember
 from seqcore.models.group import Group as GroupModel
 from seqcore.models.project import Project as ProjectModel
+from seqcore.models.user import User as UserModel
 
 GroupOrderField = graphene.Enum("GroupOrderField", [
     ("created_at", "created_at"), ("name", "name"), ("updated_at", "updated_at")])
@@ -254,7 +255,10 @@ class Group(graphene.ObjectType):
                                                  "groups above)."),
         user_type=graphene.List(graphene.NonNull(graphene.String),
                                 default_value=["human"],
-                                description="Kinds of accounts: seqcore's are all human."))
+                                description="Kinds of accounts listed (`human`, "
+                                            "`group_bot`, `project_bot`, "
+                                            "`project_automation_bot`): people only by "
+                                            "default, as IRIDA Next lists them."))
     attachments = graphene.Field(lambda: connection_for(Attachment), **attachment_args(),
                                  description="Attachments on the group")
 
@@ -302,8 +306,9 @@ class Group(graphene.ObjectType):
                  .join(GroupHierarchy, GroupHierarchy.ancestor_id == GroupMember.group_id))
         if direct_only:
             query = query.where(GroupHierarchy.depth == 0)
-        if user_type is not None and "human" not in user_type:
-            query = query.where(GroupMember.id.is_(None))  # every seqcore account is human
+        if user_type is not None:
+            query = query.join(UserModel, UserModel.id == GroupMember.user_id).where(
+                UserModel.account_type.in_(sorted(set(user_type))))
         order = Ordering(GroupMember.created, GroupMember.id, temporal=True)
         loader = info.context.loaders.pages(
             _page_key(info, direct=direct_only, types=tuple(user_type or ()), **page),

@@ -54,14 +54,16 @@ class User(graphene.ObjectType):
 
     email = graphene.String(required=True)
     user_type = graphene.String(required=True, description="IRIDA Next's kind of account: "
-                                                            "every seqcore account is `human`.")
+                                                            "`human`, `project_bot`, "
+                                                            "`group_bot` or "
+                                                            "`project_automation_bot`.")
     created_at = graphene.DateTime(required=True)
     updated_at = graphene.DateTime(required=True)
     resolve_id = staticmethod(_gid)
 
     @staticmethod
     def resolve_user_type(user: UserModel, info: Any) -> str:
-        return "human"
+        return user.account_type
 
     @staticmethod
     def resolve_created_at(user: UserModel, info: Any) -> Any:

@@ -18,6 +18,7 @@ from seqcore.models.analysis import (
     SubmissionProject,
 )
 from seqcore.models.attachment import Attachment, DirectUpload
+from seqcore.models.bot import NamespaceBot
 from seqcore.models.export import DataExport, ExportState
 from seqcore.models.fielddecl import MetadataField, MetadataTemplate, MetadataTemplateField
 from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
@@ -44,7 +45,7 @@ from seqcore.models.sequencing import (
     UploadStatus,
 )
 from seqcore.models.trash import TrashEntry
-from seqcore.models.user import SystemRole, User
+from seqcore.models.user import SystemRole, User, UserType
 
 __all__ = [
     "AccessLevel",
@@ -70,6 +71,7 @@ __all__ = [
     "MetadataField",
     "MetadataTemplate",
     "MetadataTemplateField",
+    "NamespaceBot",
     "NcbiSubmission",
     "NcbiSubmissionRun",
     "NcbiSubmissionSample",
@@ -100,5 +102,6 @@ __all__ = [
     "TrashEntry",
     "UploadStatus",
     "User",
+    "UserType",
     "WebSession",
 ]

@@ -50,6 +50,9 @@ ROLE_LEVELS = {"PROJECT_USER": AccessLevel.ANALYST, "PROJECT_OWNER": AccessLevel
 #: The lowest level that reads (every level does) and the lowest that writes.
 READ_LEVEL = AccessLevel.GUEST
 WRITE_LEVEL = AccessLevel.MAINTAINER
+#: The level that uploads (creates samples, adds their files and metadata) without writing
+#: the project: IRIDA Next's uploader rights, which the analyst above it does not have.
+UPLOAD_LEVEL = AccessLevel.UPLOADER
 
 
 class Group(Base):

@@ -16,13 +16,16 @@ from seqcore.models.puid import USER_NAMESPACE, puid_default
 
 class SystemRole(enum.StrEnum):
     """System-wide roles. ADMIN > MANAGER > USER and ADMIN > TECHNICIAN > USER; SEQUENCER
-    (the uploader's account) stands outside that ladder and is granted by name."""
+    (the uploader's account) stands outside that ladder and is granted by name. BOT is the
+    role of bot accounts (:class:`UserType`): it grants nothing system-wide (no project or
+    group creation, no account listing), so a bot holds only what its namespace gives it."""
 
     ADMIN = "ROLE_ADMIN"
     USER = "ROLE_USER"
     MANAGER = "ROLE_MANAGER"
     SEQUENCER = "ROLE_SEQUENCER"
     TECHNICIAN = "ROLE_TECHNICIAN"
+    BOT = "ROLE_BOT"
 
     @property
     def implied(self) -> frozenset[SystemRole]:
@@ -34,8 +37,29 @@ class SystemRole(enum.StrEnum):
             SystemRole.TECHNICIAN: {SystemRole.TECHNICIAN, SystemRole.USER},
             SystemRole.USER: {SystemRole.USER},
             SystemRole.SEQUENCER: {SystemRole.SEQUENCER},
+            SystemRole.BOT: {SystemRole.BOT},
         }
         return frozenset(ladder[self])
+
+
+class UserType(enum.StrEnum):
+    """IRIDA Next's kinds of account (``HasUserType``): people, and the bot accounts a
+    project or group makes for programs (:mod:`seqcore.projects.bots`) or that a project's
+    automated analyses are launched under (:mod:`seqcore.accounts.bots`)."""
+
+    HUMAN = "human"
+    PROJECT_BOT = "project_bot"
+    GROUP_BOT = "group_bot"
+    PROJECT_AUTOMATION_BOT = "project_automation_bot"
+
+    @property
+    def is_bot(self) -> bool:
+        return self is not UserType.HUMAN
+
+
+#: The kinds of bots a project or group makes and manages (the automation bot is made by
+#: automation alone, and is neither listed nor given tokens).
+MADE_BOT_TYPES = (UserType.PROJECT_BOT.value, UserType.GROUP_BOT.value)
 
 
 def name_key(value: str) -> str:
@@ -72,7 +96,11 @@ class User(Base):
     phone_number: Mapped[str | None] = mapped_column(String(255))
     enabled: Mapped[bool] = mapped_column(default=True)
     system_role: Mapped[str] = mapped_column(String(32), default=SystemRole.USER.value)
+    # IRIDA's userType (REST): TYPE_LOCAL for accounts with a password here.
     user_type: Mapped[str] = mapped_column(String(32), default="TYPE_LOCAL")
+    # IRIDA Next's user_type (GraphQL ``User.userType``, :class:`UserType`): ``human`` or
+    # one of the bot kinds. Bots never sign in with a password (seqcore.security.signin).
+    account_type: Mapped[str] = mapped_column(String(32), default=UserType.HUMAN.value)
     locale: Mapped[str] = mapped_column(String(16), default="en")
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
@@ -89,6 +117,10 @@ class User(Base):
     @property
     def role(self) -> SystemRole:
         return SystemRole(self.system_role)
+
+    @property
+    def is_bot(self) -> bool:
+        return self.account_type != UserType.HUMAN.value
 
     @property
     def label(self) -> str:

@@ -80,7 +80,8 @@ class UserSchema(Schema):
                          "You must provide a last name.")
     phoneNumber = _at_least(4, "Phone number must be at least 4 characters long.",
                             "You must provide a phone number.")
-    systemRole = Choice([r.value for r in SystemRole],
+    # ROLE_BOT is a bot account's, given when the bot is made (seqcore.projects.bots).
+    systemRole = Choice([r.value for r in SystemRole if r is not SystemRole.BOT],
                         error="You must provide a valid system role: {choices}.")
     enabled = fields.Boolean()
     locale = _text(validate=validate.Length(min=2, max=16))
@@ -149,6 +150,29 @@ class GroupMemberSchema(Schema):
     accessLevel = fields.Raw(required=True, error_messages=_required(
         "You must provide an accessLevel."))
     # When the membership ends (checked by seqcore.parsing.expiry.parse_expiry).
+    expiresAt = fields.Raw(load_default=None, allow_none=True)
+
+
+class BotTokenSchema(Schema):
+    """A bot's personal access token: its name, scopes (``read_api``, ``api``) and optional
+    expiry (``YYYY-MM-DD``), checked by :mod:`seqcore.projects.bots`."""
+
+    name = fields.Raw(required=True, error_messages=_required("You must provide a name."))
+    scopes = fields.Raw(required=True, error_messages=_required(
+        "You must provide scopes (read_api, api)."))
+    expiresAt = fields.Raw(load_default=None, allow_none=True)
+
+
+class BotSchema(Schema):
+    """A new project or group bot: its access level (a name or IRIDA Next's number) and its
+    first token (``tokenName``, ``scopes``, ``expiresAt``)."""
+
+    accessLevel = fields.Raw(required=True, error_messages=_required(
+        "You must provide an accessLevel."))
+    tokenName = fields.Raw(required=True, error_messages=_required(
+        "You must provide a tokenName (the bot's first personal access token)."))
+    scopes = fields.Raw(required=True, error_messages=_required(
+        "You must provide scopes (read_api, api)."))
     expiresAt = fields.Raw(load_default=None, allow_none=True)
 
 

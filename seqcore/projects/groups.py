@@ -41,7 +41,7 @@ from seqcore.models.group import (
     GroupShare,
 )
 from seqcore.models.project import Project
-from seqcore.models.user import SystemRole, User
+from seqcore.models.user import SystemRole, User, UserType
 from seqcore.notifications.events import member_added
 from seqcore.parsing.expiry import check_ahead
 from seqcore.projects.expiry import check_own_expiry
@@ -223,9 +223,16 @@ def check_may_create_in(db: Session, group: Group, user_id: int, what: str) -> N
 
 def project_membership_level(db: Session, project: Project, user_id: int) -> int:
     """The account's level on the project from its direct membership (``PROJECT_OWNER`` is
-    owner, ``PROJECT_USER`` analyst) or membership of the project's group tree; 0 for
-    none."""
+    owner, ``PROJECT_USER`` analyst), membership of the project's group tree, or (a project
+    bot) the level it was made with; 0 for none."""
+    from seqcore.models.bot import NamespaceBot
     from seqcore.models.project import ProjectMember, ProjectRole
+
+    bot = db.scalar(select(NamespaceBot.access_level).where(
+        NamespaceBot.project_id == project.id, NamespaceBot.user_id == user_id,
+        NamespaceBot.deleted_at.is_(None)))
+    if bot is not None:
+        return int(bot)
 
     role = db.scalar(select(ProjectMember.role).where(ProjectMember.project_id == project.id,
                                                       ProjectMember.user_id == user_id,
@@ -269,18 +276,24 @@ def add_group_member(db: Session, group: Group, user: User, level: AccessLevel,
 
 
 def permanent_owners(db: Session, group_id: int) -> int:
-    """The group's direct owners whose membership does not expire."""
-    return db.scalar(select(func.count()).select_from(GroupMember).where(
+    """The group's direct owners whose membership does not expire; bot accounts never
+    count (a group must keep a person who owns it)."""
+    return db.scalar(select(func.count()).select_from(GroupMember)
+                     .join(User, User.id == GroupMember.user_id).where(
         GroupMember.group_id == group_id,
         GroupMember.access_level == AccessLevel.OWNER.value,
-        GroupMember.expires_at.is_(None))) or 0
+        GroupMember.expires_at.is_(None),
+        User.account_type == UserType.HUMAN.value)) or 0
 
 
 def _keeps_an_owner(db: Session, group: Group, member: GroupMember) -> None:
     """:class:`LastGroupOwner` if ``member`` is the last owner of a top-level group whose
     membership does not expire (and is about to stop being one)."""
     if (group.parent_id is None and member.access_level == AccessLevel.OWNER.value
-            and member.expires_at is None and permanent_owners(db, group.id) <= 1):
+            and member.expires_at is None
+            and db.scalar(select(User.account_type).where(User.id == member.user_id))
+            == UserType.HUMAN.value
+            and permanent_owners(db, group.id) <= 1):
         raise LastGroupOwner()
 
 

@@ -27,6 +27,7 @@ from seqcore.db.locks import lock_row
 from seqcore.errors.domain import Conflict, Forbidden, Invalid, NotFound
 from seqcore.governance.activity import operation
 from seqcore.models.project import Project, ProjectMember, ProjectRole
+from seqcore.models.user import User, UserType
 from seqcore.notifications.events import member_added
 from seqcore.parsing.expiry import check_ahead
 from seqcore.projects.expiry import check_own_expiry
@@ -97,11 +98,19 @@ def lock_project(db: Session, project_id: int) -> None:
 
 
 def owner_count(db: Session, project_id: int) -> int:
-    """The project's owners whose membership does not expire (those that keep it owned)."""
-    return db.scalar(select(func.count()).select_from(ProjectMember).where(
+    """The project's owners whose membership does not expire (those that keep it owned).
+    Bot accounts never count: a project must keep a person who owns it."""
+    return db.scalar(select(func.count()).select_from(ProjectMember)
+                     .join(User, User.id == ProjectMember.user_id).where(
         ProjectMember.project_id == project_id,
         ProjectMember.role == ProjectRole.OWNER.value,
-        ProjectMember.expires_at.is_(None))) or 0
+        ProjectMember.expires_at.is_(None),
+        User.account_type == UserType.HUMAN.value)) or 0
+
+
+def _is_human(db: Session, user_id: int) -> bool:
+    """Whether the account is a person's (only those count as the owner a project keeps)."""
+    return db.scalar(select(User.account_type).where(User.id == user_id)) == UserType.HUMAN.value
 
 
 def _membership(db: Session, project_id: int, user_id: int) -> ProjectMember | None:
@@ -164,7 +173,8 @@ def change_member_expiry(db: Session, project_id: int, user_id: int, username: s
         raise NoLongerMember(username)
     check_own_expiry(actor_id, user_id, member.expires_at, expires_at)
     if (expires_at is not None and member.role == ProjectRole.OWNER.value
-            and member.expires_at is None and owner_count(db, project_id) <= 1):
+            and member.expires_at is None and _is_human(db, user_id)
+            and owner_count(db, project_id) <= 1):
         raise LastOwner()
     member.expires_at = expires_at
     db.flush()
@@ -186,7 +196,7 @@ def remove_member(db: Session, project_id: int, user_id: int, username: str,
     if member is None:
         raise NoLongerMember(username)
     if (member.role == ProjectRole.OWNER.value and member.expires_at is None
-            and owner_count(db, project_id) <= 1):
+            and _is_human(db, user_id) and owner_count(db, project_id) <= 1):
         raise LastOwner()
     db.delete(member)
     db.flush()
@@ -287,11 +297,13 @@ def update_project(db: Session, project: Project, values: ProjectValues) -> None
 @operation("project.delete")
 def delete_project(db: Session, pm: Any, project: Project, request: Any = None) -> None:
     """Delete the project, the samples no other project holds (plugins are told first,
-    as :func:`seqcore.samples.samples.delete_samples` says) and its data exports (their bundles
-    removed once this commits)."""
+    as :func:`seqcore.samples.samples.delete_samples` says), its data exports (their bundles
+    removed once this commits) and its bots (their accounts disabled, their tokens revoked)."""
     from seqcore.exports.jobs import delete_project_exports
+    from seqcore.projects.bots import end_project_bots
     from seqcore.samples.samples import delete_samples, orphans_after_removal
 
+    end_project_bots(db, project.id)
     orphans = orphans_after_removal(db, project.id)
     delete_samples(db, pm, orphans, request)
     pm.hook.projects_deleting(project_ids=[project.id], request=request)

@@ -50,8 +50,10 @@ class GroupResource(Context):
         return self._acl
 
     def child(self, key: str) -> Any:
+        from seqcore.resources.bots import NamespaceBots
+
         children = {"groups": Subgroups, "projects": GroupProjects, "members": GroupMembers,
-                    "shares": GroupShares}
+                    "shares": GroupShares, "bots": NamespaceBots}
         if key in children:
             return children[key](self.request, key, self)
         raise KeyError(key)

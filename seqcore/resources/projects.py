@@ -113,6 +113,10 @@ class ProjectResource(Context):
             return ProjectExports(self.request, key, self)
         if key == "sampleImports":
             return ProjectSampleImports(self.request, key, self)
+        if key == "bots":
+            from seqcore.resources.bots import NamespaceBots
+
+            return NamespaceBots(self.request, key, self)
         if key == "automatedAnalyses":
             from seqcore.resources.analyses import AutomatedAnalyses
 

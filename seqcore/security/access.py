@@ -57,7 +57,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 from seqcore.db import AnySelect
 from seqcore.models.analysis import AnalysisSubmission, SubmissionProject
 from seqcore.models.export import DataExport
-from seqcore.models.group import READ_LEVEL, WRITE_LEVEL, Group
+from seqcore.models.group import READ_LEVEL, UPLOAD_LEVEL, WRITE_LEVEL, Group
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.sample import ProjectSample, Sample
 from seqcore.models.sequencing import SequencingRun
@@ -420,6 +420,9 @@ GROUP_READERS = _routes(GROUP_ROUTES, READ_LEVEL)
 GROUP_WRITERS = _routes(GROUP_ROUTES, WRITE_LEVEL)
 PROJECT_READERS = _routes(PROJECT_ROUTES, READ_LEVEL)
 PROJECT_WRITERS = _routes(PROJECT_ROUTES, WRITE_LEVEL)
+#: Routes at exactly the uploader's level (IRIDA Next's ``token_active?`` rules: the
+#: uploader creates and fills samples; the analyst and guest do not).
+PROJECT_UPLOADERS = [partial(route, UPLOAD_LEVEL, True) for route in PROJECT_ROUTES]
 
 
 def shared_with_a_project(submission_id: Any) -> ColumnElement[bool]:
@@ -445,6 +448,8 @@ PROJECT = Rules("project", Project, Permission.PROJECT_READ, (
     *(Grant(Related(route), (Permission.PROJECT_READ, Permission.EXPORT_CREATE))
       for route in PROJECT_READERS),
     *(Grant(Related(route), OWNER_PERMISSIONS) for route in PROJECT_WRITERS),
+    # Uploaders (through groups, or a project bot made at that level) create samples.
+    *(Grant(Related(route), (Permission.SAMPLE_CREATE,)) for route in PROJECT_UPLOADERS),
 ), PROJECTS, frozen=Frozen(archived_project, PROJECT_READ_ONLY))
 
 SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
@@ -459,6 +464,11 @@ SAMPLE = Rules("sample", Sample, Permission.SAMPLE_READ, (
     *(Grant(Related(_through_projects(route, ProjectSample.sample_id, ProjectSample.project_id,
                                       ProjectSample.owner.is_(True))), SAMPLE_OWNER_PERMISSIONS)
       for route in PROJECT_WRITERS),
+    # Uploaders change the samples their project owns (files, attachments, metadata) but
+    # own none of them, so they hand no ownership on.
+    *(Grant(Related(_through_projects(route, ProjectSample.sample_id, ProjectSample.project_id,
+                                      ProjectSample.owner.is_(True))), (Permission.SAMPLE_WRITE,))
+      for route in PROJECT_UPLOADERS),
 ), SAMPLES, frozen=Frozen(owned_by_archived_project, SAMPLE_READ_ONLY))
 
 SUBMISSION = Rules("submission", AnalysisSubmission, Permission.SUBMISSION_READ, (

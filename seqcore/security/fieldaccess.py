@@ -246,7 +246,9 @@ def sample_hidden_fields(db: Session, caller: Caller, sample_id: int,
         member = db.scalar(select(ProjectMember.id).where(
             ProjectMember.project_id == project_id, ProjectMember.user_id == caller.user_id,
             ProjectMember.active))
-        if member is None and not caller.is_sequencer:
+        # A project the caller does not reach says nothing of what it may write; one it
+        # reaches through groups (a maintainer, an uploader, a project bot) does.
+        if member is None and not caller.is_sequencer and not _reaches(db, caller, project_id):
             continue
         if level is None:
             return set()

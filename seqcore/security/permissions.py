@@ -41,13 +41,15 @@ class Permission(enum.StrEnum):
     and owners of the group or a group above it (or through a share at that level),
     administrators."""
     SAMPLE_CREATE = "sample:create"
-    """Create samples in a project: owners, sequencer accounts, administrators."""
+    """Create samples in a project: owners, maintainers through groups, uploaders (a group
+    member or a project bot at exactly ``UPLOADER``), sequencer accounts, administrators."""
     SAMPLE_READ = "sample:read"
     """Read a sample and its metadata: members of any project holding it, sequencer accounts,
     administrators."""
     SAMPLE_WRITE = "sample:write"
-    """Change a sample, its metadata and files: owners of a project that owns it, sequencer
-    accounts, administrators."""
+    """Change a sample, its metadata and files: owners of a project that owns it (and
+    maintainers through groups), uploaders of such a project, sequencer accounts,
+    administrators."""
     SAMPLE_OWN = "sample:own"
     """Hand ownership of a sample on (share it with ``?ownership=true``, transfer it to
     another project): owners of a project that owns it and administrators. Sequencer

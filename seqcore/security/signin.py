@@ -176,7 +176,10 @@ def authenticate(request: Request, login: str, password: str) -> SignIn:
                         password or "")
         ok = False
     else:
-        ok = verify_password(user.password_hash, password or "") and user.enabled
+        # A bot account signs in nowhere: it has no password, and only its personal
+        # access tokens authenticate it (seqcore.projects.bots).
+        ok = (verify_password(user.password_hash, password or "") and user.enabled
+              and not user.is_bot)
     if not ok or user is None:
         record_failure(request, key)
         return SignIn(Outcome.BAD)

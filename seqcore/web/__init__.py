@@ -28,6 +28,7 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.projects")
     config.include("seqcore.web.bulk")
     config.include("seqcore.web.manage")
+    config.include("seqcore.web.bots")
     config.include("seqcore.web.lifecycle")
     config.include("seqcore.web.samples")
     config.include("seqcore.web.qc")

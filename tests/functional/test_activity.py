@@ -151,6 +151,18 @@ def _group(w, members=()):
     return w.factories.group(w.owner, name="Lab", members=members)
 
 
+def _project_bot(w):
+    return w.testapp.post_json(f"/api/projects/{w.project.id}/bots", BOT, headers=w.h
+                               ).json["resource"]
+
+
+def _bot_url(w, bot, *rest):
+    return "/".join([f"/api/projects/{w.project.id}/bots/{bot['identifier']}", *rest])
+
+
+BOT = {"accessLevel": "UPLOADER", "tokenName": "sequencer", "scopes": ["api"]}
+
+
 def _group_with_member(w):
     return _group(w, [(w.member, AccessLevel.GUEST)])
 
@@ -279,6 +291,16 @@ SCENARIOS = {
         "client"),
     "groupMember.remove": (_group_with_member, lambda w, g: w.testapp.delete(
         f"/api/groups/{g.id}/members/member", headers=w.h), "client"),
+    "bot.create": (None, lambda w: w.testapp.post_json(
+        f"/api/projects/{w.project.id}/bots", BOT, headers=w.h), "client"),
+    "bot.delete": (_project_bot, lambda w, bot: w.testapp.delete(_bot_url(w, bot),
+                                                                 headers=w.h), "client"),
+    "botToken.create": (_project_bot, lambda w, bot: w.testapp.post_json(
+        _bot_url(w, bot, "tokens"), {"name": "more", "scopes": ["read_api"]}, headers=w.h),
+        "client"),
+    "botToken.revoke": (_project_bot, lambda w, bot: w.testapp.delete(
+        _bot_url(w, bot, "tokens", bot["personalAccessToken"]["identifier"]), headers=w.h),
+        "client"),
     "groupShare.create": (_group, lambda w, g: w.testapp.post_json(
         f"/api/projects/{w.project.id}/shares", {"groupId": g.id, "accessLevel": "GUEST"},
         headers=w.h), "client"),

@@ -14,11 +14,12 @@ from sqlalchemy import update
 from seqcore.db import utcnow
 from seqcore.models.export import DataExport
 from seqcore.models.fielddecl import MetadataField, MetadataTemplate
-from seqcore.models.group import AccessLevel
+from seqcore.models.group import AccessLevel, Group
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.oauth import OAuthToken
-from seqcore.models.project import ProjectRole
+from seqcore.models.project import Project, ProjectRole
 from seqcore.models.user import SystemRole
+from seqcore.projects.bots import create_bot
 from seqcore.testing.snapshots import restore_snapshot, take_snapshot
 from tests.dbstate import snapshot
 
@@ -64,6 +65,9 @@ NCBI_SUBMISSION = {"bioProject": "PRJNA1", "organization": "Matrix lab", "namesp
                    "libraryStrategy": "WGS", "librarySource": "GENOMIC",
                    "librarySelection": "RANDOM", "instrumentModel": "Illumina MiSeq",
                    "samples": [{"sampleId": "{sid}", "bioSample": "SAMN1"}]}
+
+NEW_BOT = {"accessLevel": "GUEST", "tokenName": "matrix", "scopes": ["read_api"]}
+NEW_BOT_TOKEN = {"name": "matrix", "scopes": ["read_api"]}
 
 # (endpoint name, method) -> (path template, JSON body or None, statuses per caller)
 def kind_rules(segment: str) -> dict:
@@ -340,6 +344,28 @@ RULES = {
     # Unarchiving a live project: 409 for owners; readers who do not own it 403.
     ("api.project.archive", "DELETE"): ("/api/projects/{pid}/archive", None,
                                         PROJECT_WRITE(409)),
+    # Bot accounts: maintainers and owners (and administrators) manage them; readers 403.
+    ("api.project.bots", "GET"): ("/api/projects/{pid}/bots", None, PROJECT_WRITE(200)),
+    ("api.project.bots", "POST"): ("/api/projects/{pid}/bots", NEW_BOT, PROJECT_WRITE(201)),
+    ("api.project.bot", "GET"): ("/api/projects/{pid}/bots/{pbid}", None, PROJECT_WRITE(200)),
+    ("api.project.bot", "DELETE"): ("/api/projects/{pid}/bots/{pbid}", None,
+                                    PROJECT_WRITE(200)),
+    ("api.project.bot.tokens", "GET"): ("/api/projects/{pid}/bots/{pbid}/tokens", None,
+                                        PROJECT_WRITE(200)),
+    ("api.project.bot.tokens", "POST"): ("/api/projects/{pid}/bots/{pbid}/tokens",
+                                         NEW_BOT_TOKEN, PROJECT_WRITE(201)),
+    ("api.project.bot.token", "DELETE"): ("/api/projects/{pid}/bots/{pbid}/tokens/{pbtid}",
+                                          None, PROJECT_WRITE(200)),
+    ("api.group.bots", "GET"): ("/api/groups/{gid}/bots", None, GROUP_WRITE(200)),
+    ("api.group.bots", "POST"): ("/api/groups/{gid}/bots", NEW_BOT, GROUP_WRITE(201)),
+    ("api.group.bot", "GET"): ("/api/groups/{gid}/bots/{gbid}", None, GROUP_WRITE(200)),
+    ("api.group.bot", "DELETE"): ("/api/groups/{gid}/bots/{gbid}", None, GROUP_WRITE(200)),
+    ("api.group.bot.tokens", "GET"): ("/api/groups/{gid}/bots/{gbid}/tokens", None,
+                                      GROUP_WRITE(200)),
+    ("api.group.bot.tokens", "POST"): ("/api/groups/{gid}/bots/{gbid}/tokens", NEW_BOT_TOKEN,
+                                       GROUP_WRITE(201)),
+    ("api.group.bot.token", "DELETE"): ("/api/groups/{gid}/bots/{gbid}/tokens/{gbtid}", None,
+                                        GROUP_WRITE(200)),
     ("api.project.share", "GET"): ("/api/projects/{pid}/shares/{psid}", None,
                                    expect(200, 404, **READERS)),
     ("api.project.share", "DELETE"): ("/api/projects/{pid}/shares/{psid}", None,
@@ -427,6 +453,16 @@ def _build_world(factories, db):
     third = factories.group(users["owner"], name="Matrix third")
     group_share = factories.share(partners, AccessLevel.GUEST, group=group)
     project_share = factories.share(partners, AccessLevel.GUEST, project=project)
+    with factories.session_factory() as session:
+        project_bot, project_bot_token = create_bot(
+            session, session.get_one(Project, project.id), "UPLOADER", "matrix", ["api"],
+            actor_id=None)
+        group_bot, group_bot_token = create_bot(
+            session, session.get_one(Group, group.id), "GUEST", "matrix", ["read_api"],
+            actor_id=None)
+        bots = {"pbid": project_bot.id, "pbtid": project_bot_token.record.id,
+                "gbid": group_bot.id, "gbtid": group_bot_token.record.id}
+        session.commit()
     return users, {"gid": group.id, "third_gid": third.id, "gsid": group_share.id,
                    "psid": project_share.id, "pid": project.id, "mfid": field.id,
                    "tid": template.id, "member_id": users["member"].id, "sid": sample.id,
@@ -434,7 +470,7 @@ def _build_world(factories, db):
                    "rid": run.id, "pairs_oid": pair.id, "pairs_fid": pair.files[0].id,
                    "unpaired_oid": single.id, "unpaired_fid": single.files[0].id,
                    "fid": single.files[0].id, "oid": pair.id, "subid": submission.id,
-                   "outid": submission.outputs[0].id}
+                   "outid": submission.outputs[0].id, **bots}
 
 
 def fill(body, ids):

@@ -24,6 +24,9 @@ PINNED = {
     "api.exports": 2,
     "api.group": 3,
     "api.group.groups": 4,
+    "api.group.bot": 5,
+    "api.group.bot.tokens": 5,
+    "api.group.bots": 4,
     "api.group.member": 4,
     "api.group.members": 4,
     "api.group.projects": 4,
@@ -43,6 +46,9 @@ PINNED = {
     "api.project.analyses": 3,
     "api.project.analyses.type": 3,
     "api.project.automated": 3,
+    "api.project.bot": 4,
+    "api.project.bot.tokens": 4,
+    "api.project.bots": 3,
     "api.project.exports": 3,
     # the samples, metadata, objects, attachments (seqcore.projects.projecthash)
     "api.project.hash": 6,
@@ -122,6 +128,7 @@ def grow(factories, users, ids, n: int) -> None:
     from seqcore.models.ncbi import NcbiSubmission, NcbiSubmissionRun, NcbiSubmissionSample
     from seqcore.models.project import Project, ProjectMember
     from seqcore.models.sample import Sample
+    from seqcore.projects.bots import create_bot, create_bot_token
 
     with factories.session_factory() as db:
         project = db.get(Project, ids["pid"])
@@ -144,6 +151,12 @@ def grow(factories, users, ids, n: int) -> None:
                                   organization="Lab", namespace="LAB", samples=[row]))
             db.add(DataExport(project_id=project.id, requester_id=users["owner"].id,
                               selection={"samples": [sample.id]}))
+        db.commit()
+        for i in range(n):  # bots of the project, and tokens of the matrix's bot
+            bot = create_bot(db, project, "GUEST", f"extra {i}", ["api"], actor_id=None)[0]
+            create_bot_token(db, project, bot.id, f"more {i}", ["read_api"], actor_id=None)
+            create_bot_token(db, project, ids["pbid"], f"more {i}", ["read_api"],
+                             actor_id=None)
         db.commit()
     ids["round"] += 1
 

@@ -248,12 +248,15 @@ def test_a_group_launch_takes_only_the_groups_samples_the_caller_reads(
     assert db.query(AnalysisSubmission).count() == 0
 
 
-def test_an_automated_execution_has_no_submitter(graphql, testapp, outbreak, factories,
-                                                 app_config, db):
-    """seqcore launches automated analyses itself, under no account: ``submitter`` is null,
-    never an internal error."""
+def test_an_automated_execution_is_submitted_by_the_projects_automation_bot(
+        graphql, testapp, outbreak, factories, app_config, db):
+    """seqcore launches automated analyses itself; each is recorded as submitted by the
+    project's automation bot (made the first time automation launches there), as IRIDA Next
+    records them: ``submitter`` names it, never null, never an internal error. The bot is
+    not one of the project's bots to manage."""
     from seqcore.analysis.worker import AnalysisWorker
     from seqcore.models.analysis import AnalysisSubmission
+    from seqcore.models.user import User
     from seqcore.qc.processing import Worker
     from seqcore.testing.uploads import multipart
 
@@ -267,12 +270,18 @@ def test_an_automated_execution_has_no_submitter(graphql, testapp, outbreak, fac
                  headers={**headers, "Content-Type": content_type})
     Worker(app_config.registry).run_until_idle()
     submission = db.query(AnalysisSubmission).one()
-    assert submission.automated and submission.submitter_id is None
+    bot = db.get(User, submission.submitter_id)
+    assert submission.automated and bot.account_type == "project_automation_bot"
+    assert bot.username == f"{project.puid.lower()}_automation_bot"
     AnalysisWorker(app_config.registry).run_until_idle(timeout=120)
     graphql.as_user(owner)
     body = graphql("""query($id: ID!) { node(id: $id) { ... on WorkflowExecution {
-        name state submitter { email } submitterId } } }""",
+        name state submitter { email userType } submitterId } } }""",
                    {"id": gid("WorkflowExecution", submission.id)})
     assert "errors" not in body, body
-    assert body["data"]["node"] == {"name": submission.name, "state": "completed",
-                                    "submitter": None, "submitterId": None}
+    assert body["data"]["node"] == {
+        "name": submission.name, "state": "completed",
+        "submitter": {"email": bot.email, "userType": "project_automation_bot"},
+        "submitterId": gid("User", bot.id)}
+    listed = testapp.get(f"/api/projects/{project.id}/bots", headers=headers).json
+    assert listed["resource"]["resources"] == []

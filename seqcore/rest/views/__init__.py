@@ -15,6 +15,7 @@ def core_endpoints() -> list[Endpoint]:
         analyses,
         archive,
         attachments,
+        bots,
         exports,
         files,
         groups,
@@ -35,7 +36,7 @@ def core_endpoints() -> list[Endpoint]:
     )
 
     return [*root.ENDPOINTS, *users.ENDPOINTS, *projects.ENDPOINTS, *members.ENDPOINTS,
-            *samples.ENDPOINTS, *metadata.ENDPOINTS,
+            *bots.ENDPOINTS, *samples.ENDPOINTS, *metadata.ENDPOINTS,
             *metadatafields.ENDPOINTS, *activity.ENDPOINTS, *linelist.ENDPOINTS,
             *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,

@@ -49,7 +49,11 @@
 <th scope="col">${_("Expires")}</th></tr></thead>
 <tbody>
 % for user, member in members:
-<tr><td>${user.username}</td><td>${_(level_label(member.access_level))}</td>
+<tr><td>${user.username}\
+% if user.is_bot:
+ <span class="badge">${_("bot")}</span>\
+% endif
+</td><td>${_(level_label(member.access_level))}</td>
 <td>${fmt.when(member.expires_at)}\
 % if not member.active:
  <span class="badge">${_("expired")}</span>\
@@ -71,6 +75,8 @@ ${forms.field("name", _("Group name"), form.get("name", ""), problems, required=
 ${forms.field("path", _("Path"), form.get("path", ""), problems, hint=_("(optional: made from the name)"))}
 <p><button type="submit">${_("Create subgroup")}</button></p>
 </form>
+<h2>${_("Bot accounts")}</h2>
+<p><a href="${request.route_path('web.group.bots', id=group.id)}">${_("Bot accounts of this group")}</a></p>
 <h2>${_("New project in this group")}</h2>
 <p><a href="${request.route_path('web.projects', _query={'group': group.id})}#new-project">${_("Create a project here")}</a></p>
 </section>

@@ -10,6 +10,9 @@
 </ol></nav>
 </%def>
 <h1>${_("Manage")} ${project.name}</h1>
+% if can_write:
+<p><a href="${request.route_path('web.project.bots', id=project.id)}">${_("Bot accounts")}</a></p>
+% endif
 <h2 id="members">${_("Members")}</h2>
 <div class="table-wrap"><table aria-labelledby="members">
 <thead><tr><th scope="col">${_("Account")}</th><th scope="col">${_("Role")}</th>
