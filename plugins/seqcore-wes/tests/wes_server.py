@@ -64,10 +64,13 @@ class WesServer:
             [str(self.bin_dir / "wes-server"), f"--backend={self.backend}",
              "--opt", "runner=cwltool", "--port", str(self.port)],
             cwd=self.workdir, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
+        # service-info runs `cwltool --version` for each request: on a loaded machine that
+        # takes seconds, and a probe that gives up after two would only start another (the
+        # server answers one at a time), so each probe waits as long as it takes.
+        deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.url}/service-info", timeout=2).status_code == 200:
+                if httpx.get(f"{self.url}/service-info", timeout=60).status_code == 200:
                     return
             if self.process.poll() is not None:
                 break
