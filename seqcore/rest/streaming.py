@@ -4,6 +4,12 @@ The view checks permissions and builds the query inside the request's transactio
 are read afterwards, while the response is being written, on a connection of their own with a
 streaming cursor. Memory stays flat however large the collection, and the statement count is
 that of the query, whatever the row count.
+
+The rows' connection ends its transaction (a streaming cursor needs one) with ``COMMIT``, not
+the ``ROLLBACK`` closing it would send: it only read, so either ends it alike, but psycopg
+forgets every statement it had prepared on a connection when it rolls back, and the next
+requests on that connection would have PostgreSQL plan each statement again (4 ms for a
+sample's metadata read, against 0.3 ms prepared).
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ def stream_collection(
                 yield (("" if first else ", ") + ", ".join(batch)).encode()
             tail = _encode(links() if callable(links) else links)
             yield f'], "links": {tail}{extra_json}}}}}'.encode()
+            conn.commit()
         finally:
             conn.close()
 
