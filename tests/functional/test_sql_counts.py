@@ -53,7 +53,7 @@ PINNED = {
     "api.project.metadataTemplates": 5,
     "api.project.ncbi_submission": 4,
     "api.project.ncbi_submissions": 5,
-    "api.project.sample": 4,
+    "api.project.sample": 3,
     "api.project.sample_by_name": 3,
     "api.project.sample_by_sequencer_id": 3,
     "api.project.samples": 3,
