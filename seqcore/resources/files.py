@@ -20,7 +20,6 @@ from seqcore.models.sequencing import (
 )
 from seqcore.resources.base import Context, SampleNode, int_key
 
-
 V = TypeVar("V")
 
 

@@ -6,7 +6,7 @@ from functools import cache
 from types import SimpleNamespace
 from typing import Any, cast
 
-from sqlalchemy import and_, bindparam, select
+from sqlalchemy import and_, bindparam
 from sqlalchemy.orm.util import identity_key
 
 from seqcore.db.prepared import PreparedRead, attach

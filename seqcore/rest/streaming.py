@@ -23,7 +23,7 @@ from pyramid.response import Response
 from sqlalchemy import Select
 from sqlalchemy.engine import Connection
 
-from seqcore.services import IDatabaseEngine
+from seqcore.db import request_engine
 
 BATCH = 200
 
@@ -41,6 +41,7 @@ def stream_collection(
     query: Select,
     render: Callable[[Iterable[Any]], Iterator[dict | str]],
     extra: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
 ) -> Response:
     """A ``{"resource": {"resources": [...], "links": [...]}}`` response streamed from
     ``query``; ``render`` turns the row iterator into entries (it may group rows).
@@ -48,14 +49,16 @@ def stream_collection(
     ``links`` may be a function, called once every entry is written (paging links depend on
     whether more rows followed). ``render`` may yield entries already encoded as JSON text,
     for collections large enough that splicing pre-encoded parts beats encoding dicts.
+    ``params`` are the query's parameter values, if it has any.
     """
-    engine = request.find_service(IDatabaseEngine, context=None)
+    engine = request_engine(request)
     extra_json = "".join(f", {_encode(k)}: {_encode(v)}" for k, v in (extra or {}).items())
 
     def body() -> Iterator[bytes]:
         conn: Connection = engine.connect()
         try:
-            rows = conn.execution_options(stream_results=True, yield_per=2000).execute(query)
+            rows = conn.execution_options(stream_results=True, yield_per=2000).execute(
+                query, params or {})
             yield b'{"resource": {"resources": ['
             batch: list[str] = []
             first = True

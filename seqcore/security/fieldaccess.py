@@ -425,9 +425,9 @@ def check_writable(db: Session, caller: Caller, sample_ids: Iterable[int],
 
 __all__ = [
     "ALL",
+    "CALLER_ID",
     "LEVELS",
     "OPEN",
-    "CALLER_ID",
     "SERVICE",
     "Caller",
     "CallerKind",
