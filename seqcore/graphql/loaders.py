@@ -78,7 +78,7 @@ def readable_group(identity: Identity) -> Any:
 
 
 @cache
-def _metadata(kind: CallerKind) -> Select[Any]:
+def _metadata(kind: CallerKind) -> Select[int, str, str]:
     return (select(MetadataEntry.sample_id, MetadataEntry.field, MetadataEntry.value)
             .where(MetadataEntry.sample_id.in_(bindparam("sample_ids", expanding=True)),
                    readable_entry(caller_form(kind)))
@@ -86,7 +86,7 @@ def _metadata(kind: CallerKind) -> Select[Any]:
 
 
 @cache
-def _metadata_summaries(kind: CallerKind) -> Select[Any]:
+def _metadata_summaries(kind: CallerKind) -> Select[int, str, int]:
     return (select(ProjectSample.project_id, MetadataEntry.field,
                    func.count(func.distinct(MetadataEntry.sample_id)))
             .join(MetadataEntry, MetadataEntry.sample_id == ProjectSample.sample_id)

@@ -54,7 +54,7 @@ def _provenance(entry: MetadataEntry) -> dict[str, Any]:
 
 
 @cache
-def readable_metadata(kind: CallerKind) -> Select[tuple[MetadataEntry]]:
+def readable_metadata(kind: CallerKind) -> Select[MetadataEntry]:
     """A sample's values a caller of ``kind`` may read, by field: built once per kind
     (:func:`seqcore.security.fieldaccess.caller_form`), parameters ``sample_id`` and the
     caller's."""
