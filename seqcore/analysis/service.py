@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from seqcore.analysis.launching import (
     GENERIC_FIELDS,
@@ -249,6 +249,24 @@ def create_submission(db: Any, analysis_type: AnalysisType, *, name: str,
     return submission
 
 
+LATEST_SUBMISSIONS = "seqcore.latest_submissions"
+
+
+def latest_submissions(db: Any, object_ids: list[int]) -> dict[int, dict[str, int]]:
+    """For each object, by analysis type, the id of the latest submission whose inputs
+    include it: one statement for a page of objects, every type at once."""
+    rows = db.execute(
+        select(SubmissionInput.object_id, AnalysisSubmission.analysis_type,
+               func.max(AnalysisSubmission.id))
+        .join(SubmissionInput, SubmissionInput.submission_id == AnalysisSubmission.id)
+        .where(SubmissionInput.object_id.in_(object_ids))
+        .group_by(SubmissionInput.object_id, AnalysisSubmission.analysis_type))
+    found: dict[int, dict[str, int]] = {}
+    for object_id, analysis_type, submission_id in rows:
+        found.setdefault(object_id, {})[analysis_type] = submission_id
+    return found
+
+
 def latest_submission_href(type_name: str) -> Callable[[Any, Any], str | None]:
     """A :class:`~seqcore.framework.contrib.LinkSpec` href: the URL of the latest submission of
     ``type_name`` whose inputs include the context's sequencing object (``context.obj``),
@@ -256,12 +274,13 @@ def latest_submission_href(type_name: str) -> Callable[[Any, Any], str | None]:
     ``analysis/sistr`` are of this kind; its clients follow them and check the state."""
 
     def href(request: Any, context: Any) -> str | None:
-        submission_id = context.db.scalar(
-            select(AnalysisSubmission.id)
-            .join(SubmissionInput, SubmissionInput.submission_id == AnalysisSubmission.id)
-            .where(SubmissionInput.object_id == context.obj.id,
-                   AnalysisSubmission.analysis_type == type_name)
-            .order_by(AnalysisSubmission.id.desc()).limit(1))
+        def load(ids: list[int]) -> dict[int, dict[str, int]]:
+            return latest_submissions(context.db, ids)
+
+        batched = getattr(context, "batched", None)
+        latest = (batched(LATEST_SUBMISSIONS, load) if batched is not None
+                  else load([context.obj.id]))
+        submission_id = latest.get(context.obj.id, {}).get(type_name)
         if submission_id is None:
             return None
         return f"{request.application_url}/api/analysisSubmissions/{submission_id}"

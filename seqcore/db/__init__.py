@@ -7,7 +7,14 @@ error: a failed request leaves no half-written rows.
 
 from seqcore.db import identity  # noqa: F401  (ids never reused: SQLite AUTOINCREMENT)
 from seqcore.db.base import AnySelect, Base, utcnow
-from seqcore.db.session import get_engine, get_session_factory, includeme, rowcount, session_for
+from seqcore.db.session import (
+    get_engine,
+    get_session_factory,
+    includeme,
+    request_engine,
+    rowcount,
+    session_for,
+)
 
-__all__ = ["AnySelect", "Base", "get_engine", "get_session_factory", "includeme", "rowcount",
-           "session_for", "utcnow"]
+__all__ = ["AnySelect", "Base", "get_engine", "get_session_factory", "includeme",
+           "request_engine", "rowcount", "session_for", "utcnow"]

@@ -153,16 +153,57 @@ def _formatted(request: Request, errors: list[GraphQLError]) -> list[GraphQLForm
     return out
 
 
+class _TooLarge(Exception):
+    pass
+
+
+_encode = json.JSONEncoder().encode
+# How many levels of an answer are walked in Python (the envelope, the root fields, their
+# connections and lists): below, each part is encoded whole by the C encoder.
+_WALKED = 5
+
+
 def bounded_json(body: Any, limit: int) -> bytes | None:
-    """``body`` as JSON, or ``None`` as soon as it grows past ``limit`` bytes."""
-    chunks, size = [], 0
-    for chunk in json.JSONEncoder().iterencode(body):
-        data = chunk.encode("utf-8")
-        size += len(data)
+    """``body`` as JSON (the bytes ``json.dumps`` gives), or ``None`` as soon as it grows
+    past ``limit`` bytes.
+
+    The top levels are walked in Python and each part below them (a node of a list, a
+    field's value) is encoded whole by the standard library's C encoder: abandoned early as
+    before, where the pure-Python ``iterencode`` over every value had cost 6 of the 30 ms of
+    a page of 100 samples with their metadata."""
+    chunks: list[str] = []
+    size = 0
+
+    def put(text: str) -> None:
+        nonlocal size
+        size += len(text)  # ASCII (ensure_ascii): as many bytes as characters
         if size > limit:
-            return None
-        chunks.append(data)
-    return b"".join(chunks)
+            raise _TooLarge
+        chunks.append(text)
+
+    def walk(value: Any, depth: int) -> None:
+        if depth < _WALKED and isinstance(value, list) and value:
+            put("[")
+            for n, item in enumerate(value):
+                if n:
+                    put(", ")
+                walk(item, depth + 1)
+            put("]")
+        elif (depth < _WALKED and isinstance(value, dict) and value
+              and all(type(key) is str for key in value)):
+            put("{")
+            for n, (key, item) in enumerate(value.items()):
+                put(f"{', ' if n else ''}{_encode(key)}: ")
+                walk(item, depth + 1)
+            put("}")
+        else:
+            put(_encode(value))
+
+    try:
+        walk(body, 0)
+    except _TooLarge:
+        return None
+    return "".join(chunks).encode("ascii")
 
 
 NOT_SAVED = "Nothing in this request was saved."

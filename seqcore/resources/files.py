@@ -6,7 +6,8 @@ may read its files; whoever may change it may upload and delete.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import select
 
@@ -18,6 +19,17 @@ from seqcore.models.sequencing import (
     SequencingObjectFile,
 )
 from seqcore.resources.base import Context, SampleNode, int_key
+
+V = TypeVar("V")
+
+
+class ObjectBatch:
+    """Objects answered together (a page of a kind's listing, a submission's inputs of one
+    kind) and what was looked up once for all of them (:meth:`SequencingObjectResource.batched`)."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = ids
+        self.found: dict[Hashable, Mapping[int, Any]] = {}
 
 
 def registered_kinds(registry: Any) -> dict[str, FileKind]:
@@ -91,6 +103,23 @@ class SequencingObjectResource(Context):
                  obj: SequencingObject) -> None:
         super().__init__(request, name, parent)
         self.obj = obj
+        #: The objects answered with this one (set by the REST answers of several objects).
+        self.batch: ObjectBatch | None = None
+
+    def batched(self, key: Hashable, load: Callable[[list[int]], Mapping[int, V]]
+                ) -> Mapping[int, V]:
+        """What ``load(ids)`` answers (a mapping by object id) for the objects answered
+        together with this one, asked once for all of them under ``key`` and kept: a
+        per-object lookup of a kind's ``describe`` or of a link's href (a pair's
+        orientation, its latest analysis) then costs one statement per page of a listing
+        instead of one per object. Alone, the object is a batch of one."""
+        batch = self.batch
+        if batch is None:
+            batch = self.batch = ObjectBatch([self.obj.id])
+        found = batch.found.get(key)
+        if found is None:
+            found = batch.found[key] = load(batch.ids)
+        return found
 
     @property
     def kind(self) -> FileKind:

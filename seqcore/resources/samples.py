@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from functools import cache
+from types import SimpleNamespace
 from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import and_, bindparam
 from sqlalchemy.orm.util import identity_key
 
 from seqcore.db.prepared import PreparedRead, attach
@@ -85,19 +86,41 @@ class ProjectSamples(Context):
             return ProjectSamplesMetadata(self.request, key, self)
         if key == "bySampleName":
             return SampleByName(self.request, key, self)
-        row = self.db.execute(
-            select(Sample, ProjectSample)
-            .join(ProjectSample, ProjectSample.sample_id == Sample.id)
-            .where(ProjectSample.project_id == self.project.id,
-                   Sample.id == int_key(key))
-        ).first()
-        if row is None:
+        sid = int_key(key)
+        self.db.flush()  # as an ORM query would (autoflush)
+        rows = project_sample_with_acl().all(self.db.connection(), object_id=sid,
+                                             project_id=self.project.id)
+        if not rows:
             raise KeyError(key)
-        return ProjectSampleResource(self.request, key, self, row.Sample, row.ProjectSample)
+        first = rows[0]
+        sample = attach(self.db, Sample, first)
+        join = attach(self.db, ProjectSample, SimpleNamespace(**{
+            column.key: getattr(first, f"{_JOINED}{column.key}")
+            for column in ProjectSample.__table__.columns}))
+        context = ProjectSampleResource(self.request, key, self, sample, join)
+        context._acl = SAMPLE.acl_of(sample, [(r.grant, r.user_id) for r in rows])
+        return context
 
     @property
     def project(self) -> Project:
         return cast(ProjectNode, self.__parent__).project
+
+
+_JOINED = "project_sample_"
+
+
+@cache
+def project_sample_with_acl() -> PreparedRead:
+    """A sample of a project (``object_id``, ``project_id``): the sample's columns, its
+    ``ProjectSample`` row's (prefixed ``project_sample_``) and the sample's ACL rows, in one
+    prepared statement (:mod:`seqcore.db.prepared`) where the ORM query of the two rows and
+    then the ACL took two statements and most of the request's time."""
+    joined = [column.label(f"{_JOINED}{column.key}")
+              for column in ProjectSample.__table__.columns]
+    statement = SAMPLE.with_acl(*Sample.__table__.columns, *joined).join(
+        ProjectSample, and_(ProjectSample.sample_id == Sample.id,
+                            ProjectSample.project_id == bindparam("project_id")))
+    return PreparedRead(statement, ("object_id", "project_id"))
 
 
 class ProjectSampleResource(SampleResource):

@@ -4,6 +4,12 @@ The view checks permissions and builds the query inside the request's transactio
 are read afterwards, while the response is being written, on a connection of their own with a
 streaming cursor. Memory stays flat however large the collection, and the statement count is
 that of the query, whatever the row count.
+
+The rows' connection ends its transaction (a streaming cursor needs one) with ``COMMIT``, not
+the ``ROLLBACK`` closing it would send: it only read, so either ends it alike, but psycopg
+forgets every statement it had prepared on a connection when it rolls back, and the next
+requests on that connection would have PostgreSQL plan each statement again (4 ms for a
+sample's metadata read, against 0.3 ms prepared).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from pyramid.response import Response
 from sqlalchemy import Select
 from sqlalchemy.engine import Connection
 
-from seqcore.services import IDatabaseEngine
+from seqcore.db import request_engine
 
 BATCH = 200
 
@@ -35,6 +41,7 @@ def stream_collection(
     query: Select,
     render: Callable[[Iterable[Any]], Iterator[dict | str]],
     extra: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
 ) -> Response:
     """A ``{"resource": {"resources": [...], "links": [...]}}`` response streamed from
     ``query``; ``render`` turns the row iterator into entries (it may group rows).
@@ -42,14 +49,16 @@ def stream_collection(
     ``links`` may be a function, called once every entry is written (paging links depend on
     whether more rows followed). ``render`` may yield entries already encoded as JSON text,
     for collections large enough that splicing pre-encoded parts beats encoding dicts.
+    ``params`` are the query's parameter values, if it has any.
     """
-    engine = request.find_service(IDatabaseEngine, context=None)
+    engine = request_engine(request)
     extra_json = "".join(f", {_encode(k)}: {_encode(v)}" for k, v in (extra or {}).items())
 
     def body() -> Iterator[bytes]:
         conn: Connection = engine.connect()
         try:
-            rows = conn.execution_options(stream_results=True, yield_per=2000).execute(query)
+            rows = conn.execution_options(stream_results=True, yield_per=2000).execute(
+                query, params or {})
             yield b'{"resource": {"resources": ['
             batch: list[str] = []
             first = True
@@ -63,6 +72,7 @@ def stream_collection(
                 yield (("" if first else ", ") + ", ".join(batch)).encode()
             tail = _encode(links() if callable(links) else links)
             yield f'], "links": {tail}{extra_json}}}}}'.encode()
+            conn.commit()
         finally:
             conn.close()
 

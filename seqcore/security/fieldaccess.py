@@ -32,7 +32,18 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Subquery, and_, exists, false, or_, select, true
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Subquery,
+    and_,
+    bindparam,
+    exists,
+    false,
+    or_,
+    select,
+    true,
+)
 from sqlalchemy.orm import Session, aliased
 
 from seqcore.errors.domain import Forbidden
@@ -75,6 +86,39 @@ class Caller:
 
 
 SERVICE = Caller(None)
+
+#: The SQL parameter naming the caller in the conditions built for :func:`caller_form`.
+CALLER_ID = "field_access_caller_id"
+
+#: What a condition of this module depends on in a caller, besides its id: whether it reads
+#: every field (the service, administrators) and whether it is a sequencer account.
+CallerKind = tuple[bool, bool]
+
+
+def caller_kind(caller: Caller) -> CallerKind:
+    """``caller``'s kind (:data:`CallerKind`): callers of one kind get the same conditions
+    but for their id."""
+    return (caller.sees_all, not caller.sees_all and caller.is_sequencer)
+
+
+@cache
+def caller_form(kind: CallerKind) -> Caller:
+    """A caller of ``kind`` whose id is the SQL parameter :data:`CALLER_ID`: a statement built
+    from it (with :func:`readable_entry`, :func:`held_back`) is built once and run for any
+    caller of that kind with :func:`caller_params`, so SQLAlchemy neither builds its
+    conditions again nor hashes its cache key again per request (5 of the 8 ms of
+    ``GET /api/samples/{id}/metadata`` in process)."""
+    sees_all, sequencer = kind
+    role = (SystemRole.ADMIN if sees_all else SystemRole.SEQUENCER if sequencer
+            else SystemRole.USER)
+    user_id: Any = bindparam(CALLER_ID, type_=Integer)
+    return Caller(user_id, role)
+
+
+def caller_params(caller: Caller) -> dict[str, Any]:
+    """The parameters that make a statement built from :func:`caller_form` answer for
+    ``caller``."""
+    return {CALLER_ID: caller.user_id}
 
 
 @dataclass(frozen=True)
@@ -189,6 +233,7 @@ _MEMBER = aliased(ProjectMember, name="readable_member")
 _DECLARED = aliased(MetadataField, name="readable_declared")
 _HOLDER = aliased(ProjectSample, name="restricting_holder")
 _RESTRICTING = aliased(MetadataField, name="restricting_field")
+_RESTRICTED = aliased(MetadataField, name="restricted_field")
 
 
 def held_back(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[bool]:
@@ -198,12 +243,17 @@ def held_back(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[bool]
     if caller.sees_all:
         return false()
     holder, declared = _HOLDER, _RESTRICTING
-    return exists(
+    # A field no project restricts is held back nowhere: asked first, of one uncorrelated
+    # list (read once per statement), so most rows skip the correlated search below (half
+    # of what reading 2,000 values cost on SQLite).
+    restricted_somewhere = entry.field.in_(
+        select(_RESTRICTED.name).where(_RESTRICTED.restriction > OPEN))
+    return and_(restricted_somewhere, exists(
         select(holder.id)
         .join(declared, and_(declared.project_id == holder.project_id,
                              declared.name == entry.field, declared.restriction > OPEN))
         .where(holder.sample_id == entry.sample_id,
-               ~reads_field_in(caller, holder.project_id, declared.restriction)))
+               ~reads_field_in(caller, holder.project_id, declared.restriction))))
 
 
 def readable_entry(caller: Caller, entry: Any = MetadataEntry) -> ColumnElement[bool]:
@@ -377,11 +427,16 @@ def check_writable(db: Session, caller: Caller, sample_ids: Iterable[int],
 
 __all__ = [
     "ALL",
+    "CALLER_ID",
     "LEVELS",
     "OPEN",
     "SERVICE",
     "Caller",
+    "CallerKind",
     "FieldAccess",
+    "caller_form",
+    "caller_kind",
+    "caller_params",
     "check_no_widening",
     "check_writable",
     "held_back",

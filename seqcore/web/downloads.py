@@ -12,6 +12,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import select
 
+from seqcore.db import request_engine
 from seqcore.models.project import Project
 from seqcore.models.user import User
 from seqcore.samples.linelist import (
@@ -23,7 +24,6 @@ from seqcore.samples.linelist import (
 )
 from seqcore.security.access import PROJECT
 from seqcore.security.fieldaccess import Caller
-from seqcore.services import IDatabaseEngine
 
 
 def download_linelist(request: Request) -> Response:
@@ -41,7 +41,7 @@ def download_linelist(request: Request) -> Response:
     fmt = payload["f"]
     linelist = linelist_columns(request.db, Caller(user.id, user.system_role), project.id,
                                 payload["t"])
-    engine = request.find_service(IDatabaseEngine, context=None)
+    engine = request_engine(request)
 
     def body() -> Iterator[bytes]:
         with engine.connect() as conn:

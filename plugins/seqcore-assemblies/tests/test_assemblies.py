@@ -131,3 +131,38 @@ def test_an_upload_is_in_the_samples_history(testapp, world, factories):
     latest = history["resource"]["resources"][0]
     assert latest["kind"] == "assembly.upload"
     assert latest["changes"][0]["fileName"] == "contigs.fasta"
+
+
+def test_listing_pairs_with_their_assemblies_costs_the_same_for_any_number(
+        testapp, factories, db, sql_counter):
+    """A pair's ``assembledGenome`` and orientation are read once for the page of pairs,
+    not once per pair."""
+    owner = factories.user()
+    project = factories.project(owner=owner)
+    sample = factories.sample(project)
+    headers = factories.headers(owner)
+    path = f"/api/samples/{sample.id}/pairs"
+
+    def add(n):
+        for _ in range(n):
+            pair = factories.sequencing_object(sample, "pairs")
+            submission = factories.submission(owner, [pair], analysis_type="fake-assembly",
+                                              projects=[project],
+                                              outputs={"contigs": ("c.fasta", fasta())})
+            db.add(Assembly(sample_id=sample.id, file_id=submission.outputs[0].file.id,
+                            submission_id=submission.id))
+        db.commit()
+
+    def count():
+        testapp.get(path, headers=headers)
+        with sql_counter:
+            listed = testapp.get(path, headers=headers).json["resource"]["resources"]
+        assert all(pair["assembledGenome"]["fileName"] == "c.fasta" for pair in listed)
+        return len(listed), sql_counter.count
+
+    add(2)
+    few = count()
+    add(10)
+    many = count()
+    assert (few[0], many[0]) == (2, 12)
+    assert few[1] == many[1]

@@ -141,6 +141,30 @@ def test_bad_uploads_leave_nothing(testapp, world, db, app_config, case, parts, 
     nothing_left(db, app_config)
 
 
+# Past the first MiB, a gzip upload is inflated by a thread following the stored file
+# (seqcore.files.contentchecks.INLINE): ten gzip members of 140 kB each cross it.
+LARGE_GZ = gz(fastq(reads=2000, seed=5)) * 10
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (LARGE_GZ[:1_200_000] + b"\x00" * 400 + LARGE_GZ[1_200_400:], "gzip data is corrupt"),
+    (LARGE_GZ[:-12], "truncated or corrupt"),
+])
+def test_bad_gzip_past_the_first_mebibyte(testapp, world, db, app_config, body, message):
+    sample, headers = world
+    res = post(testapp, f"/api/samples/{sample.id}/unpaired",
+               [("file", "a.fastq.gz", body, None)], headers, status=400)
+    assert message in res.json["message"], res.json
+    nothing_left(db, app_config)
+
+
+def test_large_gzip_upload_is_kept_whole(testapp, world, app_config):
+    sample, headers = world
+    res = post(testapp, f"/api/samples/{sample.id}/unpaired",
+               [("file", "a.fastq.gz", LARGE_GZ, None)], headers)
+    assert res.json["resource"]["fileSizeBytes"] == len(LARGE_GZ)
+
+
 def test_truncated_multipart_body(testapp, world, db, app_config):
     sample, headers = world
     body, content_type = multipart([("file", "a.fastq", fastq(reads=200), None)])

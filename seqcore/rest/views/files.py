@@ -18,6 +18,7 @@ from seqcore.models.sequencing import (
 )
 from seqcore.qc.registration import fastqc_version_of
 from seqcore.resources.files import (
+    ObjectBatch,
     SampleSequenceFiles,
     SequenceFileResource,
     SequencingObjectResource,
@@ -76,6 +77,11 @@ def object_entries(request: Request, contexts: Sequence[SequencingObjectResource
     if not contexts:
         return []
     kind = contexts[0].kind
+    # Looked up for all of them at once where a kind or a link asks per object
+    # (SequencingObjectResource.batched).
+    batch = ObjectBatch([context.obj.id for context in contexts])
+    for context in contexts:
+        context.batch = batch
     all_fields = []
     for context in contexts:
         obj = context.obj

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pyramid.request import Request
 from pyramid.response import Response
 
+from seqcore.db import request_engine
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.rest.disposition import content_disposition
 from seqcore.samples.linelist import (
@@ -19,7 +20,6 @@ from seqcore.samples.linelist import (
 )
 from seqcore.security.fieldaccess import Caller
 from seqcore.security.permissions import Permission
-from seqcore.services import IDatabaseEngine
 
 
 def get_linelist(request: Request) -> Response:
@@ -30,7 +30,7 @@ def get_linelist(request: Request) -> Response:
     project = request.context.project
     linelist = linelist_columns(request.db, Caller.of(request.identity), project.id,
                                 request.GET.get("template") or None)
-    engine = request.find_service(IDatabaseEngine, context=None)
+    engine = request_engine(request)
 
     def body() -> Iterator[bytes]:
         with engine.connect() as conn:

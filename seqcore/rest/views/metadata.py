@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import cache
 from itertools import groupby
 from typing import Any
 
 from pyramid.request import Request
-from sqlalchemy import and_, select
+from sqlalchemy import Select, and_, bindparam, select
 
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
@@ -17,7 +18,15 @@ from seqcore.rest.body import read_json
 from seqcore.rest.streaming import stream_collection
 from seqcore.rest.values import epoch_ms
 from seqcore.samples.metadata import metadata_changes, set_metadata
-from seqcore.security.fieldaccess import Caller, readable_entry, readable_fields
+from seqcore.security.fieldaccess import (
+    Caller,
+    CallerKind,
+    caller_form,
+    caller_kind,
+    caller_params,
+    readable_entry,
+    readable_fields,
+)
 from seqcore.security.permissions import Permission
 
 
@@ -44,13 +53,23 @@ def _provenance(entry: MetadataEntry) -> dict[str, Any]:
     return {**source, "updatedDate": epoch_ms(entry.modified or entry.created)}
 
 
+@cache
+def readable_metadata(kind: CallerKind) -> Select[MetadataEntry]:
+    """A sample's values a caller of ``kind`` may read, by field: built once per kind
+    (:func:`seqcore.security.fieldaccess.caller_form`), parameters ``sample_id`` and the
+    caller's."""
+    return (select(MetadataEntry)
+            .where(MetadataEntry.sample_id == bindparam("sample_id"),
+                   readable_entry(caller_form(kind)))
+            .order_by(MetadataEntry.field))
+
+
 def get_metadata(request: Request) -> dict:
     """The values the caller may read, with their provenance (one statement)."""
     sample: Sample = request.context.__parent__.sample
-    entries = list(request.db.scalars(
-        select(MetadataEntry).where(MetadataEntry.sample_id == sample.id,
-                                    readable_entry(Caller.of(request.identity)))
-        .order_by(MetadataEntry.field)))
+    caller = Caller.of(request.identity)
+    entries = list(request.db.scalars(readable_metadata(caller_kind(caller)),
+                                      {"sample_id": sample.id, **caller_params(caller)}))
     body = metadata_body(request, sample.id, sample.name,
                          [(e.field, e.value, e.type) for e in entries])
     body["metadataProvenance"] = {e.field: _provenance(e) for e in entries}

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Any, cast
 
 from pyramid.httpexceptions import HTTPFound
 from pyramid.request import Request
-from sqlalchemy import exists, func, select
+from sqlalchemy import bindparam, exists, func, select
 from sqlalchemy.exc import IntegrityError
 
 from seqcore.framework.contrib import Endpoint, View
@@ -84,11 +85,20 @@ def sample_entry(request: Request, context: Any) -> dict[str, Any]:
 # -- a project's samples ----------------------------------------------------------------------
 
 
+@cache
+def _project_samples() -> Any:
+    """A project's samples by id (parameter ``project_id``), built once: the common request
+    (no filter, no page) runs this very statement, whose cache key SQLAlchemy then keeps."""
+    return (select(*COLUMNS)
+            .join(ProjectSample, ProjectSample.sample_id == Sample.id)
+            .where(ProjectSample.project_id == bindparam("project_id"))
+            .order_by(Sample.id))
+
+
 def project_samples_query(request: Request, project_id: int) -> tuple[Any, int | None, int]:
-    """The samples query with the optional filters and page; ``(query, limit, page)``."""
-    query = (select(*COLUMNS)
-             .join(ProjectSample, ProjectSample.sample_id == Sample.id)
-             .where(ProjectSample.project_id == project_id))
+    """The samples query with the optional filters and page; ``(query, limit, page)``; its
+    parameter ``project_id`` is bound to ``project_id``."""
+    query = _project_samples()
     search = request.GET.get("search")
     if search:
         query = query.where(func.lower(Sample.name).contains(search.lower(), autoescape=True))
@@ -98,7 +108,6 @@ def project_samples_query(request: Request, project_id: int) -> tuple[Any, int |
                 MetadataEntry.sample_id == Sample.id, MetadataEntry.field == key[9:],
                 MetadataEntry.value == value, readable_entry(Caller.of(request.identity)))))
     page = paging(request)
-    query = query.order_by(Sample.id)
     if page.limit is not None:
         query = query.limit(page.limit + 1).offset(page.offset)
     return query, page.limit, page.page
@@ -143,7 +152,8 @@ def list_project_samples(request: Request) -> Any:
             own[0]["href"] = request.url
         return own + (page_links(request, page, state["more"]) if limit else [])
 
-    return stream_collection(request, links, query, render)
+    return stream_collection(request, links, query, render,
+                             params={"project_id": context.project.id})
 
 
 def create_sample(request: Request) -> Any:
