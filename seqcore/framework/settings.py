@@ -96,7 +96,8 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "samples in one PUT.", int),
     Setting("seqcore.max_form_bytes", 65_536,
             "Largest form body (sign-in page, token endpoint, consent form, every web "
-            "form); larger is 413, refused before the body is read.", int),
+            "form); larger is 413, refused before the body is read. The spreadsheet import "
+            "page's file form takes seqcore.max_body_bytes instead.", int),
     Setting("seqcore.upload.max_bytes", 21_474_836_480,
             "Largest upload body (all files of one request); larger is 413.", int),
     Setting("seqcore.upload.verify_gzip", True,

@@ -10,12 +10,15 @@ times that in memory. This tween answers 413 first, from ``Content-Length`` alon
 - every ``application/x-www-form-urlencoded`` body anywhere;
 
 and a body without a length (chunked) is read only up to the limit. JSON bodies and uploads
-keep their own, larger limits (``seqcore.max_body_bytes``, ``seqcore.upload.max_bytes``).
+keep their own, larger limits (``seqcore.max_body_bytes``, ``seqcore.upload.max_bytes``), and
+so do the pages that take a file in a multipart form (a spreadsheet import): they are named
+with :func:`allow_large_forms` and get ``seqcore.max_body_bytes``.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -28,6 +31,31 @@ from seqcore.security.answers import is_api, json_error
 
 FORM_TYPE = "application/x-www-form-urlencoded"
 BODYLESS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
+#: The registry's list of path patterns whose multipart forms may be as large as a JSON body.
+LARGE_FORMS = "seqcore.security.large_forms"
+
+
+def allow_large_forms(registry: Registry, pattern: str) -> None:
+    """Let multipart forms sent to the paths ``pattern`` (a regular expression matching the
+    whole path) be as large as ``seqcore.max_body_bytes``: a page taking a file."""
+    registry.setdefault(LARGE_FORMS, []).append(re.compile(pattern))
+
+
+def form_limit(request: Request, limit: int) -> int:
+    """The limit of this request's form: ``limit``, or ``seqcore.max_body_bytes`` for a
+    multipart form sent to a path named by :func:`allow_large_forms` with a session cookie
+    seqcore signed for an account (a client that never signed in cannot make the server parse
+    a large form; the session row itself is checked by the page, inside the transaction,
+    which this tween runs before)."""
+    if (request.content_type or "").lower() != "multipart/form-data":
+        return limit
+    if not any(p.fullmatch(request.path_info) for p in request.registry.get(LARGE_FORMS, ())):
+        return limit
+    from seqcore.security.policy.session import SESSION_KEY, SESSION_USER
+
+    if not (request.session.get(SESSION_USER) and request.session.get(SESSION_KEY)):
+        return limit
+    return max(limit, int(request.registry.settings["seqcore.max_body_bytes"]))
 
 
 def limited(request: Request) -> bool:
@@ -85,11 +113,12 @@ def _has_body(request: Request) -> bool:
 
 
 def form_limit_tween_factory(handler: Callable[..., Any], registry: Registry) -> Callable[..., Any]:
-    limit = int(registry.settings["seqcore.max_form_bytes"])
+    form_bytes = int(registry.settings["seqcore.max_form_bytes"])
 
     def tween(request: Request) -> Response:
         if request.method in BODYLESS or not limited(request) or not _has_body(request):
             return handler(request)
+        limit = form_limit(request, form_bytes)
         if request.content_length is not None:
             if request.content_length > limit:
                 return too_large(request, limit)

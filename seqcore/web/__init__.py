@@ -27,6 +27,7 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.groups")
     config.include("seqcore.web.projects")
     config.include("seqcore.web.bulk")
+    config.include("seqcore.web.imports")
     config.include("seqcore.web.manage")
     config.include("seqcore.web.bots")
     config.include("seqcore.web.lifecycle")

@@ -198,6 +198,8 @@ def project_page(request: Request) -> Response:
     fields = project_field_names(db, project.id, access)
     columns, template = chosen_columns(request, project.id, access)
     can_write = may(request, context, Permission.PROJECT_WRITE)
+    # The import page's right, on the context REST's import route uses.
+    can_import = may(request, context["sampleImports"], Permission.SAMPLE_CREATE)
     table = samples_table(request, project, fields, columns, can_write)
     state = table.state(request.GET)
     rows, total = sample_page(db, project.id, sample_query(state), columns, access)
@@ -209,7 +211,7 @@ def project_page(request: Request) -> Response:
                 chosen_template=template, templates=project_templates(db, project.id),
                 table=TablePage(table, state, table_rows, total,
                                 kept_params(request.GET, table.extra)),
-                can_write=can_write)
+                can_write=can_write, can_import=can_import)
 
 
 def selected_ids(request: Request, project_id: int, access: Any) -> list[int]:

@@ -22,6 +22,9 @@
 </dl>
 <p><a href="${request.route_path('web.project.manage', id=project.id)}">${_("Members, metadata fields, templates and activity")}</a></p>
 <h2>${_("Samples")}</h2>
+% if can_import:
+<p><a id="import-samples" href="${request.route_path('web.project.import', id=project.id)}">${_("Import samples and metadata from a spreadsheet")}</a></p>
+% endif
 <details>
 <summary>${_("Columns")}</summary>
 <form method="get" class="table-tools">
