@@ -296,6 +296,9 @@ class Validator(RequestValidator):
             refresh_hash=digest(refresh) if refresh else None,
             client_id=client.id, user_id=request.user.id,
             scopes=token.get("scope") or " ".join(request.scopes),
+            # The same moment as the expiry's start, so introspection's exp - iat is
+            # exactly the lifetime even when the row is flushed a second later.
+            created=now,
             expires=now + timedelta(seconds=int(token["expires_in"])),
             refresh_expires=(now + timedelta(seconds=refresh_seconds)) if refresh and
             refresh_seconds else None,

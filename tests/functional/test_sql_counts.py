@@ -7,7 +7,12 @@ from __future__ import annotations
 import pytest
 
 from seqcore.models.project import ProjectRole
-from tests.functional.test_authorization_matrix import RULES, call, fill
+from tests.functional.test_authorization_matrix import (
+    RULES,
+    built_worlds,  # noqa: F401 (fixture)
+    call,
+    fill,
+)
 from tests.functional.test_authorization_matrix import world as matrix_world
 
 GETS = sorted(rule for rule in RULES if rule[1] == "GET")

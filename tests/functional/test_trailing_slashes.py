@@ -14,8 +14,10 @@ import pytest
 from seqcore.models.export import DataExport
 from seqcore.models.fielddecl import MetadataTemplate
 from seqcore.models.ncbi import NcbiSubmission
+from seqcore.models.project import Project
 from seqcore.models.user import SystemRole
 from seqcore.parsing.wellformed import canonical_path
+from seqcore.projects.bots import create_bot
 from seqcore.testing.fuzzing import PLACEHOLDER, discover_targets
 
 MISSING = "2147483647"  # a valid id that names nothing
@@ -43,6 +45,11 @@ def world(factories, db):
     db.add(template)
     db.commit()
     group = factories.group(admin)
+    with factories.session_factory() as session:
+        bot, _ = create_bot(session, session.get_one(Project, project.id), "UPLOADER", "slash",
+                            ["api"], actor_id=None)
+        bid = bot.id
+        session.commit()
     return {
         "headers": factories.headers(admin),
         "values": {"gid": group.id, "pid": project.id, "sid": sample.id, "oid": pair.id,
@@ -50,7 +57,7 @@ def world(factories, db):
                    "fid": pair.files[0].id, "rid": run.id, "id": submission.id,
                    "type": "readcount", "name": "readcount", "kind": "pairs",
                    "username": admin.username, "key": "current",
-                   "tid": template.id, "trid": 1},
+                   "tid": template.id, "trid": 1, "bid": bid},
     }
 
 
