@@ -62,9 +62,11 @@ def _column(namespace: Namespace) -> Any:
     return NamespaceBot.project_id if isinstance(namespace, Project) else NamespaceBot.group_id
 
 
-def list_bots(db: Session, namespace: Namespace) -> list[tuple[NamespaceBot, User, int]]:
-    """The namespace's bots that are not deleted, oldest first, each with its account and
-    its access level now (a group bot's membership may have been changed since)."""
+def list_bots(db: Session, namespace: Namespace, bot_id: int | None = None
+              ) -> list[tuple[NamespaceBot, User, int]]:
+    """The namespace's bots that are not deleted (only ``bot_id``, when given), oldest
+    first, each with its account and its access level now (a group bot's membership may have
+    been changed since)."""
     query = (select(NamespaceBot, User, GroupMember.access_level)
              .join(User, User.id == NamespaceBot.user_id)
              .outerjoin(GroupMember, (GroupMember.user_id == NamespaceBot.user_id)
@@ -72,6 +74,8 @@ def list_bots(db: Session, namespace: Namespace) -> list[tuple[NamespaceBot, Use
              .where(_column(namespace) == namespace.id, NamespaceBot.deleted_at.is_(None),
                     User.account_type.in_(MADE_BOT_TYPES))
              .order_by(NamespaceBot.id))
+    if bot_id is not None:
+        query = query.where(NamespaceBot.id == bot_id)
     return [(bot, user, bot.access_level if isinstance(namespace, Project)
              else (level if level is not None else AccessLevel.NO_ACCESS.value))
             for bot, user, level in db.execute(query)]
@@ -79,10 +83,10 @@ def list_bots(db: Session, namespace: Namespace) -> list[tuple[NamespaceBot, Use
 
 def find_bot(db: Session, namespace: Namespace, bot_id: int) -> tuple[NamespaceBot, User, int]:
     """One of :func:`list_bots`, or :class:`NoSuchBot`."""
-    for row in list_bots(db, namespace):
-        if row[0].id == bot_id:
-            return row
-    raise NoSuchBot()
+    found = list_bots(db, namespace, bot_id)
+    if not found:
+        raise NoSuchBot()
+    return found[0]
 
 
 def _held(db: Session, namespace: Namespace, actor_id: int | None) -> int | None:
