@@ -6,17 +6,16 @@ page with nothing written."""
 
 from __future__ import annotations
 
-import io
 from datetime import date
 
 import pytest
-from openpyxl import Workbook
 from sqlalchemy import func, select
 from webtest import Upload
 
 from seqcore.models.fielddecl import MetadataField
 from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+from tests.functional.test_sample_imports import xlsx
 from tests.web.test_workbench import sign_in
 
 
@@ -53,14 +52,6 @@ def metadata(db, name):
         MetadataEntry.sample_id == sample_id)).all())
 
 
-def xlsx(rows):
-    book = Workbook()
-    sheet = book.active
-    for row in rows:
-        sheet.append(row)
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
 
 
 def submit(testapp, lab, filename, content, step="check", status=200, **options):
