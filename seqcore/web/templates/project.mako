@@ -26,9 +26,6 @@
 % if can_import:
 <p><a id="import-samples" href="${request.route_path('web.project.import', id=project.id)}">${_("Import samples and metadata from a spreadsheet")}</a></p>
 % endif
-% if upload is not None:
-${uploads.area(upload, outcomes, _("Add samples from FASTQ files"), _("Each file goes to the sample named before its read number (S1_R1_001.fastq.gz: sample S1), made if the project has none; two files whose names differ in R1 and R2 (or 1 and 2) are a pair, any other file is single-end."))}
-% endif
 <details>
 <summary>${_("Columns")}</summary>
 <form method="get" class="table-tools">
@@ -53,3 +50,6 @@ ${uploads.area(upload, outcomes, _("Add samples from FASTQ files"), _("Each file
 % endif
 </details>
 ${tables.render(table)}
+% if upload is not None:
+${uploads.area(upload, outcomes, _("Add samples from FASTQ files"), _("Each file goes to the sample named before its read number (ecoli_S1_L001_R1_001.fastq.gz: sample ecoli), made if the project has none; two files whose names differ in R1 and R2 (or 1 and 2) are a pair, any other file is single-end."))}
+% endif

@@ -41,7 +41,7 @@ ${uploads.area(upload, outcomes, _("Add files to this sample"), _("A pair is two
 % endif
 ## Refreshed in place (the frame's own source is this page) while the worker has files to
 ## check, and again after an upload from this page.
-<turbo-frame id="sample-files" data-controller="pending" data-action="upload:stored@window->pending#watch">
+<turbo-frame id="sample-files" target="_top" data-controller="pending" data-action="upload:stored@window->pending#watch">
 <div aria-live="polite"${' data-pending="true"' if pending else '' | n}>
 % if objects:
 <div class="table-wrap"><table aria-labelledby="files">
