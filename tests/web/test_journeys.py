@@ -262,6 +262,24 @@ def test_upload_a_pair_and_watch_its_qc_verdicts(live_server, factories, db, tmp
     expect(page.locator("#sample-files .qc-summary")).to_have_count(3, timeout=90_000)
     check_accessibility(page)
 
+    # A file above the area's threshold takes the direct-upload path: its MD5 computed in
+    # the browser, announced, PUT to storage, then attached to the sample.
+    threshold = int(page.locator(".upload-area").get_attribute("data-upload-direct-bytes-value"))
+    record = fastq(reads=100, length=100, seed=15)
+    big = record * (threshold // len(record) + 2)
+    page.get_by_label("FASTQ files").set_input_files(files=[{
+        "name": "CAMP-01_long.fastq", "mimeType": "application/octet-stream", "buffer": big}])
+    page.locator(".upload-area").get_by_role("button", name="Upload").click()
+    expect(page.locator(".upload-list li.stored")).to_have_count(2, timeout=60_000)
+    expect(page.locator("#sample-files .qc-summary")).to_have_count(4, timeout=120_000)
+    check_accessibility(page)
+    from sqlalchemy import select
+
+    from seqcore.models.attachment import Attachment
+
+    db.expire_all()
+    assert [a.file.file_name for a in db.scalars(select(Attachment))] == ["CAMP-01_long.fastq"]
+
 
 ASSEMBLY_TESTS = Path(__file__).resolve().parents[2] / "plugins" / "seqcore-assembly" / "tests"
 
