@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,40 @@ def test_large_files_take_the_direct_upload_path(testapp, lab, db):
     bad = testapp.post(announce, {"filename": "x.fastq", "byte_size": "0", "checksum": "?"},
                        headers=headers, status=400).json
     assert "byteSize must be greater than 0" in bad["problem"]
+
+
+def test_a_form_larger_than_the_page_takes_is_refused_in_words(build_app, lab, db):
+    """The areas take forms as large as seqcore.max_body_bytes (larger files go through the
+    direct-upload path): beyond it, 413 before the body is read, and nothing is stored."""
+    small = build_app(None, **{"seqcore.max_body_bytes": 200_000})
+    sign_in(small, lab["owner"])
+    url = f"/-/samples/{lab['sample'].id}"
+    page = small.get(url)
+    assert int(page.html.select_one(".upload-area")["data-upload-direct-bytes-value"]) < 200_000
+    refused = post_files(small, f"{url}/files", [("big.fastq", fastq(reads=2000))], url, 413)
+    assert "larger than 200000 bytes" in refused.text
+    assert objects(db, lab["sample"].id) == []
+
+
+def test_the_area_speaks_french(testapp, lab, db):
+    from seqcore.models.user import User
+
+    db.get(User, lab["owner"].id).locale = "fr"
+    db.commit()
+    sign_in(testapp, lab["owner"])
+    url = f"/-/samples/{lab['sample'].id}"
+    area = testapp.get(url).html.select_one(".upload-area")
+    assert area.h3.text == "Ajouter des fichiers à cet échantillon"
+    assert json.loads(area["data-upload-messages-value"])["refused"] == "Refusé"
+    page = post_files(testapp, f"{url}/files", [("bad.fastq", b"nope\n")], url, 400)
+    assert "Rien n'a été conservé" in page.html.select_one("#upload-refusals").text
+
+
+def test_announcing_a_direct_upload_needs_the_csrf_token_and_a_session(testapp, lab):
+    form = {"filename": "x.fastq", "byte_size": "10", "checksum": "0" * 32}
+    testapp.post("/-/uploads/direct", form, status=400)  # no session: no CSRF token either
+    sign_in(testapp, lab["owner"])
+    testapp.post("/-/uploads/direct", {**form, "csrf_token": "forged"}, status=400)
+    token = csrf(testapp.get("/-/profile"))
+    answer = testapp.post("/-/uploads/direct", {**form, "csrf_token": token}, status=201).json
+    assert answer["url"].startswith("/api/directUploads/")
