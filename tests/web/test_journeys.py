@@ -363,6 +363,7 @@ def test_launch_an_assembly_from_the_table_and_open_its_result(assembly_site, tm
     sign_in(page, server, owner)
 
     page.goto(f"{server}/-/projects/{project.id}")
+    check_accessibility(page)
     page.get_by_label("Select LIS-ASM-1").check()
     expect(page.locator("[data-selection-target=count]")).to_have_text("1")
     page.get_by_role("button", name="Launch an analysis").click()
