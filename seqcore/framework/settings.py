@@ -97,7 +97,8 @@ CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("seqcore.max_form_bytes", 65_536,
             "Largest form body (sign-in page, token endpoint, consent form, every web "
             "form); larger is 413, refused before the body is read. The spreadsheet import "
-            "page's file form takes seqcore.max_body_bytes instead.", int),
+            "page's and the upload areas' file forms take seqcore.max_body_bytes instead.",
+            int),
     Setting("seqcore.upload.max_bytes", 21_474_836_480,
             "Largest upload body (all files of one request); larger is 413.", int),
     Setting("seqcore.upload.verify_gzip", True,
@@ -113,6 +114,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "How many GraphQL direct uploads one account may hold announced and not yet "
             "attached; createDirectUpload beyond it is refused until some are attached or "
             "swept (seqcore.upload.unattached_hours).", int),
+    Setting("seqcore.web.upload_direct_bytes", 8 * 1_048_576,
+            "The pages' upload areas send a pair or file larger than this (and any larger "
+            "than seqcore.max_body_bytes allows a form) through the direct-upload path "
+            "rather than in the page's form.", int),
     Setting("seqcore.upload.unattached_hours", 24.0,
             "GraphQL direct uploads not attached this many hours after they were announced "
             "are deleted with their bytes by the worker (IRIDA Next's unattached blob "

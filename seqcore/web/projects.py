@@ -47,6 +47,7 @@ from seqcore.web.table import (
     kept_params,
     page_of,
 )
+from seqcore.web.uploads import may_upload_to_project, upload_area, upload_to_project
 
 #: The form's names for the project columns (REST's names, so the messages match).
 FORM_FIELDS = {"name": "name", "projectDescription": "description", "organism": "organism",
@@ -193,6 +194,13 @@ def samples_table(request: Request, project: Project, fields: list[str], columns
 
 
 def project_page(request: Request) -> Response:
+    return project_view(request)
+
+
+def project_view(request: Request, status: int = 200, outcomes: list[Any] | None = None
+                 ) -> Response:
+    """The page; ``outcomes`` are the refusals of an upload sent without JavaScript (shown
+    beside the upload area, :mod:`seqcore.web.uploads`)."""
     identity = signed_in(request)
     context = context_at(request, "projects", request.matchdict["id"])
     project = context.project
@@ -210,7 +218,10 @@ def project_page(request: Request) -> Response:
         Cell(row.name, request.route_path("web.sample", id=row.id)), Cell(row.puid),
         Cell(row.created.strftime("%Y-%m-%d")),
         *(Cell(row.values.get(name, "")) for name in columns))) for row in rows]
-    return page(request, "project.mako", project=project, fields=fields, columns=columns,
+    upload = (upload_area(request, request.route_path("web.project.files", id=project.id))
+              if may_upload_to_project(request, context) else None)
+    return page(request, "project.mako", status=status, project=project, fields=fields,
+                columns=columns, upload=upload, outcomes=outcomes or [],
                 chosen_template=template, templates=project_templates(db, project.id),
                 table=TablePage(table, state, table_rows, total,
                                 kept_params(request.GET, table.extra)),
@@ -263,9 +274,16 @@ def _header_then(header: list[str], rows: Iterator[list[str]]) -> Iterator[list[
     yield from rows
 
 
+def upload(request: Request) -> Response:
+    """Files sent from the page's upload area (:mod:`seqcore.web.uploads`)."""
+    return upload_to_project(request, lambda refused: project_view(request, status=400,
+                                                                   outcomes=refused))
+
+
 def includeme(config: Configurator) -> None:
     add_page(config, "web.projects", "/-/projects", projects_page)
     add_page(config, "web.projects", None, create, method="POST")
     add_page(config, "web.project", "/-/projects/{id}", project_page)
+    add_page(config, "web.project.files", "/-/projects/{id:\\d+}/files", upload, method="POST")
     add_page(config, "web.project.export", "/-/projects/{id}/linelist", export, method="POST")
 

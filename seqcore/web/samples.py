@@ -5,6 +5,8 @@ The sample is found through the same traversal context and ACL as REST's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyramid.config import Configurator
 from pyramid.request import Request
 from pyramid.response import Response
@@ -22,9 +24,20 @@ from seqcore.web.navigation import has_route
 from seqcore.web.pluginviews import kind_view
 from seqcore.web.qc import summaries
 from seqcore.web.render import page
+from seqcore.web.uploads import may_upload_to_sample, upload_area, upload_to_sample
+
+#: Processing states after which a file's QC will not change by itself.
+SETTLED = frozenset({"FINISHED", "ERROR"})
 
 
 def sample_page(request: Request) -> Response:
+    return sample_view(request)
+
+
+def sample_view(request: Request, status: int = 200, outcomes: list[Any] | None = None
+                ) -> Response:
+    """The page; ``outcomes`` are the refusals of an upload sent without JavaScript (shown
+    beside the upload area, :mod:`seqcore.web.uploads`)."""
     identity = signed_in(request)
     context = context_at(request, "samples", request.matchdict["id"])
     sample = context.sample
@@ -45,13 +58,25 @@ def sample_page(request: Request) -> Response:
             SubmissionInput.object_id.in_([o.id for o in objects]))),
         SUBMISSION.readable(identity.user_id, identity.role))
         .order_by(AnalysisSubmission.id.desc())).all() if objects else []
-    return page(request, "sample.mako", sample=sample, entries=entries,
+    qc = summaries(db, (f.id for o in objects for f in o.files))
+    # The files' part of the page refreshes itself until every file has its verdicts.
+    pending = any(o.processing_state not in SETTLED for o in objects)
+    upload = (upload_area(request, request.route_path("web.sample.files", id=sample.id))
+              if may_upload_to_sample(request, context) else None)
+    return page(request, "sample.mako", status=status, sample=sample, entries=entries,
                 provenance={entry.id: provenance_of(entry) for entry in entries},
                 history=history, projects=projects, objects=objects, analyses=analyses,
                 qc_pages=has_route(request, "web.qc.file"),
-                qc=summaries(db, (f.id for o in objects for f in o.files)),
+                qc=qc, pending=pending, upload=upload, outcomes=outcomes or [],
                 views={obj.id: kind_view(request, sample, obj) for obj in objects})
+
+
+def upload(request: Request) -> Response:
+    """Files sent from the page's upload area (:mod:`seqcore.web.uploads`)."""
+    return upload_to_sample(request, lambda refused: sample_view(request, status=400,
+                                                                 outcomes=refused))
 
 
 def includeme(config: Configurator) -> None:
     add_page(config, "web.sample", "/-/samples/{id}", sample_page)
+    add_page(config, "web.sample.files", "/-/samples/{id:\\d+}/files", upload, method="POST")

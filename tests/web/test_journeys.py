@@ -1,13 +1,16 @@
 """Journeys through the workbench in real Chromium (Debian's, never downloaded) against a live
 server: sign in, create a group and a project in it, filter the samples table by a metadata
 value, select samples across pages and export their line list as XLSX (opened with
-openpyxl), a member with a lower metadata level who sees the restricted column nowhere, and
-a sample's QC verdict leading to the file's QC report.
+openpyxl), a member with a lower metadata level who sees the restricted column nowhere, a
+sample's QC verdict leading to the file's QC report, a pair dropped on a project's upload
+area whose QC verdicts appear by themselves, an assembly launched from the samples table
+that completes and shows its result, and the bot accounts and import pages.
 axe-core (from ``node_modules``, injected into the page) checks every page visited: no
 serious or critical violation. Screenshots go to ``test-artifacts/`` (``docs/web.md``)."""
 
 import io
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -181,3 +184,220 @@ def test_sample_page_verdicts_lead_to_the_qc_report(live_server, factories, tmp_
     expect(page.get_by_role("img", name="Quality scores across all bases")).to_be_visible()
     check_accessibility(page)
     page.screenshot(path=ARTIFACTS / "web-5-qc-report.png", full_page=True)
+
+
+@pytest.fixture
+def embedded_worker(app_config):
+    """The worker loop the development server runs, in a thread of this process: it checks
+    the uploaded files (QC) and runs analyses while the journey watches."""
+    from seqcore.worker import start_embedded
+
+    stop = start_embedded(app_config.registry)
+    yield
+    stop()
+
+
+def drop_files(page, target, files):
+    """Drop ``files`` (name -> text) on ``target`` as a drag from the desktop does."""
+    transfer = page.evaluate_handle("""(files) => {
+        const transfer = new DataTransfer();
+        for (const [name, text] of Object.entries(files)) {
+            transfer.items.add(new File([text], name, {type: "application/octet-stream"}));
+        }
+        return transfer;
+    }""", files)
+    page.dispatch_event(target, "dragenter", {"dataTransfer": transfer})
+    page.dispatch_event(target, "drop", {"dataTransfer": transfer})
+
+
+def test_upload_a_pair_and_watch_its_qc_verdicts(live_server, factories, db, tmp_path,
+                                                  browser_page, embedded_worker):
+    """A pair dropped on the project's upload area makes its sample (named after the
+    files), a refused file says why beside it, and the sample page turns the pending QC
+    into verdicts when the worker has checked the files, without a reload."""
+    from playwright.sync_api import expect
+
+    from seqcore.testing.uploads import fastq
+
+    page = browser_page
+    owner = factories.user(username="sequencer")
+    project = factories.project(owner=owner, name="Campylobacter survey")
+    sign_in(page, live_server, owner)
+    page.goto(f"{live_server}/-/projects/{project.id}")
+    area = page.locator(".upload-area")
+    expect(area.get_by_role("heading", name="Add samples from FASTQ files")).to_be_visible()
+    expect(area.get_by_text("Or drop the files here.")).to_be_visible()
+    check_accessibility(page)
+
+    reads = {"CAMP-01_S1_L001_R1_001.fastq": fastq(reads=400, length=100, seed=11).decode(),
+             "CAMP-01_S1_L001_R2_001.fastq": fastq(reads=400, length=100, seed=12).decode(),
+             "notes_R1.fastq": "these are not reads\n"}
+    drop_files(page, ".upload-area .dropzone", reads)
+    rows = area.locator(".upload-list li")
+    expect(rows).to_have_count(3)
+    forward = rows.filter(has_text="CAMP-01_S1_L001_R1_001.fastq")
+    expect(forward.locator(".upload-status")).to_contain_text("Stored: QC runs now")
+    expect(forward.locator("progress")).to_have_attribute("aria-label",
+                                                          "Upload of CAMP-01_S1_L001_R1_001.fastq")
+    expect(rows.filter(has_text="notes_R1.fastq").locator(".upload-status")).to_contain_text(
+        "Refused: notes_R1.fastq:")
+    check_accessibility(page)
+    area.screenshot(path=ARTIFACTS / "web-6-upload.png")
+
+    forward.get_by_role("link", name="CAMP-01").click()
+    expect(page.get_by_role("heading", name="CAMP-01", level=1)).to_be_visible()
+    check_accessibility(page)
+    # The worker checks the pair; the files' frame refreshes itself until the verdicts show.
+    verdicts = page.locator("#sample-files .qc-summary")
+    expect(verdicts).to_have_count(2, timeout=90_000)
+    expect(page.locator("#sample-files [data-pending]")).to_have_count(0)
+    check_accessibility(page)
+
+    # The sample's own area takes a single-end file from the file chooser.
+    page.get_by_label("FASTQ files").set_input_files(files=[{
+        "name": "CAMP-01_extra.fastq", "mimeType": "application/octet-stream",
+        "buffer": fastq(reads=50, seed=13)}])
+    page.locator(".upload-area").get_by_role("button", name="Upload").click()
+    expect(page.locator(".upload-list li.stored")).to_have_count(1)
+    expect(page.locator("#sample-files .qc-summary")).to_have_count(3, timeout=90_000)
+    check_accessibility(page)
+
+    # A file above the area's threshold takes the direct-upload path: its MD5 computed in
+    # the browser, announced, PUT to storage, then attached to the sample.
+    threshold = int(page.locator(".upload-area").get_attribute("data-upload-direct-bytes-value"))
+    record = fastq(reads=100, length=100, seed=15)
+    big = record * (threshold // len(record) + 2)
+    page.get_by_label("FASTQ files").set_input_files(files=[{
+        "name": "CAMP-01_long.fastq", "mimeType": "application/octet-stream", "buffer": big}])
+    page.locator(".upload-area").get_by_role("button", name="Upload").click()
+    expect(page.locator(".upload-list li.stored")).to_have_count(2, timeout=60_000)
+    expect(page.locator("#sample-files .qc-summary")).to_have_count(4, timeout=120_000)
+    check_accessibility(page)
+    from sqlalchemy import select
+
+    from seqcore.models.attachment import Attachment
+
+    db.expire_all()
+    assert [a.file.file_name for a in db.scalars(select(Attachment))] == ["CAMP-01_long.fastq"]
+
+
+ASSEMBLY_TESTS = Path(__file__).resolve().parents[2] / "plugins" / "seqcore-assembly" / "tests"
+
+
+def simulated_pair(directory, name):
+    """30x of 2x150 bp reads from a random 30 kb genome without repeats, as the assembly
+    plugin's own tests make them (its ``simulate`` module): MEGAHIT assembles them in
+    seconds."""
+    import importlib.util
+    import sys
+
+    simulate = sys.modules.get("assembly_simulate")
+    if simulate is None:
+        spec = importlib.util.spec_from_file_location("assembly_simulate",
+                                                      ASSEMBLY_TESTS / "simulate.py")
+        simulate = sys.modules["assembly_simulate"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(simulate)
+    genome = simulate.random_genome(30_000, seed=41, families=())
+    r1, r2 = directory / f"{name}_R1.fastq", directory / f"{name}_R2.fastq"
+    simulate.simulate_reads(genome.sequence, 30.0, r1, r2, seed=141)
+    return [(r1.name, r1.read_bytes()), (r2.name, r2.read_bytes())]
+
+
+@pytest.fixture
+def assembly_site(seqcore_settings, tmp_path):
+    """The application with the assembly plugins, on a database of its own (SQLite, or
+    PostgreSQL as the suite's is: the suite's has no assembly tables), served on loopback
+    with the worker loop the development server runs; its URL and factories."""
+    from waitress.server import create_server
+
+    import seqcore_assemblies.plugin
+    import seqcore_assembly.plugin
+    import seqcore_sequencefiles.plugin
+    from seqcore.config import configure
+    from seqcore.db.migrations import upgrade
+    from seqcore.services import ISessionFactory, registry_service
+    from seqcore.testing.database import make_engine, test_database_url
+    from seqcore.testing.factories import Factories
+    from seqcore.worker import start_embedded
+
+    url = test_database_url(tmp_path, "assembly_journey")
+    engine = make_engine(url)
+    config = configure({**seqcore_settings, "sqlalchemy.url": url, "seqcore.engine": engine,
+                        "seqcore.storage.path": str(tmp_path / "storage"),
+                        "seqcore.analysis.work_path": str(tmp_path / "work"),
+                        "seqcore.assembly.memory_gb": 2},
+                       plugins=[seqcore_sequencefiles.plugin, seqcore_assembly.plugin,
+                                seqcore_assemblies.plugin])
+    upgrade(config.get_settings(), config.registry.pm, engine=engine)
+    server = create_server(config.make_wsgi_app(), host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    stop = start_embedded(config.registry)
+    kinds = config.registry.get("seqcore.file_kinds", {}).values()
+    factories = Factories(registry_service(config.registry, ISessionFactory),
+                          config.get_settings(), {kind.name: kind for kind in kinds})
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}", factories
+    finally:
+        stop()
+        server.close()
+        thread.join(timeout=5)
+        engine.dispose()
+
+
+def test_launch_an_assembly_from_the_table_and_open_its_result(assembly_site, tmp_path,
+                                                                browser_page):
+    """Select a sample in the project's table, launch an assembly (MEGAHIT, the quicker
+    assembler) from the bulk actions, watch the analysis page reach COMPLETED by itself,
+    and read the assembly's result view (its contigs' statistics and plot)."""
+    from playwright.sync_api import expect
+
+    server, factories = assembly_site
+    page = browser_page
+    owner = factories.user(username="assembler")
+    project = factories.project(owner=owner, name="Listeria assemblies")
+    sample = factories.sample(project, name="LIS-ASM-1")
+    factories.sample(project, name="LIS-ASM-2")
+    factories.sequencing_object(sample, "pairs",
+                                files=simulated_pair(tmp_path, "LIS-ASM-1"))
+    sign_in(page, server, owner)
+
+    page.goto(f"{server}/-/projects/{project.id}")
+    check_accessibility(page)
+    page.get_by_label("Select LIS-ASM-1").check()
+    expect(page.locator("[data-selection-target=count]")).to_have_text("1")
+    page.get_by_role("button", name="Launch an analysis").click()
+    expect(page.get_by_role("heading", name="Launch an analysis")).to_be_visible()
+    check_accessibility(page)
+    page.get_by_label("Assembly and annotation", exact=True).check()
+    page.get_by_role("button", name="Choose").click()
+    page.locator("#parameter-assembler").select_option("megahit")
+    check_accessibility(page)
+    page.get_by_role("button", name="Launch", exact=True).click()
+
+    expect(page.locator("#analysis-state-value")).to_have_text("Completed", timeout=240_000)
+    check_accessibility(page)
+    view = page.locator('.output-view[data-output="contigs-with-repeats"]')
+    expect(view).to_be_visible()
+    expect(view.get_by_role("img").first).to_be_visible()
+    check_accessibility(page)
+    page.screenshot(path=ARTIFACTS / "web-7-assembly-result.png", full_page=True)
+
+
+def test_bots_and_import_pages_pass_the_accessibility_check(live_server, factories,
+                                                             browser_page):
+    """The project's bot accounts and its spreadsheet import, as their owner sees them."""
+    from playwright.sync_api import expect
+
+    page = browser_page
+    owner = factories.user(username="curator")
+    project = factories.project(owner=owner, name="Shigella surveillance")
+    sign_in(page, live_server, owner)
+    page.goto(f"{live_server}/-/projects/{project.id}/manage/bots")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    check_accessibility(page)
+    page.screenshot(path=ARTIFACTS / "web-8-bots.png", full_page=True)
+    page.goto(f"{live_server}/-/projects/{project.id}/import")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Import samples and metadata")
+    check_accessibility(page)
+    page.screenshot(path=ARTIFACTS / "web-9-import.png", full_page=True)

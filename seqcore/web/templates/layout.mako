@@ -12,9 +12,10 @@
 {"imports": {"@hotwired/turbo": "${vendor('turbo.es2017-esm.js') | n, js_string}",
  "@hotwired/stimulus": "${vendor('stimulus.js') | n, js_string}",
  "seqcore/application": "${static('application.js') | n, js_string}",
- "seqcore/controllers": "${static('controllers.js') | n, js_string}"}}
+ "seqcore/controllers": "${static('controllers.js') | n, js_string}",
+ "seqcore/uploads": "${static('uploads.js') | n, js_string}"}}
 </script>
-<script type="module">import "seqcore/application"; import "seqcore/controllers";</script>
+<script type="module">import "seqcore/application"; import "seqcore/controllers"; import "seqcore/uploads";</script>
 ${self.head()}
 </head>
 <body>

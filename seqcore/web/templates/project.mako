@@ -1,5 +1,6 @@
 <%inherit file="layout.mako"/>
 <%namespace name="tables" file="table.mako"/>
+<%namespace name="uploads" file="uploads.mako"/>
 <%def name="title()">${project.name}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -49,3 +50,6 @@
 % endif
 </details>
 ${tables.render(table)}
+% if upload is not None:
+${uploads.area(upload, outcomes, _("Add samples from FASTQ files"), _("Each file goes to the sample named before its read number (ecoli_S1_L001_R1_001.fastq.gz: sample ecoli), made if the project has none; two files whose names differ in R1 and R2 (or 1 and 2) are a pair, any other file is single-end."))}
+% endif

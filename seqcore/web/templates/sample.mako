@@ -1,5 +1,6 @@
 <%inherit file="layout.mako"/>
 <%namespace name="fmt" file="formats.mako"/>
+<%namespace name="uploads" file="uploads.mako"/>
 <%def name="title()">${sample.name}</%def>
 <h1>${sample.name}</h1>
 <dl class="facts">
@@ -35,6 +36,13 @@ ${_("Entered")}\
 <p class="muted">${_("No metadata.")}</p>
 % endif
 <h2 id="files">${_("Files")}</h2>
+% if upload is not None:
+${uploads.area(upload, outcomes, _("Add files to this sample"), _("A pair is two files whose names differ in R1 and R2 (or 1 and 2); any other file is single-end."))}
+% endif
+## Refreshed in place (the frame's own source is this page) while the worker has files to
+## check, and again after an upload from this page.
+<turbo-frame id="sample-files" target="_top" data-controller="pending" data-action="upload:stored@window->pending#watch">
+<div aria-live="polite"${' data-pending="true"' if pending else '' | n}>
 % if objects:
 <div class="table-wrap"><table aria-labelledby="files">
 <thead><tr><th scope="col">${_("Kind")}</th><th scope="col">${_("Files")}</th>
@@ -79,6 +87,8 @@ ${views[obj.id] | n}
 % else:
 <p class="muted">${_("No files yet.")}</p>
 % endif
+</div>
+</turbo-frame>
 <h2 id="analyses">${_("Analyses")}</h2>
 % if analyses:
 <ul>
