@@ -1,0 +1,204 @@
+"""The management pages through WebTest, on the real database: sharing a project or a group
+with groups, the data exports, the activity feed, and the administrators' accounts and OAuth
+clients. Each form does the domain's operation under the API's permission (the database is
+checked), a refusal changes nothing, the forms need the CSRF token, and the pages show only
+what the API shows the same account."""
+
+import pytest
+
+from seqcore.models.group import AccessLevel, GroupShare
+from seqcore.models.project import ProjectRole
+
+
+def sign_in(testapp, user):
+    testapp.reset()
+    page = testapp.get("/users/sign_in")
+    page.form["username"] = user.username
+    page.form["password"] = "Password1!"
+    page.form.submit(status=303)
+
+
+def form_with(page, action):
+    return next(f for f in page.forms.values() if f.action == action)
+
+
+def token_of(page):
+    return page.forms[0]["csrf_token"].value
+
+
+@pytest.fixture
+def world(factories):
+    """An owner's project with a member (a reader); a group the owner belongs to and one a
+    stranger owns."""
+    owner = factories.user(username="owner")
+    reader = factories.user(username="reader")
+    stranger = factories.user(username="stranger")
+    project = factories.project(owner=owner, name="Listeria 2026",
+                                members=[(reader, ProjectRole.USER, "LEVEL_1")])
+    lab = factories.group(owner, name="Lab", path="lab", members=[(reader, AccessLevel.GUEST)])
+    partners = factories.group(owner, name="Partners", path="partners")
+    hidden = factories.group(stranger, name="Secret", path="secretgroup")
+    return {"owner": owner, "reader": reader, "stranger": stranger, "project": project,
+            "lab": lab, "partners": partners, "hidden": hidden}
+
+
+def test_share_a_project_with_a_group_and_unshare(testapp, db, world):
+    project, partners = world["project"], world["partners"]
+    sign_in(testapp, world["owner"])
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    assert "Not shared with any group." in manage.text
+    # Only groups the owner may read are offered.
+    assert "secretgroup" not in manage.text
+    form = form_with(manage, f"/-/projects/{project.id}/manage/shares")
+    form["group_id"] = str(partners.id)
+    form["access_level"] = "30"
+    done = form.submit(status=303).follow()
+    assert "Shared with partners." in done.text
+    share = db.query(GroupShare).filter_by(project_id=project.id).one()
+    assert (share.group_id, share.access_level) == (partners.id, 30)
+    assert "partners" in done.html.find("section", {"aria-labelledby": "shares"}).text
+    # Twice: the domain's conflict (409), nothing added.
+    form.submit(status=409)
+    # A group the owner may not read is refused as REST refuses it (400), nothing made.
+    refused = testapp.post(f"/-/projects/{project.id}/manage/shares",
+                           {"csrf_token": token_of(done), "group_id": str(world["hidden"].id),
+                            "access_level": "10"}, status=400)
+    assert f"There is no group with id {world['hidden'].id}." in refused.text
+    testapp.post(f"/-/projects/{project.id}/manage/shares",
+                 {"csrf_token": token_of(done), "group_id": str(world["lab"].id),
+                  "access_level": "60"}, status=400)
+    db.expire_all()
+    assert db.query(GroupShare).filter_by(project_id=project.id).count() == 1
+    # Without the CSRF token, nothing is done.
+    testapp.post(f"/-/projects/{project.id}/manage/shares/{share.id}/remove", {},
+                 status=400)
+    assert db.query(GroupShare).filter_by(project_id=project.id).count() == 1
+    # The reader sees the share but no form, and may not unshare.
+    sign_in(testapp, world["reader"])
+    seen = testapp.get(f"/-/projects/{project.id}/manage")
+    assert "partners" in seen.html.find("section", {"aria-labelledby": "shares"}).text
+    assert not seen.html.find("form", action=f"/-/projects/{project.id}/manage/shares")
+    testapp.post(f"/-/projects/{project.id}/manage/shares/{share.id}/remove",
+                 {"csrf_token": token_of(seen)}, status=403)
+    assert db.query(GroupShare).filter_by(project_id=project.id).count() == 1
+    # The owner unshares.
+    sign_in(testapp, world["owner"])
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    form_with(manage, f"/-/projects/{project.id}/manage/shares/{share.id}/remove").submit(
+        status=303)
+    db.expire_all()
+    assert db.query(GroupShare).filter_by(project_id=project.id).count() == 0
+
+
+def test_share_a_group_with_a_group(testapp, db, world):
+    lab, partners = world["lab"], world["partners"]
+    sign_in(testapp, world["owner"])
+    page = testapp.get(f"/-/groups/{lab.id}")
+    form = form_with(page, f"/-/groups/{lab.id}/shares")
+    # The group itself is not offered.
+    assert str(lab.id) not in [value for value, *_ in form["group_id"].options]
+    form["group_id"] = str(partners.id)
+    form["access_level"] = "10"
+    assert "Shared with partners." in form.submit(status=303).follow().text
+    share = db.query(GroupShare).filter_by(shared_group_id=lab.id).one()
+    assert share.access_level == 10
+    # Shared with itself: the domain's words, nothing made.
+    refused = testapp.post(f"/-/groups/{lab.id}/shares",
+                           {"csrf_token": token_of(page), "group_id": str(lab.id),
+                            "access_level": "10"}, status=400)
+    assert "A group cannot be shared with itself." in refused.text
+    # A guest of the group reads the shares but may not change them.
+    sign_in(testapp, world["reader"])
+    seen = testapp.get(f"/-/groups/{lab.id}")
+    assert "partners" in seen.html.find("section", {"aria-labelledby": "shares"}).text
+    testapp.post(f"/-/groups/{lab.id}/shares/{share.id}/remove",
+                 {"csrf_token": token_of(seen)}, status=403)
+    # Who may not read the group gets 404.
+    sign_in(testapp, world["stranger"])
+    testapp.post(f"/-/groups/{lab.id}/shares/{share.id}/remove",
+                 {"csrf_token": token_of(testapp.get("/-/groups"))}, status=404)
+    db.expire_all()
+    assert db.query(GroupShare).filter_by(shared_group_id=lab.id).count() == 1
+    sign_in(testapp, world["owner"])
+    page = testapp.get(f"/-/groups/{lab.id}")
+    form_with(page, f"/-/groups/{lab.id}/shares/{share.id}/remove").submit(status=303)
+    db.expire_all()
+    assert db.query(GroupShare).filter_by(shared_group_id=lab.id).count() == 0
+
+
+# -- data exports -------------------------------------------------------------------------
+
+
+def build_exports(app_config):
+    from seqcore.exports.worker import ExportWorker
+
+    while ExportWorker(app_config.registry, "test-worker").run_once():
+        pass
+
+
+def test_export_selected_samples_then_download_and_delete(testapp, app_config, db, factories,
+                                                          world, sql_counter):
+    from seqcore.models.export import DataExport
+
+    project, owner = world["project"], world["owner"]
+    samples = [factories.sample(project, name=f"L{n}", metadata={"serotype": "4b"})
+               for n in range(3)]
+    sign_in(testapp, owner)
+    table = testapp.get(f"/-/projects/{project.id}")
+    bulk = table.forms["samples-bulk"]
+    token = bulk["csrf_token"].value
+    listed = testapp.post(f"/-/projects/{project.id}/exports",
+                          {"csrf_token": token, "selected": [str(s.id) for s in samples[:2]],
+                           "export_name": "two samples"}, status=303).follow()
+    assert listed.request.path == "/-/exports"
+    export = db.query(DataExport).one()
+    assert (export.name, export.requester_id, export.state) == ("two samples", owner.id,
+                                                                 "QUEUED")
+    assert export.selection["samples"] == [samples[0].id, samples[1].id]
+    # While it is being prepared the list refreshes itself, and offers no download.
+    assert listed.html.find("turbo-frame", id="exports-list").get("data-controller") == \
+        "refresh"
+    assert not listed.html.find("a", href=f"/-/exports/{export.id}/download")
+    testapp.get(f"/-/exports/{export.id}/download", status=409)
+    build_exports(app_config)
+    listed = testapp.get("/-/exports")
+    assert listed.html.find("turbo-frame", id="exports-list").get("data-controller") is None
+    assert "Ready" in listed.text
+    bundle = testapp.get(f"/-/exports/{export.id}/download", status=200)
+    assert bundle.content_type == "application/zip"
+    assert bundle.body[:2] == b"PK"
+    partial = testapp.get(f"/-/exports/{export.id}/download",
+                          headers={"Range": "bytes=0-9"}, status=206)
+    assert partial.body == bundle.body[:10]
+    # The list's statements do not grow with its rows.
+    counts = []
+    for _n in range(2):
+        with sql_counter:
+            testapp.get("/-/exports")
+        counts.append(sql_counter.count)
+        testapp.post(f"/-/projects/{project.id}/exports",
+                     {"csrf_token": token, "selected": [str(samples[2].id)]}, status=303)
+    assert counts[0] == counts[1]
+    # Nothing selected: refused, nothing made.
+    testapp.post(f"/-/projects/{project.id}/exports", {"csrf_token": token}, status=400)
+    assert db.query(DataExport).count() == 3
+    # Without the CSRF token nothing is deleted; another account does not see it (404).
+    testapp.post(f"/-/exports/{export.id}/delete", {}, status=400)
+    sign_in(testapp, world["reader"])
+    assert "two samples" not in testapp.get("/-/exports").text
+    testapp.get(f"/-/exports/{export.id}/download", status=404)
+    testapp.post(f"/-/exports/{export.id}/delete",
+                 {"csrf_token": token_of(testapp.get("/-/exports"))}, status=404)
+    # An outsider may not export the project.
+    sign_in(testapp, world["stranger"])
+    testapp.post(f"/-/projects/{project.id}/exports",
+                 {"csrf_token": token_of(testapp.get("/-/exports")),
+                  "selected": [str(samples[0].id)]}, status=404)
+    db.expire_all()
+    assert db.query(DataExport).count() == 3
+    sign_in(testapp, owner)
+    listed = testapp.get("/-/exports")
+    export_id = export.id
+    form_with(listed, f"/-/exports/{export_id}/delete").submit(status=303)
+    db.expire_all()
+    assert db.get(DataExport, export_id) is None
