@@ -24,6 +24,7 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.downloads")
     config.include("seqcore.web.frontend")
     config.include("seqcore.web.dashboard")
+    config.include("seqcore.web.activity")
     config.include("seqcore.web.groups")
     config.include("seqcore.web.projects")
     config.include("seqcore.web.bulk")

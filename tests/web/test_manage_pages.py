@@ -202,3 +202,58 @@ def test_export_selected_samples_then_download_and_delete(testapp, app_config, d
     form_with(listed, f"/-/exports/{export_id}/delete").submit(status=303)
     db.expire_all()
     assert db.get(DataExport, export_id) is None
+
+
+# -- activity -----------------------------------------------------------------------------
+
+
+def declare(testapp, project, name, restriction="LEVEL_1"):
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    form = form_with(manage, f"/-/projects/{project.id}/manage/fields")
+    form["name"] = name
+    form["restriction"] = restriction
+    form.submit(status=303)
+
+
+def test_activity_pages_through_the_projects_one_reads(testapp, factories, world,
+                                                       monkeypatch, sql_counter):
+    from seqcore.web import activity
+
+    project = world["project"]
+    hidden = factories.project(owner=world["stranger"], name="Stranger's project")
+    sign_in(testapp, world["stranger"])
+    declare(testapp, hidden, "secretfield")
+    sign_in(testapp, world["owner"])
+    for name in ("alpha", "beta", "gamma"):
+        declare(testapp, project, name)
+    declare(testapp, project, "deltarestricted", "LEVEL_4")
+    monkeypatch.setattr(activity, "PER_PAGE", 2)
+    sign_in(testapp, world["reader"])
+    first = testapp.get("/-/activity")
+    assert first.text.count("metadataField") == 2
+    assert "Listeria 2026" in first.text and "Stranger" not in first.text
+    # The restricted field's declaration (the newest) is listed without its change.
+    assert "changes" not in first.html.find("tbody").find("tr").text
+    older = testapp.get(first.html.find("a", rel="next")["href"])
+    assert older.text.count("metadataField") == 2
+    assert "Newest" in older.text
+    # Four entries of the project: two pages, the stranger's project in neither.
+    assert "secretfield" not in older.text and "Stranger" not in older.text
+    assert not older.html.find("a", rel="next")
+    # The owner reads the restricted field's declaration.
+    sign_in(testapp, world["owner"])
+    assert "(1 changes)" in testapp.get("/-/activity").html.find("tbody").find("tr").text
+    testapp.get("/-/activity?before=x", status=400)
+    # Statements do not grow with the page size.
+    counts = []
+    for size in (1, 3):
+        monkeypatch.setattr(activity, "PER_PAGE", size)
+        with sql_counter:
+            testapp.get("/-/activity")
+        counts.append(sql_counter.count)
+    assert counts[0] == counts[1]
+    # Reached from the dashboard and the navigation.
+    dashboard = testapp.get("/")
+    assert dashboard.html.find("a", href="/-/activity", string="All activity")
+    assert dashboard.html.find("nav", {"aria-label": "Main"}).find("a", href="/-/activity")
+    assert dashboard.html.find("nav", {"aria-label": "Main"}).find("a", href="/-/exports")
