@@ -35,6 +35,8 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.bots")
     config.include("seqcore.web.lifecycle")
     config.include("seqcore.web.samples")
+    config.include("seqcore.web.accounts")
+    config.include("seqcore.web.clients")
     config.include("seqcore.web.qc")
     config.include("seqcore.web.pluginviews")
     # /-/analyses/new before /-/analyses/{id}, which would take it otherwise.

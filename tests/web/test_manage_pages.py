@@ -257,3 +257,163 @@ def test_activity_pages_through_the_projects_one_reads(testapp, factories, world
     assert dashboard.html.find("a", href="/-/activity", string="All activity")
     assert dashboard.html.find("nav", {"aria-label": "Main"}).find("a", href="/-/activity")
     assert dashboard.html.find("nav", {"aria-label": "Main"}).find("a", href="/-/exports")
+
+
+# -- administrators -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def admin(factories):
+    from seqcore.models.user import SystemRole
+
+    return factories.user(SystemRole.ADMIN, username="root")
+
+
+def test_accounts_page_lists_searches_creates_and_changes(testapp, db, admin, world,
+                                                         sql_counter):
+    from seqcore.models.user import User
+    from seqcore.security.passwords import verify_password
+
+    sign_in(testapp, admin)
+    page = testapp.get("/-/admin/users")
+    assert page.html.find("nav", {"aria-label": "Main"}).find("a", href="/-/admin/users")
+    assert "stranger" in page.text and "reader" in page.text
+    found = testapp.get("/-/admin/users?q=STRAN")
+    assert "stranger" in found.text and "reader" not in found.text
+    testapp.get("/-/admin/users?role=ROLE_NOPE", status=400)
+    # Create an account; the password rules and the schema's messages as REST's.
+    form = form_with(page, "/-/admin/users")
+    for name, value in (("username", "newbie"), ("email", "newbie@example.org"),
+                        ("firstName", "New"), ("lastName", "Bie"), ("phoneNumber", "5555"),
+                        ("password", "weak")):
+        form[name] = value
+    refused = form.submit(status=400)
+    assert "Password must be at least 8 characters long." in refused.text
+    assert db.query(User).filter_by(username="newbie").count() == 0
+    form = form_with(refused, "/-/admin/users")
+    form["password"] = "Str0ng!pass"
+    form["systemRole"] = "ROLE_MANAGER"
+    form.submit(status=303)
+    created = db.query(User).filter_by(username="newbie").one()
+    assert (created.system_role, created.enabled, created.email) == (
+        "ROLE_MANAGER", True, "newbie@example.org")
+    assert verify_password(created.password_hash, "Str0ng!pass")
+    # A name taken in another letter case: REST's conflict, nothing made.
+    form["username"] = "NEWBIE"
+    form["email"] = "other@example.org"
+    assert "already exists" in form.submit(status=409).text
+    assert db.query(User).filter(User.email == "other@example.org").count() == 0
+    # The system role and the status.
+    page = testapp.get("/-/admin/users?q=reader")
+    role = form_with(page, f"/-/admin/users/{world['reader'].id}/role")
+    role["system_role"] = "ROLE_TECHNICIAN"
+    role.submit(status=303)
+    testapp.post(f"/-/admin/users/{world['reader'].id}/role",
+                 {"csrf_token": token_of(page), "system_role": "ROLE_BOT"}, status=400)
+    form_with(page, f"/-/admin/users/{world['reader'].id}/enabled").submit(status=303)
+    db.expire_all()
+    reader = db.get(User, world["reader"].id)
+    assert (reader.system_role, reader.enabled) == ("ROLE_TECHNICIAN", False)
+    # The disabled account cannot sign in any more.
+    testapp.reset()
+    signin = testapp.get("/users/sign_in")
+    signin.form["username"], signin.form["password"] = "reader", "Password1!"
+    signin.form.submit(status=400)
+    # Without the CSRF token nothing changes.
+    sign_in(testapp, admin)
+    testapp.post(f"/-/admin/users/{reader.id}/enabled", {"enabled": "true"}, status=400)
+    db.expire_all()
+    assert db.get(User, reader.id).enabled is False
+    # The list's statements do not grow with its page size.
+    counts = []
+    for size in (25, 50):
+        with sql_counter:
+            testapp.get(f"/-/admin/users?per_page={size}")
+        counts.append(sql_counter.count)
+    assert counts[0] == counts[1]
+
+
+def test_accounts_and_clients_pages_are_for_administrators(testapp, db, world, factories):
+    from seqcore.models.oauth import OAuthClient
+    from seqcore.models.user import SystemRole, User
+
+    manager = factories.user(SystemRole.MANAGER, username="boss")
+    client = factories.client("kept-client")
+    for user in (world["owner"], manager):
+        sign_in(testapp, user)
+        page = testapp.get("/")
+        nav = page.html.find("nav", {"aria-label": "Main"})
+        assert not nav.find("a", href="/-/admin/users")
+        assert not nav.find("a", href="/-/admin/clients")
+        testapp.get("/-/admin/users", status=403)
+        testapp.get("/-/admin/clients", status=403)
+        token = token_of(page)
+        testapp.post(f"/-/admin/users/{world['reader'].id}/role",
+                     {"csrf_token": token, "system_role": "ROLE_ADMIN"}, status=403)
+        testapp.post(f"/-/admin/users/{world['reader'].id}/enabled",
+                     {"csrf_token": token, "enabled": "false"}, status=403)
+        testapp.post("/-/admin/clients", {"csrf_token": token, "client_id": "mine",
+                                          "grant_types": "password", "scopes": "read",
+                                          "token_seconds": "600", "refresh_seconds": "600"},
+                     status=403)
+        testapp.post(f"/-/admin/clients/{client.id}/delete", {"csrf_token": token},
+                     status=403)
+    testapp.reset()
+    assert "/users/sign_in" in testapp.get("/-/admin/users", status=302).location
+    reader = db.get(User, world["reader"].id)
+    assert (reader.system_role, reader.enabled) == ("ROLE_USER", True)
+    assert [c.client_id for c in db.query(OAuthClient)] == ["kept-client"]
+
+
+def test_clients_page_creates_shows_the_secret_once_regenerates_and_deletes(testapp, db,
+                                                                            admin):
+    from seqcore.models.oauth import OAuthClient, digest
+
+    sign_in(testapp, admin)
+    page = testapp.get("/-/admin/clients")
+    assert page.html.find("nav", {"aria-label": "Main"}).find("a", href="/-/admin/clients")
+    form = form_with(page, "/-/admin/clients")
+    form["client_id"] = "has space"
+    refused = form.submit(status=400)
+    assert "Client details cannot contain spaces." in refused.text
+    form = form_with(refused, "/-/admin/clients")
+    form["client_id"] = "uploader"
+    form.get("grant_types", index=1).checked = True  # authorization_code
+    refused = form.submit(status=400)
+    assert "The authorization_code grant needs a redirect URI." in refused.text
+    form = form_with(refused, "/-/admin/clients")
+    form["redirect_uris"] = "https://app.example.org/callback#x"
+    assert "without a fragment" in form.submit(status=400).text
+    assert db.query(OAuthClient).count() == 0
+    form["redirect_uris"] = "https://app.example.org/callback\nhttp://localhost:8080/cb"
+    form["token_seconds"] = "600"
+    made = form.submit(status=201)
+    secret = made.html.find("input", id="client-secret")["value"]
+    client = db.query(OAuthClient).one()
+    client_id = client.id
+    assert client.secret_hash == digest(secret)
+    assert client.grant_type_list == ["password", "authorization_code", "refresh_token"]
+    assert client.redirect_uri_list == ["https://app.example.org/callback",
+                                        "http://localhost:8080/cb"]
+    assert client.access_token_seconds == 600
+    # The secret is not shown again.
+    assert secret not in testapp.get("/-/admin/clients").text
+    # A taken client id: the domain's conflict.
+    testapp.post("/-/admin/clients", {"csrf_token": token_of(made), "client_id": "uploader",
+                                      "grant_types": "password", "scopes": "read",
+                                      "token_seconds": "600", "refresh_seconds": "600"},
+                 status=409)
+    # A new secret replaces the old one.
+    page = testapp.get("/-/admin/clients")
+    renewed = form_with(page, f"/-/admin/clients/{client.id}/secret").submit(status=200)
+    second = renewed.html.find("input", id="client-secret")["value"]
+    db.expire_all()
+    assert second != secret and db.get(OAuthClient, client.id).secret_hash == digest(second)
+    # Without the CSRF token nothing is deleted.
+    testapp.post(f"/-/admin/clients/{client.id}/delete", {}, status=400)
+    assert db.query(OAuthClient).count() == 1
+    form_with(page, f"/-/admin/clients/{client.id}/delete").submit(status=303)
+    db.expire_all()
+    assert db.query(OAuthClient).count() == 0
+    testapp.post(f"/-/admin/clients/{client_id}/delete", {"csrf_token": token_of(page)},
+                 status=404)
