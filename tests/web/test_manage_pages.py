@@ -366,8 +366,8 @@ def test_accounts_and_clients_pages_are_for_administrators(testapp, db, world, f
 
 
 def test_clients_page_creates_shows_the_secret_once_regenerates_and_deletes(testapp, db,
-                                                                            admin):
-    from seqcore.models.oauth import OAuthClient, digest
+                                                                            admin, factories):
+    from seqcore.models.oauth import OAuthClient, OAuthToken, digest
 
     sign_in(testapp, admin)
     page = testapp.get("/-/admin/clients")
@@ -409,11 +409,16 @@ def test_clients_page_creates_shows_the_secret_once_regenerates_and_deletes(test
     second = renewed.html.find("input", id="client-secret")["value"]
     db.expire_all()
     assert second != secret and db.get(OAuthClient, client.id).secret_hash == digest(second)
+    # A token the client was given works until the client is deleted.
+    headers = factories.headers(admin, client=db.get(OAuthClient, client_id))
+    testapp.get("/api/projects", headers=headers, status=200)
     # Without the CSRF token nothing is deleted.
     testapp.post(f"/-/admin/clients/{client.id}/delete", {}, status=400)
     assert db.query(OAuthClient).count() == 1
     form_with(page, f"/-/admin/clients/{client.id}/delete").submit(status=303)
     db.expire_all()
     assert db.query(OAuthClient).count() == 0
+    assert db.query(OAuthToken).count() == 0
+    testapp.get("/api/projects", headers=headers, status=401)
     testapp.post(f"/-/admin/clients/{client_id}/delete", {"csrf_token": token_of(page)},
                  status=404)
