@@ -381,7 +381,8 @@ def feed(db: Session, caller: Caller, query: ActivityQuery, projects: AnySelect
                 .where(ActivitySubject.activity_id.in_([row.id for row in rows]),
                        ActivitySubject.project_id.in_(projects))
                 .order_by(ActivitySubject.project_id)):
-            concerned.setdefault(activity_id, []).append(project_id)
+            if project_id is not None:
+                concerned.setdefault(activity_id, []).append(project_id)
     levels: dict[int, FieldAccess] = {}
 
     def accesses(row: Activity) -> list[FieldAccess]:
@@ -394,7 +395,8 @@ def feed(db: Session, caller: Caller, query: ActivityQuery, projects: AnySelect
 
     entries = _entries(db, caller, rows, accesses)
     for entry in entries:
-        entry["projectId"] = (concerned.get(entry["id"]) or [None])[0]
+        found = concerned.get(entry["id"])
+        entry["projectId"] = found[0] if found else None
     return entries, (rows[-1].id if more and rows else None)
 
 
