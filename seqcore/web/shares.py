@@ -1,7 +1,8 @@
 """Sharing with groups, on a project's Manage page and on a group's page: the groups the
 project (or group) is shared with and up to which access level, a form sharing it with a
-group the caller may read, and unsharing. The operations are the domain's
-(:func:`seqcore.projects.groups.share_with_group`, :func:`~seqcore.projects.groups.unshare`),
+group the caller may read, changing a share's level, and unsharing. The operations are the
+domain's (:func:`seqcore.projects.groups.share_with_group`,
+:func:`~seqcore.projects.groups.change_share_level`, :func:`~seqcore.projects.groups.unshare`),
 under the permissions REST's ``/shares`` endpoints ask (``project:write``, ``group:write``)
 and on the same traversal contexts, so a page refuses what REST refuses, in its words."""
 
@@ -18,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from seqcore.errors.domain import Invalid
 from seqcore.models.group import AccessLevel, Group, GroupShare
-from seqcore.projects.groups import parse_level, share_with_group, unshare
+from seqcore.projects.groups import change_share_level, parse_level, share_with_group, unshare
 from seqcore.security.access import GROUP
 from seqcore.security.identity import Identity
 from seqcore.security.permissions import Permission
@@ -101,6 +102,18 @@ def unshare_project(request: Request) -> Response:
                  _("No longer shared with ${group}.", mapping={"group": grantee.full_path}))
 
 
+def change_project_share(request: Request) -> Response:
+    identity = signed_in(request)
+    context = context_at(request, "projects", request.matchdict["id"], "shares",
+                         request.matchdict["share"])
+    require(request, context, Permission.PROJECT_WRITE)
+    share = change_share_level(request.db, context.share, _level(request),
+                               actor_id=_actor(identity))
+    grantee = request.db.get(Group, share.group_id)
+    return _back(request, "web.project.manage", int(request.matchdict["id"]),
+                 _("${name} changed.", mapping={"name": grantee.full_path}))
+
+
 def share_group(request: Request) -> Response:
     identity = signed_in(request)
     context = context_at(request, "groups", request.matchdict["id"], "shares")
@@ -125,12 +138,28 @@ def unshare_group(request: Request) -> Response:
                  _("No longer shared with ${group}.", mapping={"group": grantee.full_path}))
 
 
+def change_group_share(request: Request) -> Response:
+    identity = signed_in(request)
+    context = context_at(request, "groups", request.matchdict["id"], "shares",
+                         request.matchdict["share"])
+    require(request, context, Permission.GROUP_WRITE)
+    share = change_share_level(request.db, context.share, _level(request),
+                               actor_id=_actor(identity))
+    grantee = request.db.get(Group, share.group_id)
+    return _back(request, "web.group", int(request.matchdict["id"]),
+                 _("${name} changed.", mapping={"name": grantee.full_path}))
+
+
 def includeme(config: Configurator) -> None:
     project = "/-/projects/{id:\\d+}/manage/shares"
     add_page(config, "web.project.shares", project, share_project, method="POST")
     add_page(config, "web.project.share.remove", project + "/{share:\\d+}/remove",
              unshare_project, method="POST")
+    add_page(config, "web.project.share.level", project + "/{share:\\d+}/level",
+             change_project_share, method="POST")
     group = "/-/groups/{id:\\d+}/shares"
     add_page(config, "web.group.shares", group, share_group, method="POST")
     add_page(config, "web.group.share.remove", group + "/{share:\\d+}/remove", unshare_group,
              method="POST")
+    add_page(config, "web.group.share.level", group + "/{share:\\d+}/level",
+             change_group_share, method="POST")

@@ -72,7 +72,17 @@ def test_share_a_project_with_a_group_and_unshare(testapp, db, world):
     # Without the CSRF token, nothing is done.
     testapp.post(f"/-/projects/{project.id}/manage/shares/{share.id}/remove", {},
                  status=400)
+    testapp.post(f"/-/projects/{project.id}/manage/shares/{share.id}/level",
+                 {"access_level": "10"}, status=400)
     assert db.query(GroupShare).filter_by(project_id=project.id).count() == 1
+    # The share's level changes in place.
+    manage = testapp.get(f"/-/projects/{project.id}/manage")
+    level = form_with(manage, f"/-/projects/{project.id}/manage/shares/{share.id}/level")
+    assert level["access_level"].value == "30"
+    level["access_level"] = "40"
+    assert "partners changed." in level.submit(status=303).follow().text
+    db.expire_all()
+    assert db.get(GroupShare, share.id).access_level == 40
     # The reader sees the share but no form, and may not unshare.
     sign_in(testapp, world["reader"])
     seen = testapp.get(f"/-/projects/{project.id}/manage")
@@ -80,6 +90,10 @@ def test_share_a_project_with_a_group_and_unshare(testapp, db, world):
     assert not seen.html.find("form", action=f"/-/projects/{project.id}/manage/shares")
     testapp.post(f"/-/projects/{project.id}/manage/shares/{share.id}/remove",
                  {"csrf_token": token_of(seen)}, status=403)
+    testapp.post(f"/-/projects/{project.id}/manage/shares/{share.id}/level",
+                 {"csrf_token": token_of(seen), "access_level": "10"}, status=403)
+    db.expire_all()
+    assert db.get(GroupShare, share.id).access_level == 40
     assert db.query(GroupShare).filter_by(project_id=project.id).count() == 1
     # The owner unshares.
     sign_in(testapp, world["owner"])
@@ -90,7 +104,7 @@ def test_share_a_project_with_a_group_and_unshare(testapp, db, world):
     assert db.query(GroupShare).filter_by(project_id=project.id).count() == 0
 
 
-def test_share_a_group_with_a_group(testapp, db, world):
+def test_share_a_group_with_a_group(testapp, db, world, factories):
     lab, partners = world["lab"], world["partners"]
     sign_in(testapp, world["owner"])
     page = testapp.get(f"/-/groups/{lab.id}")
@@ -119,6 +133,19 @@ def test_share_a_group_with_a_group(testapp, db, world):
                  {"csrf_token": token_of(testapp.get("/-/groups"))}, status=404)
     db.expire_all()
     assert db.query(GroupShare).filter_by(shared_group_id=lab.id).count() == 1
+    # A maintainer changes no share above their own level, in the domain's words.
+    maint = factories.user(username="maint")
+    core = factories.group(world["owner"], name="Core", path="core",
+                           members=[(maint, AccessLevel.MAINTAINER)])
+    high = factories.share(partners, AccessLevel.OWNER, group=core)
+    sign_in(testapp, maint)
+    page = testapp.get(f"/-/groups/{core.id}")
+    form = form_with(page, f"/-/groups/{core.id}/shares/{high.id}/level")
+    form["access_level"] = "10"
+    assert "above the access level your own membership gives you" in form.submit(
+        status=403).text
+    db.expire_all()
+    assert db.get(GroupShare, high.id).access_level == 50
     sign_in(testapp, world["owner"])
     page = testapp.get(f"/-/groups/{lab.id}")
     form_with(page, f"/-/groups/{lab.id}/shares/{share.id}/remove").submit(status=303)

@@ -65,7 +65,7 @@
 </table>
 </section>
 </div>
-${sharing.section(shares, request.route_path('web.group.shares', id=group.id), 'web.group.share.remove', group.id, can_write, share_levels, share_groups)}
+${sharing.section(shares, request.route_path('web.group.shares', id=group.id), 'web.group.share.remove', 'web.group.share.level', group.id, can_write, share_levels, share_groups)}
 % if can_write:
 <section aria-labelledby="new-subgroup">
 <h2 id="new-subgroup">${_("New subgroup")}</h2>

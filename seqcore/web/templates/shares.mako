@@ -2,7 +2,7 @@
 ## forms sharing it with another group and unsharing: used by manage.mako and group.mako.
 <%! from seqcore.web.labels import ACCESS_LEVELS %>
 <%namespace name="fmt" file="formats.mako"/>
-<%def name="section(shares, add_action, remove_route, owner_id, can_write, share_levels, share_groups)">
+<%def name="section(shares, add_action, remove_route, level_route, owner_id, can_write, share_levels, share_groups)">
 <section aria-labelledby="shares">
 <h2 id="shares">${_("Shared with groups")}</h2>
 % if shares:
@@ -16,7 +16,20 @@
 <tbody>
 % for share, grantee in shares:
 <tr><td><a href="${request.route_path('web.group', id=grantee.id)}">${grantee.full_path}</a></td>
-<td>${_(ACCESS_LEVELS.get(share.access_level, str(share.access_level)))}</td>
+<td>\
+% if can_write:
+<form method="post" class="inline" action="${request.route_path(level_route, id=owner_id, share=share.id)}">
+<input type="hidden" name="csrf_token" value="${csrf_token}">
+<select name="access_level" aria-label="${_('Access level of ${group}', group=grantee.full_path)}">
+% for level in share_levels:
+<option value="${level.value}"${' selected' if level.value == share.access_level else '' | n}>${_(ACCESS_LEVELS[level.value])}</option>
+% endfor
+</select>
+<button type="submit" class="secondary" aria-label="${_('Change the level of ${group}', group=grantee.full_path)}">${_("Change")}</button></form>\
+% else:
+${_(ACCESS_LEVELS.get(share.access_level, str(share.access_level)))}\
+% endif
+</td>
 <td>${fmt.when(share.created)}</td>
 % if can_write:
 <td><form method="post" class="inline" action="${request.route_path(remove_route, id=owner_id, share=share.id)}">
@@ -44,7 +57,7 @@
 </select></div>
 <div class="field"><button type="submit">${_("Share")}</button></div>
 </form>
-<p class="hint">${_("The group's members get access to it up to the level chosen, never above their own. To change a level, unshare and share again.")}</p>
+<p class="hint">${_("The group's members get access to it up to the level chosen, never above their own.")}</p>
 % endif
 </section>
 </%def>
