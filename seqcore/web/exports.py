@@ -51,13 +51,17 @@ TABLE = Table(
 
 
 def _size(size: int | None) -> str:
+    """A bundle's size in decimal units (``2.4 MB``); empty until it is built."""
     if size is None:
         return ""
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000  # type: ignore[assignment]
-    return ""  # pragma: no cover - the loop returns
+    if size < 1000:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1000
+        if value < 1000 or unit == "GB":
+            break
+    return f"{value:.1f} {unit}"
 
 
 def _when(moment: Any) -> str:

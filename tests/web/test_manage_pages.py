@@ -449,3 +449,17 @@ def test_clients_page_creates_shows_the_secret_once_regenerates_and_deletes(test
     testapp.get("/api/projects", headers=headers, status=401)
     testapp.post(f"/-/admin/clients/{client_id}/delete", {"csrf_token": token_of(page)},
                  status=404)
+
+
+def test_the_new_pages_speak_french(testapp, db, world, admin):
+    from seqcore.models.user import User
+
+    db.get(User, admin.id).locale = "fr"
+    db.commit()
+    sign_in(testapp, admin)
+    assert "Exports de données" in testapp.get("/-/exports").text
+    assert "que vous pouvez lire" in testapp.get("/-/activity").text
+    assert "Nouveau compte" in testapp.get("/-/admin/users").text
+    assert "Nouveau client" in testapp.get("/-/admin/clients").text
+    manage = testapp.get(f"/-/projects/{world['project'].id}/manage")
+    assert "Partagé avec des groupes" in manage.text
