@@ -13,10 +13,14 @@ its access and keeps that record.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from seqcore.db.locks import lock_row
+from seqcore.errors.conflicts import DUPLICATE
 from seqcore.errors.domain import Conflict
 from seqcore.models.access_token import PersonalAccessToken, WebSession
 from seqcore.models.analysis import AnalysisSubmission
@@ -41,6 +45,25 @@ def duplicate_field(db: Session, username: str | None, email: str | None,
         if db.scalar(query) is not None:
             return field
     return None
+
+
+def create_account(db: Session, values: Mapping[str, Any], password_hash: str) -> User:
+    """An account from ``values`` as :class:`seqcore.parsing.schemas.UserSchema` loads them
+    (REST's names: ``firstName``, ``systemRole``...) and the hash of its password (the
+    caller checked the password's rules and hashed it). :class:`Conflict` naming the field
+    when the username or e-mail address is taken in any letter case, nothing stored."""
+    field = duplicate_field(db, values["username"], values["email"])
+    if field is not None:
+        raise Conflict(DUPLICATE.format(field=field))
+    user = User(
+        username=values["username"], email=values["email"], password_hash=password_hash,
+        first_name=values["firstName"], last_name=values["lastName"],
+        phone_number=values["phoneNumber"],
+        system_role=values.get("systemRole", SystemRole.USER.value),
+        enabled=values.get("enabled", True), locale=values.get("locale", "en"))
+    db.add(user)
+    db.flush()
+    return user
 
 
 LAST_ADMIN = ("The account {id} is the last enabled administrator; make another account an "

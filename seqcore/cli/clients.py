@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
-import string
 from typing import Any
 
 import click
@@ -11,42 +9,27 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from seqcore.cli.base import Env, main, pass_env
+from seqcore.errors.domain import Conflict, Invalid
+from seqcore.oauth.clients import GRANTS as CLIENT_GRANTS
+from seqcore.oauth.clients import create_client as register
 
 # -- OAuth2 clients ---------------------------------------------------------------------------
 
-# The grants the token endpoint serves. client_credentials is not offered: a token acts for
-# a person, and seqcore has no permissions for a client of its own (docs/security.md).
-GRANTS = ["password", "authorization_code", "refresh_token"]
-
-
-def new_client_secret() -> str:
-    alphabet = string.ascii_letters + string.digits
-    return "".join(secrets.choice(alphabet) for _ in range(42))
+GRANTS = list(CLIENT_GRANTS)
 
 
 def create_client(db: Session, client_id: str, grant_types: list[str], scopes: list[str],
                   token_seconds: int, refresh_seconds: int | None, redirect_uris: list[str],
                   lenient: bool) -> tuple[Any, str]:
-    from seqcore.models.oauth import OAuthClient, digest
-
-    if not client_id or any(c.isspace() for c in client_id):
-        raise click.BadParameter("Client details cannot contain spaces.",
-                                 param_hint="--client-id")
-    if db.scalar(select(OAuthClient.id).where(OAuthClient.client_id == client_id)):
-        raise click.BadParameter(f"a client {client_id!r} already exists",
-                                 param_hint="--client-id")
-    if "authorization_code" in grant_types and not redirect_uris:
-        raise click.BadParameter("the authorization_code grant needs --redirect-uri")
-    secret = new_client_secret()
-    client = OAuthClient(
-        client_id=client_id, secret_hash=digest(secret), grant_types=" ".join(grant_types),
-        scopes=" ".join(scopes), redirect_uris=" ".join(redirect_uris),
-        access_token_seconds=token_seconds, refresh_token_seconds=refresh_seconds,
-        lenient=lenient,
-    )
-    db.add(client)
-    db.flush()
-    return client, secret
+    """:func:`seqcore.oauth.clients.create_client`, its refusals as the options' errors."""
+    try:
+        return register(db, client_id, grant_types, scopes, token_seconds, refresh_seconds,
+                        redirect_uris, lenient)
+    except Invalid as error:
+        option, messages = next(iter(error.problems.items()))
+        raise click.BadParameter(" ".join(messages), param_hint=f"--{option}") from None
+    except Conflict as error:
+        raise click.BadParameter(error.message, param_hint="--client-id") from None
 
 
 @main.group()

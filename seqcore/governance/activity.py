@@ -41,7 +41,7 @@ from seqcore.models.project import Project, ProjectMember
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import SequencingObject, SequencingRun
 from seqcore.observability.requestid import current as current_request_id
-from seqcore.security.fieldaccess import Caller, held_back_fields, readable_fields
+from seqcore.security.fieldaccess import Caller, FieldAccess, held_back_fields, readable_fields
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -358,11 +358,59 @@ def activities(db: Session, caller: Caller, query: ActivityQuery, *,
             ProjectSample.sample_id == sample_id)))
         accesses = [readable_fields(db, caller, p) for p in projects] or [
             readable_fields(db, caller, -1)]
+    entries = _entries(db, caller, rows, lambda row: accesses)
+    return entries, (rows[-1].id if more and rows else None)
 
+
+def feed(db: Session, caller: Caller, query: ActivityQuery, projects: AnySelect
+         ) -> tuple[list[dict[str, Any]], int | None]:
+    """One page of the trails of several projects at once (``projects``: a statement
+    selecting their ids, such as those the caller may read), newest first, and the cursor of
+    the next page (``None``: no more). Each entry names the first of those projects it
+    concerns (``projectId``); a metadata change shows when one of its projects among them
+    lets the caller read the field (and no other project holding the sample restricts it
+    above the caller), as in :func:`activities`. A few statements whatever the page size:
+    the page, the projects of its entries, and each of those projects' field levels."""
+    rows = list(db.scalars(_statement(ActivitySubject.project_id.in_(projects), query)))
+    more = len(rows) > query.limit
+    rows = rows[:query.limit]
+    concerned: dict[int, list[int]] = {}
+    if rows:
+        for activity_id, project_id in db.execute(
+                select(ActivitySubject.activity_id, ActivitySubject.project_id)
+                .where(ActivitySubject.activity_id.in_([row.id for row in rows]),
+                       ActivitySubject.project_id.in_(projects))
+                .order_by(ActivitySubject.project_id)):
+            if project_id is not None:
+                concerned.setdefault(activity_id, []).append(project_id)
+    levels: dict[int, FieldAccess] = {}
+
+    def accesses(row: Activity) -> list[FieldAccess]:
+        found = []
+        for project_id in concerned.get(row.id, []):
+            if project_id not in levels:
+                levels[project_id] = readable_fields(db, caller, project_id)
+            found.append(levels[project_id])
+        return found
+
+    entries = _entries(db, caller, rows, accesses)
+    for entry in entries:
+        found = concerned.get(entry["id"])
+        entry["projectId"] = found[0] if found else None
+    return entries, (rows[-1].id if more and rows else None)
+
+
+def _entries(db: Session, caller: Caller, rows: list[Activity],
+             accesses_of: Callable[[Activity], list[FieldAccess]]) -> list[dict[str, Any]]:
+    """The records as the caller may see them: metadata changes (and declarations) of
+    fields none of ``accesses_of(row)`` lets the caller read are left out, and so is a
+    value of a field another project holding its sample restricts above the caller;
+    records left empty by that are still listed, without the hidden changes, so the caller
+    knows that something happened and when."""
     kept: dict[tuple[int, str], bool] = {}
     known: dict[int, Any] = {}  # each project's answer, asked once for the page
 
-    def can_read(change: dict[str, Any]) -> bool:
+    def can_read(change: dict[str, Any], accesses: list[FieldAccess]) -> bool:
         if not any(access.can_read(change["field"]) for access in accesses):
             return False
         sample = change.get("sample") if change.get("on") == "metadata" else None
@@ -375,18 +423,19 @@ def activities(db: Session, caller: Caller, query: ActivityQuery, *,
 
     entries = []
     for row in rows:
+        accesses = accesses_of(row)
         changes = [c for c in row.changes or []
-                   if c.get("on") not in ("metadata", "metadataField") or can_read(c)]
+                   if c.get("on") not in ("metadata", "metadataField")
+                   or can_read(c, accesses)]
         entries.append({"id": row.id, "kind": row.kind, "created": row.created,
                         "actor": {"type": row.actor_type, "userId": row.actor_user_id,
                                   "name": row.actor_name, "clientId": row.actor_client_id,
                                   "tokenId": row.actor_token_id,
                                   "submissionId": row.actor_submission_id},
                         "requestId": row.request_id, "changes": changes})
-    return entries, (rows[-1].id if more and rows else None)
-
+    return entries
 
 
 __all__ = ["ACTOR", "OPERATIONS", "REQUEST", "SERVICE", "ActivityQuery", "Actor",
-           "Operation", "acting", "activities", "actor_of_request", "current_actor", "note",
+           "Operation", "acting", "activities", "actor_of_request", "current_actor", "feed", "note",
            "operation", "provenance_of"]

@@ -7,7 +7,9 @@ clients depend on (see ``docs/security.md``).
 Its two halves sit in two layers: :mod:`seqcore.oauth.views` is a transport of its own,
 beside REST and GraphQL (it speaks RFC 6749's wire format and imports no other transport);
 :mod:`seqcore.oauth.tokens` and :mod:`seqcore.oauth.validator` are the domain's token
-service, which security and the web pages use (``[tool.importlinter]`` in pyproject.toml).
+service, which security and the web pages use, and :mod:`seqcore.oauth.clients` its client
+registry, which the command line and the administrators' page use
+(``[tool.importlinter]`` in pyproject.toml).
 """
 
 from pyramid.config import Configurator

@@ -184,6 +184,13 @@ class GroupLevelSchema(Schema):
     expiresAt = fields.Raw(allow_none=True)
 
 
+class ShareLevelSchema(Schema):
+    """A share's new access level (a number or a name, as when sharing)."""
+
+    accessLevel = fields.Raw(required=True, error_messages=_required(
+        "You must provide an accessLevel."))
+
+
 class ShareSchema(Schema):
     """A share with a group: its numeric id and the highest access level it gives."""
 

@@ -389,6 +389,26 @@ def share_with_group(db: Session, grantee: Group, level: AccessLevel, *,
     return share
 
 
+@operation("groupShare.update")
+def change_share_level(db: Session, share: GroupShare, level: AccessLevel, *,
+                       actor_id: int | None = None) -> GroupShare:
+    """Give the share another level, within the actor's own level by membership (as when
+    sharing: ``None``, an administrator, is unbounded) for the share as it is and as it
+    becomes."""
+    if actor_id is not None:
+        if share.shared_group_id is not None:
+            held = membership_level(db, share.shared_group_id, actor_id)
+        else:
+            project = db.get_one(Project, share.project_id)
+            held = project_membership_level(db, project, actor_id)
+        _may_grant(held, share.access_level,
+                   f"change a share at {AccessLevel(share.access_level).label}")
+        _may_grant(held, level.value, f"share at {level.label}")
+    share.access_level = level.value
+    db.flush()
+    return share
+
+
 @operation("groupShare.delete")
 def unshare(db: Session, share: GroupShare) -> None:
     db.delete(share)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -20,6 +23,13 @@ def hasher(time_cost: int = 3, memory_cost: int = 65536) -> PasswordHasher:
 
 def hash_password(password: str, time_cost: int = 3, memory_cost: int = 65536) -> str:
     return hasher(time_cost, memory_cost).hash(password)
+
+
+def hash_with_settings(password: str, settings: Mapping[str, Any]) -> str:
+    """``password`` hashed at the costs of the deployment's settings
+    (``seqcore.password_hash.time_cost``, ``.memory_cost``)."""
+    return hash_password(password, int(settings["seqcore.password_hash.time_cost"]),
+                         int(settings["seqcore.password_hash.memory_cost"]))
 
 
 def verify_password(stored_hash: str, password: str) -> bool:

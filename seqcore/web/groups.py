@@ -1,7 +1,8 @@
 """Groups: the tree of the groups an account may read, a group's page (its subgroups,
-projects and members), and the form creating a group or subgroup. Visibility is the domain's
-(:data:`seqcore.security.access.GROUP`), creation the domain's :func:`create_group` under the
-permissions REST asks (``group:create`` at the top, ``group:write`` on a parent)."""
+projects, members and the groups it is shared with), and the form creating a group or
+subgroup. Visibility is the domain's (:data:`seqcore.security.access.GROUP`), creation the
+domain's :func:`create_group` under the permissions REST asks (``group:create`` at the top,
+``group:write`` on a parent)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from seqcore.web.guard import add_page, context_at, may, parent_group, signed_in
 from seqcore.web.i18n import _
 from seqcore.web.labels import ACCESS_LEVELS
 from seqcore.web.render import page
+from seqcore.web.shares import SHARE_LEVELS, grantee_choices, shares_of
 
 
 @dataclass
@@ -95,9 +97,12 @@ def group_page(request: Request, status: int = 200, group_id: str | None = None,
                          .order_by(User.username)).all()
     values.setdefault("problems", {})
     values.setdefault("form", {})
+    can_write = may(request, context, Permission.GROUP_WRITE)
     return page(request, "group.mako", status=status, group=group, subgroups=subgroups,
                 projects=projects, members=members, level_label=level_label,
-                can_write=may(request, context, Permission.GROUP_WRITE), **values)
+                shares=shares_of(db, group_id=group.id), share_levels=SHARE_LEVELS,
+                share_groups=grantee_choices(db, identity, exclude=group.id)
+                if can_write else [], can_write=can_write, **values)
 
 
 def level_label(level: int) -> str | TranslationString:

@@ -60,6 +60,16 @@ def signed_in(request: Request) -> Identity:
     return identity
 
 
+def administrator(request: Request) -> Identity:
+    """The signed-in administrator: :class:`SignInRequired` for nobody, 403 for anyone else
+    (REST answers an account that is not an administrator 403 where only administrators
+    may act: a system role, enabling an account)."""
+    identity = signed_in(request)
+    if not identity.is_admin:
+        raise PageError(403, _("Only administrators may see this page."))
+    return identity
+
+
 def context_at(request: Request, *segments: str) -> Any:
     """The traversal context below ``/api`` at ``segments`` (``"projects", "5"``) if the
     caller may know it exists; a 404 :class:`PageError` otherwise (hidden and missing look
@@ -163,5 +173,6 @@ def add_page(config: Configurator, name: str, pattern: str | None, view: View,
                     require_csrf=method != "GET", **predicates)
 
 
-__all__ = ["PageError", "SignInRequired", "add_page", "context_at", "domain_message",
-           "guarded", "may", "not_found", "require", "sign_in_location", "signed_in"]
+__all__ = ["PageError", "SignInRequired", "add_page", "administrator", "context_at",
+           "domain_message", "guarded", "may", "not_found", "require", "sign_in_location",
+           "signed_in"]

@@ -15,6 +15,8 @@ STATES = {
     # Processing states of uploaded files.
     "UNPROCESSED": _("Unprocessed"), "QUEUED": _("Queued"), "PROCESSING": _("Processing"),
     "FINISHED": _("Finished"),
+    # States of data exports (QUEUED, RUNNING and ERROR are above).
+    "READY": _("Ready"), "EXPIRED": _("Expired"),
 }
 
 ACCESS_LEVELS = {0: _("No access"), 10: _("Guest"), 20: _("Uploader"), 30: _("Analyst"),

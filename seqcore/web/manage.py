@@ -1,9 +1,10 @@
-"""A project's management page: its members with their roles and metadata levels, its
-metadata fields with their restriction levels, its metadata templates, and its activity
-feed. Every member reads it (restricted fields are left out for those below their level);
-owners (and maintainers through groups) change it, through the operations and under the
-permission (``project:write``) REST's members, fields and templates endpoints use. A member
-may be added until a date (its expiry); expired members stay listed, marked, until the worker
+"""A project's management page: its members with their roles and metadata levels, the
+groups it is shared with (:mod:`seqcore.web.shares`), its metadata fields with their
+restriction levels, its metadata templates, and its activity feed. Every member reads it
+(restricted fields are left out for those below their level); owners (and maintainers
+through groups) change it, through the operations and under the permission
+(``project:write``) REST's members, fields and templates endpoints use. A member may be
+added until a date (its expiry); expired members stay listed, marked, until the worker
 removes them."""
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from seqcore.security.permissions import Permission
 from seqcore.web.guard import PageError, add_page, context_at, may, require, signed_in
 from seqcore.web.i18n import _
 from seqcore.web.render import page
+from seqcore.web.shares import SHARE_LEVELS, grantee_choices, shares_of
 
 ROLES = {ProjectRole.USER.value: _("Member"), ProjectRole.OWNER.value: _("Owner")}
 
@@ -57,10 +59,13 @@ def manage_page(request: Request) -> Response:
         ProjectMember, ProjectMember.user_id == User.id).where(
         ProjectMember.project_id == project.id).order_by(User.username)).all()
     feed, _cursor = activities(db, caller, ActivityQuery(limit=50), project_id=project.id)
+    can_write = may(request, context, Permission.PROJECT_WRITE)
     return page(request, "manage.mako", project=project, members=members, roles=ROLES,
                 levels=LEVELS, fields=project_fields(db, project.id, access),
                 templates=project_templates(db, project.id), activity=feed,
-                can_write=may(request, context, Permission.PROJECT_WRITE))
+                shares=shares_of(db, project_id=project.id), share_levels=SHARE_LEVELS,
+                share_groups=grantee_choices(db, identity) if can_write else [],
+                can_write=can_write)
 
 
 def _actor(identity: Any) -> int | None:

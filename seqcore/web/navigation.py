@@ -30,6 +30,8 @@ MAIN: tuple[Entry, ...] = (
     Entry("web.groups", _("Groups")),
     Entry("web.projects", _("Projects")),
     Entry("web.analyses", _("Analyses")),
+    Entry("web.exports", _("Data exports")),
+    Entry("web.activity", _("Activity")),
     Entry("web.tokens", _("Access Tokens")),
     Entry("web.graphiql", _("GraphiQL"), full_load=True),
     Entry("web.redoc", _("REST reference"), full_load=True),

@@ -177,6 +177,9 @@ def samples_table(request: Request, project: Project, fields: list[str], columns
     actions += [action("copy", _("Copy")), action("metadata", _("Set metadata"))]
     if can_write:
         actions += [action("move", _("Move")), action("remove", _("Remove"), danger=True)]
+    if has_route(request, "web.project.exports"):
+        actions.append(BulkAction("export_bundle", _("Export data (bundle)"),
+                                  request.route_path("web.project.exports", id=project.id)))
     if has_route(request, "web.analyses.new"):
         actions.append(BulkAction("launch", _("Launch an analysis"),
                                   request.route_path("web.analyses.new",

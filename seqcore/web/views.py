@@ -29,7 +29,7 @@ from seqcore.security.credentials import (
     end_web_session,
     start_web_session,
 )
-from seqcore.security.passwords import hash_password, password_problems
+from seqcore.security.passwords import hash_with_settings, password_problems
 from seqcore.security.policy import SESSION_KEY, SESSION_USER, session_identity
 from seqcore.security.signin import LOCKED_MESSAGE, Outcome, authenticate
 from seqcore.web.render import page
@@ -132,9 +132,7 @@ def change_password(request: Request) -> Response:
         status = 429 if result.outcome is Outcome.LOCKED else 400
         return page(request, "profile.mako", status=status, user=user, problems=problems,
                     changed=False)
-    settings = request.registry.settings
-    user.password_hash = hash_password(new, int(settings["seqcore.password_hash.time_cost"]),
-                                       int(settings["seqcore.password_hash.memory_cost"]))
+    user.password_hash = hash_with_settings(new, request.registry.settings)
     keep = request.POST.get("keep_personal_tokens") == "on"
     end_other_credentials(request.db, user.id, keep_session=request.session.get(SESSION_KEY),
                           keep_personal_tokens=keep)

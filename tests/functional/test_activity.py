@@ -304,6 +304,9 @@ SCENARIOS = {
     "groupShare.create": (_group, lambda w, g: w.testapp.post_json(
         f"/api/projects/{w.project.id}/shares", {"groupId": g.id, "accessLevel": "GUEST"},
         headers=w.h), "client"),
+    "groupShare.update": (_project_share, lambda w, share: w.testapp.patch_json(
+        f"/api/projects/{w.project.id}/shares/{share.id}", {"accessLevel": "ANALYST"},
+        headers=w.h), "client"),
     "groupShare.delete": (_project_share, lambda w, share: w.testapp.delete(
         f"/api/projects/{w.project.id}/shares/{share.id}", headers=w.h), "client"),
     "project.transfer": (_group, lambda w, g: w.testapp.post_json(

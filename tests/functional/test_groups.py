@@ -111,6 +111,17 @@ def test_shares_are_capped_at_their_level(testapp, factories, tree, alice):
     assert [(s["groupFullPath"], s["accessLevelValue"]) for s in shares["resources"]] == [
         ("partners", 40)]
     share_url = shares["resources"][0]["links"][0]["href"]
+    # A share's level changes in place: down to guest, partners read and no longer write.
+    testapp.patch_json(share_url, {}, headers=tree["headers"], status=400)
+    testapp.patch_json(share_url, {"accessLevel": 35}, headers=tree["headers"], status=400)
+    changed = testapp.patch_json(share_url, {"accessLevel": "GUEST"},
+                                 headers=tree["headers"], status=200).json["resource"]
+    assert (changed["accessLevel"], changed["groupFullPath"]) == ("GUEST", "partners")
+    testapp.patch_json(project_url, {"organism": "y"}, headers=eve_headers, status=403)
+    # A maintainer of the lab may not raise it above maintainer, nor change an owner's.
+    maint = factories.headers(tree["users"]["maint"])
+    testapp.patch_json(share_url, {"accessLevel": "OWNER"}, headers=maint, status=403)
+    testapp.patch_json(share_url, {"accessLevel": "MAINTAINER"}, headers=maint, status=200)
     testapp.delete(share_url, headers=tree["headers"], status=200)
     testapp.patch_json(project_url, {"organism": "y"}, headers=eve_headers, status=403)
 
@@ -225,6 +236,8 @@ def test_access_through_a_share_changes_no_membership(testapp, factories, tree, 
                               status=201).json["resource"]
     testapp.post_json(f"{lab}/shares", {"groupId": int(other["identifier"]),
                                         "accessLevel": 10}, headers=eve_headers, status=403)
+    testapp.patch_json(f"{lab}/shares/{share['identifier']}", {"accessLevel": 10},
+                       headers=eve_headers, status=403)
     # Nor does it create below the lab: the creator would own what it made directly.
     refused = testapp.post_json(f"{lab}/groups", {"name": "Mine"}, headers=eve_headers,
                                 status=403).json

@@ -8,11 +8,10 @@ from typing import Any
 from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import select
-from webob.static import FileIter
 
 from seqcore.analysis.launching import Actor
-from seqcore.errors.domain import Conflict, NotFound
 from seqcore.exports.contents import export_kinds
+from seqcore.exports.download import bundle_response
 from seqcore.exports.jobs import delete_export
 from seqcore.exports.selection import create_export
 from seqcore.framework.contrib import Endpoint, View
@@ -115,31 +114,10 @@ def remove_export(request: Request) -> dict:
 
 
 def download(request: Request) -> Response:
-    """The bundle, with ranges for resuming (206 for a satisfiable ``Range``, 416 for
-    one that is not, ``If-Range`` by the strong ETag or the date); 404 until it is ready
-    and once it expired."""
+    """The bundle (:func:`seqcore.exports.download.bundle_response`: ranges for resuming);
+    404 until it is ready and once it expired."""
     context: ExportDownload = request.context
-    export = context.export
-    if export.state in (ExportState.QUEUED.value, ExportState.RUNNING.value):
-        raise Conflict(f"Data export {export.id} is being prepared ({export.state}); "
-                       "download it once it is READY.")
-    if export.state != ExportState.READY.value or not export.path:
-        raise NotFound(f"Data export {export.id} has no bundle to download: it is "
-                       f"{export.state}.")
-    path = request.storage.path(export.path)
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - the response's iterator closes it
-    except FileNotFoundError:
-        raise NotFound(f"Data export {export.id} has no bundle to download.") from None
-    response = Response(conditional_response=True, content_type="application/zip",
-                        app_iter=FileIter(handle), content_length=export.size)
-    response.etag = (f"export-{export.id}-{export.size}-{epoch_ms(export.ready_at)}", True)
-    response.last_modified = export.ready_at
-    response.accept_ranges = "bytes"
-    response.cache_control = "private, no-transform"
-    response.content_disposition = (
-        f'attachment; filename="seqcore-export-{export.id}.zip"')
-    return response
+    return bundle_response(request.storage, context.export)
 
 
 ENDPOINTS = [

@@ -26,12 +26,14 @@ from seqcore.parsing.schemas import (
     GroupMemberSchema,
     GroupSchema,
     ProjectSchema,
+    ShareLevelSchema,
     ShareSchema,
 )
 from seqcore.projects.groups import (
     KEEP,
     add_group_member,
     change_group_member,
+    change_share_level,
     create_group,
     parse_level,
     remove_group_member,
@@ -322,6 +324,16 @@ def get_share(request: Request) -> dict:
     return {"resource": _share_entry(request, context.__parent__, context.share, grantee)}
 
 
+def change_share(request: Request) -> dict:
+    """Give the share another ``accessLevel`` (no higher than the caller's own)."""
+    data = load(request, ShareLevelSchema())
+    context = request.context
+    share = change_share_level(request.db, context.share, parse_level(data["accessLevel"]),
+                               actor_id=_actor(request))
+    grantee = request.db.get(Group, share.group_id)
+    return {"resource": _share_entry(request, context.__parent__, share, grantee)}
+
+
 def remove_share(request: Request) -> dict:
     context = request.context
     unshare(request.db, context.share)
@@ -363,14 +375,16 @@ ENDPOINTS = [
     }, description="The groups this group is shared with; POST shares it with one."),
     Endpoint("api.group.share", f"/api/groups/{GID}/shares/{{sid:\\d+}}", {
         "GET": View(get_share, Permission.GROUP_READ),
+        "PATCH": View(change_share, Permission.GROUP_WRITE),
         "DELETE": View(remove_share, Permission.GROUP_WRITE),
-    }, description="One share of the group."),
+    }, description="One share of the group; PATCH changes its access level."),
     Endpoint("api.project.shares", "/api/projects/{pid:\\d+}/shares", {
         "GET": View(list_shares, Permission.PROJECT_READ),
         "POST": View(add_share, Permission.PROJECT_WRITE),
     }, description="The groups this project is shared with; POST shares it with one."),
     Endpoint("api.project.share", "/api/projects/{pid:\\d+}/shares/{sid:\\d+}", {
         "GET": View(get_share, Permission.PROJECT_READ),
+        "PATCH": View(change_share, Permission.PROJECT_WRITE),
         "DELETE": View(remove_share, Permission.PROJECT_WRITE),
-    }, description="One share of the project."),
+    }, description="One share of the project; PATCH changes its access level."),
 ]

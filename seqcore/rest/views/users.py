@@ -7,7 +7,7 @@ from typing import Any
 from pyramid.request import Request
 from sqlalchemy import select
 
-from seqcore.accounts.users import delete_account, duplicate_field
+from seqcore.accounts.users import create_account, delete_account, duplicate_field
 from seqcore.db import utcnow
 from seqcore.errors.conflicts import DUPLICATE
 from seqcore.framework.contrib import Endpoint, View
@@ -86,15 +86,8 @@ def create_user(request: Request) -> dict:
     if not identity.is_admin and role is not SystemRole.USER:
         raise ApiError(403, message="Managers may only create accounts with ROLE_USER.")
     check_unique(request, data["username"], data["email"])
-    user = User(
-        username=data["username"], email=data["email"], password_hash=_hash(request,
-                                                                             data["password"]),
-        first_name=data["firstName"], last_name=data["lastName"],
-        phone_number=data["phoneNumber"], system_role=role.value,
-        enabled=data.get("enabled", True), locale=data.get("locale", "en"),
-    )
-    request.db.add(user)
-    request.db.flush()
+    user = create_account(request.db, {**data, "systemRole": role.value},
+                          _hash(request, data["password"]))
     context = request.context[str(user.id)]
     request.response.status = 201
     request.response.location = url_for(request, context)

@@ -57,6 +57,7 @@ ${fmt.state(analysis.state)}</li>
 <h2 id="for-programs">${_("For programs")}</h2>
 <ul>
 <li><a href="${request.route_path('web.tokens')}">${_("Personal access tokens")}</a></li>
+<li><a href="${request.route_path('web.exports')}">${_("Data exports")}</a></li>
 <li><a href="${request.route_path('web.graphiql')}" data-turbo="false">GraphiQL</a></li>
 <li><a href="${request.route_path('web.redoc')}" data-turbo="false">${_("REST reference")}</a></li>
 </ul>
@@ -74,4 +75,5 @@ ${fmt.state(analysis.state)}</li>
 % else:
 <p class="muted">${_("No activity yet.")}</p>
 % endif
+<p><a href="${request.route_path('web.activity')}">${_("All activity")}</a></p>
 </section>

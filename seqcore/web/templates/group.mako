@@ -2,6 +2,7 @@
 <%namespace name="forms" file="forms.mako"/>
 <%namespace name="fmt" file="formats.mako"/>
 <%namespace name="life" file="lifecycle.mako"/>
+<%namespace name="sharing" file="shares.mako"/>
 <%def name="title()">${group.full_name}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -64,6 +65,7 @@
 </table>
 </section>
 </div>
+${sharing.section(shares, request.route_path('web.group.shares', id=group.id), 'web.group.share.remove', 'web.group.share.level', group.id, can_write, share_levels, share_groups)}
 % if can_write:
 <section aria-labelledby="new-subgroup">
 <h2 id="new-subgroup">${_("New subgroup")}</h2>

@@ -1,6 +1,7 @@
 <%inherit file="layout.mako"/>
 <%namespace name="fmt" file="formats.mako"/>
 <%namespace name="life" file="lifecycle.mako"/>
+<%namespace name="sharing" file="shares.mako"/>
 <%def name="title()">${_("Manage")} ${project.name}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -58,6 +59,7 @@
 <div class="field"><button type="submit">${_("Add member")}</button></div>
 </form>
 % endif
+${sharing.section(shares, request.route_path('web.project.shares', id=project.id), 'web.project.share.remove', 'web.project.share.level', project.id, can_write, share_levels, share_groups)}
 <h2 id="fields">${_("Metadata fields")}</h2>
 % if fields:
 <div class="table-wrap"><table aria-labelledby="fields">
