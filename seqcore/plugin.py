@@ -25,6 +25,7 @@ from seqcore.analysis.descriptors import (
 from seqcore.analysis.executors import JobStatus, SubmitLater
 from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.launching import Actor, Launch, LaunchChecked, LaunchRequest
+from seqcore.analysis.pipeline import LOG as JOB_LOG
 from seqcore.analysis.pipeline import (
     InputObject,
     PipelineContext,
@@ -259,6 +260,7 @@ def ini_settings(ini: str) -> dict[str, Any]:
 
 __all__ = [
     "EXPORT_NAME",
+    "JOB_LOG",
     "Actor",
     "AnalysisSubmission",
     "AnalysisType",

@@ -1,6 +1,8 @@
 """Analyses: the list of the submissions an account may read, with their state kept current
 without reloading (the list's frame reloads itself while something runs), and a
-submission's page (inputs, parameters, state history, outputs by key)."""
+submission's page (inputs, parameters, state history, the end of its log, outputs by key,
+each rendered by the view of the plugin that owns it). Workflow executions of pipeline
+descriptors are submissions like any other, so they are listed and shown here too."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import select
 
+from seqcore.analysis.logs import log_tail
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.security.access import SUBMISSION
 from seqcore.web.guard import add_page, context_at, signed_in
@@ -71,7 +74,7 @@ def analysis_page(request: Request) -> Response:
     context = context_at(request, "analysisSubmissions", request.matchdict["id"])
     submission = context.submission
     return page(request, "analysis.mako", submission=submission,
-                finished=submission.state in FINISHED,
+                finished=submission.state in FINISHED, log=log_tail(submission),
                 outputs=output_views(request, submission))
 
 

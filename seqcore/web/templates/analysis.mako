@@ -27,6 +27,13 @@
 <li>${fmt.state(state)} <span class="muted">${millis}</span></li>
 % endfor
 </ol>
+<h2 id="analysis-log-heading">${_("Log")}</h2>
+% if log is None:
+<p class="muted" id="analysis-log-missing">${_("No log is kept for this analysis.") if finished else _("No log yet.")}</p>
+% else:
+<p class="muted">${_("The last ${count} lines of the log; earlier lines are left out.", count=len(log.lines)) if log.truncated else _("The whole log.")}</p>
+<pre class="log" id="analysis-log" tabindex="0" role="region" aria-labelledby="analysis-log-heading">${"\n".join(log.lines)}</pre>
+% endif
 <h2 id="analysis-outputs-heading">${_("Outputs")}</h2>
 % if outputs:
 <% plain = [shown for shown in outputs if shown.html is None] %>

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from seqcore.plugin import JobStatus, SubmitLater, read_result
+from seqcore.plugin import JOB_LOG, JobStatus, SubmitLater, read_result
 from seqcore_wes import outputs, samplesheet
 from seqcore_wes.client import WesClient, WesError, WesUnavailable
 
@@ -156,8 +156,11 @@ class WesExecutor:
         self._remember(work_dir, state)
         waiting = job_status(state)
         if waiting is not None:
+            if state not in QUEUED:  # the page's log tail follows the run while it runs
+                copy_log(work_dir, self.client.run_log(remote_id))
             return waiting
         log = self.client.run_log(remote_id)
+        copy_log(work_dir, log)
         if state == "COMPLETE":
             try:
                 collected = outputs.collect(log.get("outputs") or {}, work_dir,
@@ -179,6 +182,21 @@ class WesExecutor:
 
     def cancel(self, remote_id: str) -> None:
         self.client.cancel(remote_id)
+
+
+def copy_log(work_dir: Path, log: Mapping[str, Any]) -> None:
+    """The run log's standard output and error (and the failed tasks' error) written as the
+    job's log (``JOB_LOG``), where the analysis page reads its last lines: the WES server
+    keeps the run's log, seqcore keeps the latest copy of it."""
+    run_log = log.get("run_log") or {}
+    parts = [str(run_log.get(stream) or "") for stream in ("stdout", "stderr")]
+    for task in log.get("task_logs") or []:
+        if task.get("exit_code") not in (0, None):
+            parts.append(f"task {task.get('name') or '?'}: {task.get('stderr') or ''}")
+    text = "\n".join(ANSI.sub("", part).rstrip("\n") for part in parts if part.strip())
+    tmp = work_dir / f"{JOB_LOG}.tmp"
+    tmp.write_text(text + "\n" if text else "")
+    tmp.replace(work_dir / JOB_LOG)
 
 
 def failure_message(run_id: str, state: str, log: Mapping[str, Any]) -> str:
