@@ -46,6 +46,7 @@ from seqcore.exports.contents import EXPORT_NAME
 from seqcore.files.contentchecks import Fast5Check, FastaCheck, FastqCheck, verify_gzip
 from seqcore.files.uploads import BadContent, ContentCheck
 from seqcore.framework.contrib import (
+    ANY_TYPE,
     AnalysisType,
     ChildSpec,
     Endpoint,
@@ -259,6 +260,7 @@ def ini_settings(ini: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "ANY_TYPE",
     "EXPORT_NAME",
     "JOB_LOG",
     "Actor",
