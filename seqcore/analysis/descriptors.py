@@ -118,7 +118,9 @@ def _parameter(name: str, prop: Mapping[str, Any], required: bool) -> Parameter:
         kind, choices = "choice", choice_values(prop["enum"])
     return Parameter(name, kind, prop.get("default"), str(prop.get("description") or ""),
                      minimum=prop.get("minimum"), maximum=prop.get("maximum"),
-                     choices=choices, required=required and "default" not in prop)
+                     choices=choices, required=required and "default" not in prop,
+                     pattern=str(prop["pattern"]) if kind == "str" and prop.get("pattern")
+                     else None)
 
 
 def _text(value: Any) -> str:

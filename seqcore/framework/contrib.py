@@ -228,6 +228,12 @@ class Parameter:
     choices: tuple[str, ...] = ()
     #: A launch must give the parameter (its `default` is not used).
     required: bool = False
+    #: A regular expression (ECMAScript, as JSON Schema's `pattern`) a `str` value matches,
+    #: given to the launch form (the browser's `pattern`) so a person learns of a bad value
+    #: before sending it. The generic check does not apply it: the type's `launch_check`
+    #: does (a pipeline descriptor's type validates with its schema, whose words the form
+    #: then shows).
+    pattern: str | None = None
 
 
 @dataclass(frozen=True)
@@ -486,7 +492,8 @@ class OutputView:
     ``analysis_type`` :data:`ANY_TYPE` (``"*"``), a rel any number of types may declare (the
     types a plugin makes at start-up from files: a view naming a type wins); ``template``
     a Mako template of a :class:`ViewAssets` directory, rendered with ``request``,
-    ``submission``, ``output``, ``_`` (translation) and what ``context(ViewInput)`` returns
+    ``submission``, ``output``, ``_`` (translation), ``download_path(output)`` (the page's
+    link downloading any output of the submission) and what ``context(ViewInput)`` returns
     (a mapping). A template or context that fails is logged and the output falls back to
     its entry in the list, so a broken view never hides the rest of the page.
     """

@@ -192,8 +192,10 @@ def output_views(request: Request, submission: Any) -> list[ShownOutput]:
         if view is not None:
             view_input = ViewInput(request=request, subject=submission, item=output,
                                    path=request.storage.path(output.file.path), outputs=outputs)
-            html = _render(request, view, {"submission": submission, "output": output},
-                           view_input)
+            html = _render(request, view, {
+                "submission": submission, "output": output,
+                "download_path": lambda shown: request.route_path(
+                    "web.analysis.output", id=submission.id, output=shown.id)}, view_input)
         shown.append(ShownOutput(output.key, output, html))
     return shown
 

@@ -40,7 +40,7 @@
 % if plain:
 <ul id="analysis-outputs">
 % for shown in plain:
-<li><code>${shown.key}</code>: ${shown.output.file.file_name}</li>
+<li><code>${shown.key}</code>: <a href="${request.route_path('web.analysis.output', id=submission.id, output=shown.output.id)}" download>${shown.output.file.file_name}</a></li>
 % endfor
 </ul>
 % endif

@@ -1,4 +1,5 @@
 <%inherit file="layout.mako"/>
+<%! from markupsafe import escape %>
 <%def name="title()">${_("Launch an analysis")}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -26,7 +27,11 @@
 <fieldset><legend>${_("Analysis type")}</legend>
 % for t in types:
 <p><input type="radio" id="type-${t.name}" name="analysis_type" value="${t.name}"${' checked' if chosen is not None and chosen.name == t.name else '' | n}>
-<label for="type-${t.name}">${t.label}</label> <span class="muted">${t.name}</span></p>
+<label for="type-${t.name}">${t.label}</label> <span class="muted">${t.name}</span>\
+% if t.description:
+<br><span class="hint">${t.description}</span>\
+% endif
+</p>
 % endfor
 </fieldset>
 % if chosen is None:
@@ -61,6 +66,7 @@ ${(' step="any"' if p.type == 'float' else '') | n}\
 ${(' min="%s"' % p.minimum) if p.minimum is not None else '' | n}\
 ${(' max="%s"' % p.maximum) if p.maximum is not None else '' | n}\
 ${' required' if p.required else '' | n}\
+${(' pattern="%s"' % escape(p.pattern)) if p.pattern else '' | n}\
 ${(' aria-invalid="true" aria-describedby="problem-%s"' % p.name) if problem else '' | n}>
 % endif
 % if problem:
