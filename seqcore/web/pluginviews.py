@@ -19,7 +19,8 @@ A plugin's views translate with the plugin's own catalogue (its ``ViewAssets``'
 At request time :func:`output_views` renders each output of a submission with the view of
 the plugin that owns it. A view that fails is logged and its output falls back to the plain
 entry of the list, so one broken plugin never hides the rest of the analysis page; a view
-that refuses a query value raises a domain error (``Invalid``), answered as the page's 400.
+that refuses a query value raises a domain error (``Invalid``), or the core table's
+``TableProblem``, answered as the page's 400.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from seqcore.security.fieldaccess import Caller, readable_entry
 from seqcore.security.policy import session_identity
 from seqcore.web.i18n import DOMAIN, add_plugin_catalogue, translator
 from seqcore.web.render import PLUGIN_STATIC, add_template_directory, lookup, render
+from seqcore.web.table import TableProblem
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +169,7 @@ def _render(request: Request, registered: _Registered, values: dict[str, Any],
     try:
         extra = dict(context(view_input)) if context is not None else {}
         return Markup(render(request, template, **values, **extra, _=_))
-    except DomainError:
+    except (DomainError, TableProblem):
         raise  # a bad query value the view refuses: the page answers it (400, 404...)
     except Exception:  # a plugin's view must not break the page: fall back, loudly
         log.exception("view template %s failed; showing the plain entry instead", template)
