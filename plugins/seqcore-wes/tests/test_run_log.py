@@ -40,3 +40,19 @@ def test_the_run_log_is_the_jobs_log_while_running_and_after(tmp_path):
     done = wes.poll("run-1", tmp_path)
     assert done.state == "done" and done.result["status"] == "error"
     assert "step 3" in (tmp_path / JOB_LOG).read_text()
+
+
+def test_a_log_that_cannot_be_read_leaves_the_run_running(tmp_path):
+    from seqcore_wes.client import WesError, WesUnavailable
+
+    class Failing(Client):
+        def __init__(self, error):
+            super().__init__(["RUNNING"], {})
+            self.error = error
+
+        def run_log(self, run_id):
+            raise self.error
+
+    for error in (WesUnavailable("down"), WesError("broken", 500)):
+        assert executor(Failing(error)).poll("run-1", tmp_path).state == "running"
+    assert not (tmp_path / JOB_LOG).exists()

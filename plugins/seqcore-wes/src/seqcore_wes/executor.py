@@ -23,6 +23,7 @@ already submitted.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from collections.abc import Mapping
@@ -39,6 +40,7 @@ WAITING = ("RUNNING", "PAUSED", "UNKNOWN", "CANCELING", "PREEMPTED")
 FAILED = ("EXECUTOR_ERROR", "SYSTEM_ERROR", "CANCELED")
 MARKER = "wes-unreachable-since"
 STATE = "wes-state.json"
+logger = logging.getLogger(__name__)
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # engines colour their logs (cwltool does)
 
 
@@ -157,7 +159,7 @@ class WesExecutor:
         waiting = job_status(state)
         if waiting is not None:
             if state not in QUEUED:  # the page's log tail follows the run while it runs
-                copy_log(work_dir, self.client.run_log(remote_id))
+                self._copy_running_log(remote_id, work_dir)
             return waiting
         log = self.client.run_log(remote_id)
         copy_log(work_dir, log)
@@ -173,6 +175,14 @@ class WesExecutor:
             return self._finish(work_dir, {"status": "ok", "outputs": collected})
         return self._finish(work_dir, {"status": "error",
                                        "error": failure_message(remote_id, state, log)})
+
+    def _copy_running_log(self, remote_id: str, work_dir: Path) -> None:
+        """The run log of a running run, copied for the page; a log that cannot be read now
+        changes nothing (the state was answered; the next round copies it)."""
+        try:
+            copy_log(work_dir, self.client.run_log(remote_id))
+        except (WesError, WesUnavailable, OSError) as err:
+            logger.info("the log of WES run %s was not copied this round: %s", remote_id, err)
 
     def _finish(self, work_dir: Path, result: dict[str, Any]) -> JobStatus:
         tmp = work_dir / "result.json.tmp"
