@@ -169,3 +169,43 @@ def test_every_message_of_the_view_is_translated():
     package = Path(seqcore_wes.__file__).resolve().parent
     assert untranslated(package, "wes") == {}
     assert stale_catalogues(package, "wes") == []
+
+
+@pytest.fixture
+def served(wes_app):
+    """The WES-enabled application on a loopback port, in this process (one database)."""
+    import threading
+
+    from waitress.server import create_server
+
+    server = create_server(wes_app.app, host="127.0.0.1", port=0, threads=2)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.effective_port}"
+    server.close()
+    thread.join(timeout=5)
+
+
+def test_the_execution_page_has_no_accessibility_violations(served, lab, executed, db,
+                                                            tmp_path):
+    from tests.web.test_browser import CHROMIUM, FLAGS
+    from tests.web.test_journeys import AXE, check_accessibility, sign_in
+
+    if CHROMIUM is None or not AXE.is_file():
+        pytest.skip("Chromium or axe-core missing")
+    from playwright.sync_api import expect, sync_playwright
+
+    (tmp_path / "pipeline.log").write_text("starting\ncounting <reads>\ndone\n")
+    db.get(type(executed), executed.id).work_dir = str(tmp_path)
+    db.commit()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            sign_in(page, served, lab["owner"])
+            page.goto(f"{served}/-/analyses/{executed.id}")
+            expect(page.get_by_role("region", name="Log")).to_contain_text("counting <reads>")
+            expect(page.get_by_role("link", name="reads/PUID-1.txt")).to_be_visible()
+            check_accessibility(page)
+        finally:
+            browser.close()
