@@ -114,11 +114,15 @@ def choice_values(enum: Iterable[Any]) -> tuple[str, ...]:
 def _parameter(name: str, prop: Mapping[str, Any], required: bool) -> Parameter:
     kind = NF_TYPES.get(str(prop.get("type", "string")), "str")
     choices: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
     if prop.get("enum"):
         kind, choices = "choice", choice_values(prop["enum"])
+        labels = tuple(str(item[0]) if isinstance(item, list) and len(item) == 2 else str(item)
+                       for item in prop["enum"])
     return Parameter(name, kind, prop.get("default"), str(prop.get("description") or ""),
                      minimum=prop.get("minimum"), maximum=prop.get("maximum"),
-                     choices=choices, required=required and "default" not in prop,
+                     choices=choices, choice_labels=labels if labels != choices else (),
+                     required=required and "default" not in prop,
                      pattern=str(prop["pattern"]) if kind == "str" and prop.get("pattern")
                      else None)
 

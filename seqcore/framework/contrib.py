@@ -226,6 +226,9 @@ class Parameter:
     maximum: float | None = None
     #: The accepted values of a `choice` parameter.
     choices: tuple[str, ...] = ()
+    #: What the launch form shows for each of `choices`, in their order (a pipeline
+    #: schema's `[label, value]` enum pairs); empty: the values themselves.
+    choice_labels: tuple[str, ...] = ()
     #: A launch must give the parameter (its `default` is not used).
     required: bool = False
     #: A regular expression (ECMAScript, as JSON Schema's `pattern`) a `str` value matches,

@@ -59,8 +59,10 @@ def test_the_launch_form_is_made_from_the_pipelines_schema(wes_app, lab):
     label = field("input", {"name": "parameter.label"})
     assert label["pattern"] == r"^\S+$" and label["placeholder"] == "run"
     mode = field("select", {"name": "parameter.mode"})
-    assert [o.text for o in mode.find_all("option")] == ["fast", "careful"]
-    assert mode.find("option", selected=True).text == "fast"
+    # The schema's [label, value] pairs: the label shown, the value sent.
+    assert [(o.text, o["value"]) for o in mode.find_all("option")] == [
+        ("Fast counting", "fast"), ("Careful counting", "careful")]
+    assert mode.find("option", selected=True)["value"] == "fast"
     # The samplesheet and the output directory are the launch's own, never asked.
     assert not field("input", {"name": "parameter.input"})
     assert not field("input", {"name": "parameter.outdir"})

@@ -49,8 +49,8 @@
 </label>
 % if p.choices:
 <select id="${field_id}" name="parameter.${p.name}">
-% for choice in p.choices:
-<option${' selected' if (values.get(p.name) or p.default) == choice else '' | n}>${choice}</option>
+% for choice, label in zip(p.choices, p.choice_labels or p.choices):
+<option value="${choice}"${' selected' if str(values.get(p.name) or p.default) == choice else '' | n}>${label}</option>
 % endfor
 </select>
 % elif p.type == "bool":
