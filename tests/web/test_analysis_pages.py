@@ -85,3 +85,14 @@ def test_the_french_page_names_the_log_in_french(testapp, db, running):
     sign_in(testapp, owner)
     page = testapp.get(f"/-/analyses/{submission.id}")
     assert page.html.select_one("#analysis-log-heading").text == "Journal"
+
+
+def test_an_empty_log_says_so(testapp, factories, tmp_path):
+    owner = factories.user(username="owner")
+    obj = factories.sequencing_object(factories.sample(factories.project(owner=owner)))
+    (tmp_path / "pipeline.log").write_text("")
+    running = factories.submission(owner, [obj], state="RUNNING", work_dir=str(tmp_path))
+    sign_in(testapp, owner)
+    page = testapp.get(f"/-/analyses/{running.id}")
+    assert page.html.select_one("#analysis-log-missing").text == "The log is empty."
+    assert not page.html.select_one("pre#analysis-log")

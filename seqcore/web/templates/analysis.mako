@@ -30,6 +30,8 @@
 <h2 id="analysis-log-heading">${_("Log")}</h2>
 % if log is None:
 <p class="muted" id="analysis-log-missing">${_("No log is kept for this analysis.") if finished else _("No log yet.")}</p>
+% elif not log.lines:
+<p class="muted" id="analysis-log-missing">${_("The log is empty.")}</p>
 % else:
 <p class="muted">${_("The last ${count} lines of the log; earlier lines are left out.", count=len(log.lines)) if log.truncated else _("The whole log.")}</p>
 <pre class="log" id="analysis-log" tabindex="0" role="region" aria-labelledby="analysis-log-heading">${"\n".join(log.lines)}</pre>
