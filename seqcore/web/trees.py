@@ -87,9 +87,10 @@ def tree_svg(ident: str, title: str, description: str, root: TreeNode, *,
         ET.SubElement(parent, "line", {"class": css, "x1": _n(x1), "x2": _n(x2),
                                        "y1": _n(y1), "y2": _n(y2)})
 
-    def place(parent: ET.Element, node: TreeNode, level: int, parent_x: float) -> float:
+    def place(parent: ET.Element, node: TreeNode, level: int,
+              parent_x: float) -> tuple[float, int]:
         """Draw ``node``'s subtree into ``parent``; its y (tips: their row; inner nodes: the
-        middle of their first and last child)."""
+        middle of their first and last child) and how many tips it holds."""
         x = LEFT + level * step
         if not node.children:
             y = TOP + next(row) * ROW + ROW / 2
@@ -99,9 +100,11 @@ def tree_svg(ident: str, title: str, description: str, root: TreeNode, *,
                 line(tip, "branch", parent_x, x, y, y)
             if x < tip_x:  # a cladogram aligns the tips
                 line(tip, "branch to-tip", x, tip_x, y, y)
-            return y
+            return y, 1
         clade = ET.SubElement(parent, "g", {"class": "clade"})
-        ys = [place(clade, child, level + 1, x) for child in node.children]
+        placed = [place(clade, child, level + 1, x) for child in node.children]
+        ys = [child_y for child_y, _count in placed]
+        count = sum(child_count for _y, child_count in placed)
         y = (ys[0] + ys[-1]) / 2
         # The clade's own branches go before its children, so they are drawn under them.
         branches = [ET.Element("line", {"class": "branch span", "x1": _n(x), "x2": _n(x),
@@ -111,7 +114,6 @@ def tree_svg(ident: str, title: str, description: str, root: TreeNode, *,
                                                    "x2": _n(x), "y1": _n(y), "y2": _n(y)}))
         for index, element in enumerate(branches):
             clade.insert(index, element)
-        count = len(node.tips())
         wedge = ET.SubElement(clade, "g", {"class": "collapsed", "display": "none"})
         ET.SubElement(wedge, "polygon", {
             "points": f"{_n(x)},{_n(y)} {_n(tip_x)},{_n(ys[0])} {_n(tip_x)},{_n(ys[-1])}"})
@@ -122,7 +124,7 @@ def tree_svg(ident: str, title: str, description: str, root: TreeNode, *,
             "data-action": "click->tree#toggle keydown->tree#key"})
         ET.SubElement(handle, "title").text = clade_title.replace("${count}", str(count))
         ET.SubElement(handle, "circle", {"cx": _n(x), "cy": _n(y), "r": "4"})
-        return y
+        return y, count
 
     place(svg, root, 0, LEFT)
     if categories is not None:
