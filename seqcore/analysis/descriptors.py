@@ -90,8 +90,12 @@ class PipelineDescriptor:
         return out
 
     def parameters(self) -> tuple[Parameter, ...]:
-        """The parameters a launch may set (all but the samplesheet and output directory)."""
-        return tuple(_parameter(name, prop, required)
+        """The parameters a launch may set (all but the samplesheet and output directory),
+        each with the title of its group."""
+        titles = {name: _text(group.get("title") or "")
+                  for group in self.definitions().values() if isinstance(group, Mapping)
+                  for name in (group.get("properties") or {})}
+        return tuple(_parameter(name, prop, required, titles.get(name, ""))
                      for name, (prop, required) in self.properties().items()
                      if name not in MANAGED_PARAMETERS)
 
@@ -111,7 +115,7 @@ def choice_values(enum: Iterable[Any]) -> tuple[str, ...]:
                  for item in enum)
 
 
-def _parameter(name: str, prop: Mapping[str, Any], required: bool) -> Parameter:
+def _parameter(name: str, prop: Mapping[str, Any], required: bool, group: str) -> Parameter:
     kind = NF_TYPES.get(str(prop.get("type", "string")), "str")
     choices: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
@@ -124,7 +128,7 @@ def _parameter(name: str, prop: Mapping[str, Any], required: bool) -> Parameter:
                      choices=choices, choice_labels=labels if labels != choices else (),
                      required=required and "default" not in prop,
                      pattern=str(prop["pattern"]) if kind == "str" and prop.get("pattern")
-                     else None)
+                     else None, group=group, hidden=bool(prop.get("hidden")))
 
 
 def _text(value: Any) -> str:

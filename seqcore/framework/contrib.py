@@ -237,6 +237,12 @@ class Parameter:
     #: does (a pipeline descriptor's type validates with its schema, whose words the form
     #: then shows).
     pattern: str | None = None
+    #: The heading the launch form shows the parameter under, beside the parameters of the
+    #: same group that follow it (a pipeline schema's group title); empty: none.
+    group: str = ""
+    #: The launch form tucks the parameter under "More parameters" (a pipeline schema's
+    #: `hidden`: an expert's setting); launching treats it as any other.
+    hidden: bool = False
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,14 @@ def test_the_launch_form_is_made_from_the_pipelines_schema(wes_app, lab):
     assert [(o.text, o["value"]) for o in mode.find_all("option")] == [
         ("Fast counting", "fast"), ("Careful counting", "careful")]
     assert mode.find("option", selected=True)["value"] == "fast"
+    # The schema's group titles head the fields; its hidden parameters are tucked away.
+    options = page.html.find("legend", string="Options").parent
+    assert [f["name"] for f in options.select("input, select")] == [
+        "parameter.min_length", "parameter.label", "parameter.mode"]
+    tucked = page.html.find("details")
+    assert tucked.find("summary").text == "More parameters" and not tucked.has_attr("open")
+    assert [f["name"] for f in tucked.select("input, select")] == [
+        "parameter.fail", "parameter.sleep"]
     # The samplesheet and the output directory are the launch's own, never asked.
     assert not field("input", {"name": "parameter.input"})
     assert not field("input", {"name": "parameter.outdir"})
@@ -85,6 +93,13 @@ def test_bad_values_are_refused_with_the_schemas_words(wes_app, lab):
     assert shown["parameters.min_length"] == "'min_length' must be at least 0."
     assert "does not match" in shown["parameters.label"]
     assert refused.html.find("input", {"name": "parameter.label"})["aria-invalid"] == "true"
+    # A refused value among the tucked parameters opens them.
+    form = refused.forms[1]
+    form["parameter.label"] = "fine"
+    form["parameter.sleep"] = "-3"
+    refused = form.submit(status=400)
+    assert refused.html.find("details").has_attr("open")
+    assert "'sleep' must be at least 0." in refused.html.select_one('[role="alert"]').text
 
 
 def test_a_good_launch_makes_one_workflow_execution(wes_app, lab, monkeypatch, db):

@@ -40,7 +40,41 @@
 <input type="hidden" name="launch" value="1">
 <div class="field"><label for="name">${_("Name")} <span class="hint">${_("(optional)")}</span></label>
 <input id="name" name="name" value="${name}"></div>
-% for p in chosen.parameters:
+<%
+    shown = [p for p in chosen.parameters if not p.hidden]
+    groups = []
+    for p in shown:
+        if not groups or groups[-1][0] != p.group:
+            groups.append((p.group, []))
+        groups[-1][1].append(p)
+    tucked = [p for p in chosen.parameters if p.hidden]
+%>
+% for group, members in groups:
+% if group:
+<fieldset><legend>${group}</legend>
+% endif
+% for p in members:
+${field(p)}
+% endfor
+% if group:
+</fieldset>
+% endif
+% endfor
+% if tucked:
+## Open when one of them was given or refused, so nothing sent is out of sight.
+<details${' open' if any(values.get(p.name) or problems.get("parameters." + p.name) for p in tucked) else '' | n}><summary>${_("More parameters")}</summary>
+% for p in tucked:
+${field(p)}
+% endfor
+</details>
+% endif
+% if chosen.writes_back:
+<p><input type="checkbox" id="write_back" name="write_back"><label for="write_back">${_("Write the results back to the samples")}</label></p>
+% endif
+<p><button type="submit">${_("Launch")}</button></p>
+% endif
+</form>
+<%def name="field(p)">
 <% field_id = "parameter-" + p.name; problem = problems.get("parameters." + p.name) %>
 <div class="field"><label for="${field_id}">${p.name}\
 % if p.description:
@@ -73,10 +107,4 @@ ${(' aria-invalid="true" aria-describedby="problem-%s"' % p.name) if problem els
 <span class="problem" id="problem-${p.name}">${problem}</span>
 % endif
 </div>
-% endfor
-% if chosen.writes_back:
-<p><input type="checkbox" id="write_back" name="write_back"><label for="write_back">${_("Write the results back to the samples")}</label></p>
-% endif
-<p><button type="submit">${_("Launch")}</button></p>
-% endif
-</form>
+</%def>
