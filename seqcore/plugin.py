@@ -25,6 +25,7 @@ from seqcore.analysis.descriptors import (
 from seqcore.analysis.executors import JobStatus, SubmitLater
 from seqcore.analysis.jobdata import JobSource
 from seqcore.analysis.launching import Actor, Launch, LaunchChecked, LaunchRequest
+from seqcore.analysis.pipeline import LOG as JOB_LOG
 from seqcore.analysis.pipeline import (
     InputObject,
     PipelineContext,
@@ -45,6 +46,7 @@ from seqcore.exports.contents import EXPORT_NAME
 from seqcore.files.contentchecks import Fast5Check, FastaCheck, FastqCheck, verify_gzip
 from seqcore.files.uploads import BadContent, ContentCheck
 from seqcore.framework.contrib import (
+    ANY_TYPE,
     AnalysisType,
     ChildSpec,
     Endpoint,
@@ -258,7 +260,9 @@ def ini_settings(ini: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "ANY_TYPE",
     "EXPORT_NAME",
+    "JOB_LOG",
     "Actor",
     "AnalysisSubmission",
     "AnalysisType",

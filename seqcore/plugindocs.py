@@ -81,10 +81,14 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
     ("Web views", "What a plugin shows on the pages (`register_views`), and the pieces the "
                   "core's own pages are made of, for the plugin's templates "
                   "(`docs/writing_plugins.md`, \"Contributing views\").", [
-        ("ViewAssets", "The plugin's Mako template directory and static files (served at "
-                       "`/-/plugins/<name>/`); from `register_views`."),
+        ("ViewAssets", "The plugin's Mako template directory, static files (served at "
+                       "`/-/plugins/<name>/`) and translations (its own gettext catalogue, "
+                       "English and French); from `register_views`."),
         ("OutputView", "How the analysis page shows one output rel of an analysis type: a "
                        "template and a `context` callable; from `register_views`."),
+        ("ANY_TYPE", "`OutputView`'s analysis type for a rel any type may declare (the "
+                     "types a plugin makes at start-up from files); a view naming the type "
+                     "wins."),
         ("FileKindView", "How the sample page shows the objects of a file kind; from "
                          "`register_views`."),
         ("ViewInput", "What a view's `context` callable receives: the request, the "
@@ -102,7 +106,7 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("Band", "A horizontal background band of a chart (from, to, CSS class)."),
         ("tree_svg", "An inline SVG rectangular cladogram of a `TreeNode`, tips coloured "
                      "by a category (a metadata value) with a legend; the core's `tree` "
-                     "Stimulus controller adds zoom and search."),
+                     "Stimulus controller adds zoom, search and collapsing clades."),
         ("TreeNode", "A tree for `tree_svg` (name, branch length, children), built from "
                      "the plugin's own format."),
         ("readable_metadata", "The metadata of some samples the signed-in account may "
@@ -192,6 +196,9 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("run_job", "Run the job in a work directory (what an executor's worker calls)."),
         ("read_result", "A job directory's result, or `None` while it runs (for an "
                         "executor's `poll`)."),
+        ("JOB_LOG", "The job log's file name in the job directory (`pipeline.log`): the "
+                    "analysis page shows its last lines; an executor whose job runs "
+                    "elsewhere copies the remote log there."),
         ("JobStatus", "What an executor's `poll` returns: queued (executors with "
                       "`queues = True`), running, done (with the result) or lost."),
         ("SubmitLater", "Raise from an executor's `submit` while its server does not answer: "

@@ -90,8 +90,12 @@ class PipelineDescriptor:
         return out
 
     def parameters(self) -> tuple[Parameter, ...]:
-        """The parameters a launch may set (all but the samplesheet and output directory)."""
-        return tuple(_parameter(name, prop, required)
+        """The parameters a launch may set (all but the samplesheet and output directory),
+        each with the title of its group."""
+        titles = {name: _text(group.get("title") or "")
+                  for group in self.definitions().values() if isinstance(group, Mapping)
+                  for name in (group.get("properties") or {})}
+        return tuple(_parameter(name, prop, required, titles.get(name, ""))
                      for name, (prop, required) in self.properties().items()
                      if name not in MANAGED_PARAMETERS)
 
@@ -111,14 +115,20 @@ def choice_values(enum: Iterable[Any]) -> tuple[str, ...]:
                  for item in enum)
 
 
-def _parameter(name: str, prop: Mapping[str, Any], required: bool) -> Parameter:
+def _parameter(name: str, prop: Mapping[str, Any], required: bool, group: str) -> Parameter:
     kind = NF_TYPES.get(str(prop.get("type", "string")), "str")
     choices: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
     if prop.get("enum"):
         kind, choices = "choice", choice_values(prop["enum"])
+        labels = tuple(str(item[0]) if isinstance(item, list) and len(item) == 2 else str(item)
+                       for item in prop["enum"])
     return Parameter(name, kind, prop.get("default"), str(prop.get("description") or ""),
                      minimum=prop.get("minimum"), maximum=prop.get("maximum"),
-                     choices=choices, required=required and "default" not in prop)
+                     choices=choices, choice_labels=labels if labels != choices else (),
+                     required=required and "default" not in prop,
+                     pattern=str(prop["pattern"]) if kind == "str" and prop.get("pattern")
+                     else None, group=group, hidden=bool(prop.get("hidden")))
 
 
 def _text(value: Any) -> str:

@@ -8,8 +8,14 @@ that claim the same rel, path or name fail at start-up with both names in the er
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from string import Template
 from typing import Any
+
+
+def _untranslated(message: str, **mapping: Any) -> str:
+    """A message as written, its ``${name}`` placeholders filled (no catalogue at hand)."""
+    return Template(str(message)).safe_substitute(mapping)
 
 
 @dataclass(frozen=True)
@@ -220,8 +226,23 @@ class Parameter:
     maximum: float | None = None
     #: The accepted values of a `choice` parameter.
     choices: tuple[str, ...] = ()
+    #: What the launch form shows for each of `choices`, in their order (a pipeline
+    #: schema's `[label, value]` enum pairs); empty: the values themselves.
+    choice_labels: tuple[str, ...] = ()
     #: A launch must give the parameter (its `default` is not used).
     required: bool = False
+    #: A regular expression (ECMAScript, as JSON Schema's `pattern`) a `str` value matches,
+    #: given to the launch form (the browser's `pattern`) so a person learns of a bad value
+    #: before sending it. The generic check does not apply it: the type's `launch_check`
+    #: does (a pipeline descriptor's type validates with its schema, whose words the form
+    #: then shows).
+    pattern: str | None = None
+    #: The heading the launch form shows the parameter under, beside the parameters of the
+    #: same group that follow it (a pipeline schema's group title); empty: none.
+    group: str = ""
+    #: The launch form tucks the parameter under "More parameters" (a pipeline schema's
+    #: `hidden`: an expert's setting); launching treats it as any other.
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -433,11 +454,19 @@ class ViewAssets:
     plugins cannot shadow each other). ``static``, when given, is served at
     ``/-/plugins/<name>/<file>``; a template finds a file's URL with
     ``plugin_static(name, file)``. ``name`` is a discriminator: two plugins cannot share one.
+
+    ``translations``, when given, is a directory of gettext catalogues,
+    ``<lang>/LC_MESSAGES/<domain>.mo`` (``domain`` defaults to ``name``), one for every
+    language the pages speak (checked at start-up). The plugin's views then translate their
+    messages (``_()`` in templates, :attr:`ViewInput.translate` in ``context``) with this
+    catalogue first and the core's second, so a plugin only translates its own words.
     """
 
     name: str
     templates: Any  # str | pathlib.Path
     static: Any = None  # str | pathlib.Path | None
+    translations: Any = None  # str | pathlib.Path | None
+    domain: str | None = None
 
 
 @dataclass(frozen=True)
@@ -445,13 +474,22 @@ class ViewInput:
     """What a view's ``context`` callable receives: the request, the analysis submission (or
     sequencing object) shown, the output (or file) the view is for, its stored file's
     ``path`` on local disk, and every output of the submission by key (a view may combine
-    several, such as a tree beside its SNV matrix)."""
+    several, such as a tree beside its SNV matrix).
+
+    ``translate(message, **mapping)`` gives a message in the page's language, looked up in
+    the plugin's catalogue (:class:`ViewAssets` ``translations``), then in the core's; with
+    ``${name}`` placeholders filled from ``mapping``."""
 
     request: Any
     subject: Any
     item: Any
     path: Any  # pathlib.Path
     outputs: Mapping[str, Any]
+    translate: Callable[..., str] = field(default=_untranslated)
+
+
+#: :class:`OutputView`'s ``analysis_type`` for "every type that declares the rel".
+ANY_TYPE = "*"
 
 
 @dataclass(frozen=True)
@@ -459,9 +497,12 @@ class OutputView:
     """How the analysis page shows one output of an analysis type, instead of its name in
     the list of outputs.
 
-    ``rel`` is one of the type's :class:`OutputRel` rels (checked at start-up); ``template``
+    ``rel`` is one of the type's :class:`OutputRel` rels (checked at start-up), or, with
+    ``analysis_type`` :data:`ANY_TYPE` (``"*"``), a rel any number of types may declare (the
+    types a plugin makes at start-up from files: a view naming a type wins); ``template``
     a Mako template of a :class:`ViewAssets` directory, rendered with ``request``,
-    ``submission``, ``output``, ``_`` (translation) and what ``context(ViewInput)`` returns
+    ``submission``, ``output``, ``_`` (translation), ``download_path(output)`` (the page's
+    link downloading any output of the submission) and what ``context(ViewInput)`` returns
     (a mapping). A template or context that fails is logged and the output falls back to
     its entry in the list, so a broken view never hides the rest of the page.
     """

@@ -307,7 +307,7 @@ def resolve_download(request: Request, context: Any, media_type: str) -> Any | N
     """Return a response streaming ``context`` as ``media_type``, or ``None`` if not yours.
 
     Stops at first non-None result. Name the file with
-    ``seqcore.rest.disposition.content_disposition(file_name)``, as the core's downloads do:
+    ``seqcore.files.disposition.content_disposition(file_name)``, as the core's downloads do:
     any stored name then reaches the client exactly and cannot add header parameters.
 
     :param request: the current request.

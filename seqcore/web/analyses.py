@@ -1,6 +1,10 @@
 """Analyses: the list of the submissions an account may read, with their state kept current
 without reloading (the list's frame reloads itself while something runs), and a
-submission's page (inputs, parameters, state history, outputs by key)."""
+submission's page (inputs, parameters, state history, the end of its log, outputs by key,
+each rendered by the view of the plugin that owns it, each downloadable from the page with
+the session, through the same traversal context and ACL as REST's output file). Workflow
+executions of pipeline descriptors are submissions like any other, so they are listed and
+shown here too."""
 
 from __future__ import annotations
 
@@ -9,9 +13,12 @@ from typing import Any
 
 from pyramid.config import Configurator
 from pyramid.request import Request
-from pyramid.response import Response
+from pyramid.response import FileResponse, Response
 from sqlalchemy import select
 
+from seqcore.analysis.logs import log_tail
+from seqcore.analysis.registry import analysis_registry
+from seqcore.files.disposition import content_disposition
 from seqcore.models.analysis import AnalysisState, AnalysisSubmission
 from seqcore.security.access import SUBMISSION
 from seqcore.web.guard import add_page, context_at, signed_in
@@ -71,10 +78,34 @@ def analysis_page(request: Request) -> Response:
     context = context_at(request, "analysisSubmissions", request.matchdict["id"])
     submission = context.submission
     return page(request, "analysis.mako", submission=submission,
-                finished=submission.state in FINISHED,
+                finished=submission.state in FINISHED, log=log_tail(submission),
                 outputs=output_views(request, submission))
+
+
+def output_download(request: Request) -> Response:
+    """An output's file, as REST's ``.../analysis/file/<id>`` serves it (a plugin's
+    ``resolve_download`` first), for whoever may read the analysis."""
+    signed_in(request)
+    context = context_at(request, "analysisSubmissions", request.matchdict["id"], "analysis",
+                         "file", request.matchdict["output"])
+    submission = context.__parent__.__parent__.submission
+    declared = analysis_registry(request.registry).output_keys(submission.analysis_type)
+    rel = declared.get(context.output.key)
+    media_type = rel.media_type if rel is not None else "application/octet-stream"
+    hooked = request.registry.pm.hook.resolve_download(request=request, context=context,
+                                                       media_type=media_type)
+    if hooked is not None:
+        return hooked
+    stored = context.file
+    response = FileResponse(str(request.storage.path(stored.path)), request=request,
+                            content_type=media_type)
+    response.content_disposition = content_disposition(stored.file_name)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def includeme(config: Configurator) -> None:
     add_page(config, "web.analyses", "/-/analyses", analyses_page)
     add_page(config, "web.analysis", "/-/analyses/{id}", analysis_page)
+    add_page(config, "web.analysis.output", "/-/analyses/{id}/outputs/{output}",
+             output_download)

@@ -9,8 +9,8 @@ from urllib.parse import unquote
 
 import pytest
 
+from seqcore.files.disposition import ascii_fallback, content_disposition
 from seqcore.models.sequencing import SequenceFile, SequencingObject
-from seqcore.rest.disposition import ascii_fallback, content_disposition
 from seqcore.testing.uploads import fastq, multipart
 
 NAMES = [

@@ -3,6 +3,7 @@ declares its view, the plain list as fallback (also for a view that fails), and 
 refusing a view that names an unknown rel or kind, or a template nobody has."""
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from pyramid.exceptions import ConfigurationError
@@ -10,7 +11,7 @@ from pyramid.exceptions import ConfigurationError
 import seqcore_sequencefiles.plugin as sequencefiles_plugin
 from seqcore import hookimpl
 from seqcore.config import configure
-from seqcore.framework.contrib import FileKindView, OutputView, ViewAssets
+from seqcore.framework.contrib import ANY_TYPE, FileKindView, OutputView, ViewAssets
 from tests.plugins import readcount, views
 
 from .test_workbench import sign_in
@@ -137,3 +138,64 @@ def test_two_views_of_one_rel_conflict(build):
     view = OutputView("readcount", "outputFile/counts", "readcount/counts.mako")
     with pytest.raises(ConfigurationConflictError):
         build(ViewAssets("v", TEMPLATES), view, view).commit()
+
+
+def test_a_plugins_view_speaks_french_from_its_own_catalogue(build_app, db, finished):
+    owner, submission = finished
+    db.get(type(owner), owner.id).locale = "fr"
+    db.commit()
+    app = build_app([sequencefiles_plugin, readcount, views])
+    sign_in(app, owner)
+    section = app.get(f"/-/analyses/{submission.id}").html.select_one(
+        'section.output-view[data-output="counts"]')
+    # The plugin's words from its catalogue, in the template and in its context callable...
+    assert section.select_one(".counts-note").text == "Compté par le compteur de lectures."
+    assert section.select_one("svg.chart").find("title").text == "Lectures par fichier"
+    # ...and a word only the core translates, from the core's.
+    assert section.find("h3").text == "Lectures"
+    # In English the words are as written.
+    db.get(type(owner), owner.id).locale = "en"
+    db.commit()
+    section = app.get(f"/-/analyses/{submission.id}").html.select_one(
+        'section.output-view[data-output="counts"]')
+    assert section.select_one(".counts-note").text == "Counted by the read counter."
+    assert section.find("h3").text == "Reads"
+
+
+def test_translations_without_a_language_stop_start_up(build, tmp_path):
+    import shutil
+
+    locale = tmp_path / "locale"
+    shutil.copytree(Path(views.__file__).resolve().parent / "views_locale", locale)
+    (locale / "fr" / "LC_MESSAGES" / "readcount_views.mo").unlink()
+    with pytest.raises(ConfigurationError, match=r"plugin '.*_Declares.*': translations of "
+                       r"domain 'readcount_views': no compiled catalogue .*fr/LC_MESSAGES/"
+                       r"readcount_views.mo"):
+        build(ViewAssets("v", TEMPLATES, translations=locale,
+                         domain="readcount_views")).commit()
+    (locale / "fr" / "LC_MESSAGES" / "readcount_views.mo").write_bytes(b"not a catalogue")
+    with pytest.raises(ConfigurationError, match=r"readcount_views\.mo' does not load"):
+        build(ViewAssets("v", TEMPLATES, translations=locale,
+                         domain="readcount_views")).commit()
+
+
+def test_a_view_of_any_type_shows_the_rel_of_every_type_declaring_it(build_app, finished):
+    owner, submission = finished
+    def context(view):
+        return {"first": view.item.key,
+                "object": SimpleNamespace(kind=view.subject.analysis_type, files=[])}
+
+    shown = _Declares(ViewAssets("any-views", TEMPLATES),
+                      OutputView(ANY_TYPE, "outputFile/counts", "readcount/kind.mako",
+                                 context=context))
+    app = build_app([sequencefiles_plugin, readcount, shown])
+    sign_in(app, owner)
+    page = app.get(f"/-/analyses/{submission.id}")
+    assert page.html.select_one('section.output-view[data-output="counts"] .kind-summary'
+                                ).text == "readcount: 0 files, first counts"
+    # A view naming the type itself wins over the one of any type.
+    app = build_app([sequencefiles_plugin, readcount, views, shown])
+    sign_in(app, owner)
+    page = app.get(f"/-/analyses/{submission.id}")
+    section = page.html.select_one('section.output-view[data-output="counts"]')
+    assert section.select_one(".counts-total").text == "200"

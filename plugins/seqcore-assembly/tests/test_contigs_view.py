@@ -55,3 +55,28 @@ def test_contig_statistics_plot_and_copy_numbers(testapp, assembled):
     assert copies["NODE_3_length_5000_cov_121.5"] == "3"  # a repeat, three copies
     listed = [li.find("code").text for li in page.html.select("#analysis-outputs li")]
     assert listed == ["assembly-log"]
+
+
+def test_the_view_speaks_french_from_the_plugins_catalogue(testapp, db, assembled):
+    owner, submission = assembled
+    db.get(type(owner), owner.id).locale = "fr"
+    db.commit()
+    sign_in(testapp, owner)
+    page = testapp.get(f"/-/analyses/{submission.id}")
+    assert page.html.select_one("svg.chart").find("title").text == \
+        "Longueur et couverture des contigs"
+    assert page.html.select_one("table.contigs caption").text == \
+        "Les 4 contigs les plus longs"
+    assert [th.text for th in page.html.select("table.contigs th")] == [
+        "Contig", "Longueur", "Couverture", "Copies"]
+
+
+def test_every_message_of_the_view_is_translated():
+    from pathlib import Path
+
+    import seqcore_assembly
+    from seqcore.testing.catalogues import stale_catalogues, untranslated
+
+    package = Path(seqcore_assembly.__file__).parent
+    assert untranslated(package, "assembly") == {}
+    assert stale_catalogues(package, "assembly") == []

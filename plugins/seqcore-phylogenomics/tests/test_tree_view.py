@@ -123,7 +123,7 @@ def served(app, engine):
     thread.join(timeout=5)
 
 
-def test_zoom_and_search_in_chromium_without_accessibility_violations(served, tree):
+def test_zoom_search_and_collapse_in_chromium_without_accessibility_violations(served, tree):
     from tests.web.test_browser import CHROMIUM, FLAGS
     from tests.web.test_journeys import AXE, check_accessibility
 
@@ -141,7 +141,8 @@ def test_zoom_and_search_in_chromium_without_accessibility_violations(served, tr
             page.get_by_role("button", name="Sign in").click()
             page.wait_for_url("**/-/profile")
             page.goto(f"{served}/-/analyses/{tree['submission'].id}?colour=serovar")
-            drawing = page.get_by_role("img", name="Phylogenetic tree")
+            # With JavaScript the picture becomes a group of buttons (the clades' nodes).
+            drawing = page.get_by_role("group", name="Phylogenetic tree")
             expect(drawing).to_be_visible()
             before = drawing.bounding_box()["width"]
             page.get_by_role("button", name="Zoom in").click()
@@ -151,6 +152,72 @@ def test_zoom_and_search_in_chromium_without_accessibility_violations(served, tr
             page.get_by_label("Find tips").fill("ph")
             expect(page.locator("g.tip.match")).to_have_count(2)
             expect(page.get_by_role("status")).to_have_text("2 matching tips")
+            # Collapse the clade of alpha and beta_one: its tips give way to a wedge.
+            clade = page.get_by_role("button", name="Clade of 2 tips").first
+            expect(clade).to_have_attribute("aria-expanded", "true")
+            clade.click()
+            expect(clade).to_have_attribute("aria-expanded", "false")
+            expect(page.locator('g.tip[data-name="alpha"]')).to_be_hidden()
+            expect(page.locator("g.clade.is-collapsed > g.collapsed")).to_be_visible()
+            # The hidden match is shown on the wedge.
+            expect(page.locator("g.clade.holds-match")).to_have_count(0)
+            page.get_by_label("Find tips").fill("alph")
+            expect(page.locator("g.clade.holds-match")).to_have_count(1)
             check_accessibility(page)
+            # The keyboard does the same: focus the node, Enter expands it.
+            clade.focus()
+            page.keyboard.press("Enter")
+            expect(clade).to_have_attribute("aria-expanded", "true")
+            expect(page.locator('g.tip[data-name="alpha"]')).to_be_visible()
+            page.keyboard.press(" ")
+            expect(clade).to_have_attribute("aria-expanded", "false")
+            page.get_by_role("button", name="Expand all clades").click()
+            expect(page.locator('g.tip[data-name="alpha"]')).to_be_visible()
         finally:
             browser.close()
+
+
+def test_the_view_speaks_french_from_the_plugins_catalogue(testapp, db, tree):
+    owner = tree["owner"]
+    db.get(type(owner), owner.id).locale = "fr"
+    db.commit()
+    sign_in(testapp, owner)
+    page = testapp.get(f"/-/analyses/{tree['submission'].id}?colour=serovar")
+    assert page.html.select_one("svg.tree").find("title").text == "Arbre phylogénétique"
+    assert page.html.select_one(f"#tree-{tree['submission'].outputs[0].id}") is not None
+    assert "Colorer les feuilles selon" in page.html.select_one("form.tree-tools").text
+    # A word of the plugin's and a word of the core's on the same page.
+    assert [t.text for t in page.html.select("svg.tree g.legend text")][-1] == "sans valeur"
+    assert page.html.select_one("#analysis-log-heading").text == "Journal"
+    refused = testapp.get(f"/-/analyses/{tree['submission'].id}?colour=nothing", status=400)
+    assert "Aucun champ de métadonnées 'nothing' pour colorer l\u2019arbre." in \
+        refused.html.get_text()
+
+
+def test_every_message_of_the_view_is_translated():
+    from pathlib import Path
+
+    import seqcore_phylogenomics
+    from seqcore.testing.catalogues import stale_catalogues, untranslated
+
+    package = Path(seqcore_phylogenomics.__file__).parent
+    assert untranslated(package, "phylogenomics") == {}
+    assert stale_catalogues(package, "phylogenomics") == []
+
+
+def test_every_inner_node_is_a_clade_that_can_collapse(testapp, tree):
+    sign_in(testapp, tree["owner"])
+    page = testapp.get(f"/-/analyses/{tree['submission'].id}")
+    drawing = page.html.select_one("svg.tree")
+    clades = drawing.select("g.clade")
+    # ((alpha,beta_one),(gamma,(delta,reference))): the root and three clades.
+    assert [c.select_one(":scope > g.node")["data-tips"] for c in clades] == [
+        "5", "2", "3", "2"]
+    # Each clade holds its own tips, so hiding its children hides them.
+    second = clades[1]
+    assert [t["data-name"] for t in second.select("g.tip")] == ["alpha", "beta_one"]
+    wedge = second.select_one(":scope > g.collapsed")
+    assert wedge["display"] == "none" and wedge.find("text").text == "Clade of 2 tips"
+    assert second.select_one(":scope > g.node").find("title").text == "Clade of 2 tips"
+    assert second.select_one(":scope > g.node")["data-action"] == \
+        "click->tree#toggle keydown->tree#key"

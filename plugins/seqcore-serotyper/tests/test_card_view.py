@@ -49,3 +49,25 @@ def test_the_calls_are_a_result_card(testapp, typed):
         "WARNING: Only matched 328 cgMLST loci", "INFO: fine otherwise"]
     assert [li.find("code").text for li in page.html.select("#analysis-outputs li")] == [
         "serotyper-log"]
+
+
+def test_the_card_speaks_french_from_the_plugins_catalogue(testapp, db, typed):
+    owner, submission = typed
+    db.get(type(owner), owner.id).locale = "fr"
+    db.commit()
+    sign_in(testapp, owner)
+    card = testapp.get(f"/-/analyses/{submission.id}").html.select_one("article.result-card")
+    assert card.find("h3").text.startswith("Sérovar")
+    assert [dt.text for dt in card.select("dt")][:4] == [
+        "Sérogroupe", "Antigène O", "Antigène H1", "Antigène H2"]
+
+
+def test_every_message_of_the_card_is_translated():
+    from pathlib import Path
+
+    import seqcore_serotyper
+    from seqcore.testing.catalogues import stale_catalogues, untranslated
+
+    package = Path(seqcore_serotyper.__file__).parent
+    assert untranslated(package, "serotyper") == {}
+    assert stale_catalogues(package, "serotyper") == []

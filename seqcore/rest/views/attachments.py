@@ -24,12 +24,12 @@ from pyramid.response import FileResponse, Response
 from seqcore.errors.domain import Invalid
 from seqcore.files.attachments import blob_by_key, complete_upload, md5_base64
 from seqcore.files.contentchecks import FastaCheck, FastqCheck, verify_gzip
+from seqcore.files.disposition import content_disposition
 from seqcore.files.uploads import BadContent, ReceivedFile
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.models.attachment import Attachment, file_metadata
 from seqcore.parsing.identifiers import parse_id
 from seqcore.rest.bodyreader import body_reader
-from seqcore.rest.disposition import content_disposition
 from seqcore.rest.errors import ApiError
 from seqcore.storage.service import FileTooLarge, StorageError
 

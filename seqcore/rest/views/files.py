@@ -9,6 +9,7 @@ from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 from sqlalchemy import select
 
+from seqcore.files.disposition import content_disposition
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
 from seqcore.governance.purge import delete_sequencing_object
@@ -25,7 +26,6 @@ from seqcore.resources.files import (
     SequencingObjects,
     file_kinds,
 )
-from seqcore.rest.disposition import content_disposition
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError
 

@@ -9,8 +9,8 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from seqcore.db import request_engine
+from seqcore.files.disposition import content_disposition
 from seqcore.framework.contrib import Endpoint, View
-from seqcore.rest.disposition import content_disposition
 from seqcore.samples.linelist import (
     FORMATS,
     check_format,

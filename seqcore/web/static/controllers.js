@@ -90,14 +90,24 @@ application.register("refresh", class extends Controller {
 
 // A tree drawn by seqcore/web/trees.py: zoom buttons scale the drawing inside its scrolling
 // box; the search box highlights the tips whose name or category contains the text (the
-// others are dimmed) and says how many match. The tools are hidden until this connects, so a
-// page without JavaScript shows the tree alone.
+// others are dimmed) and says how many match; a clade's node collapses the clade into a
+// wedge and expands it again (click, or Enter/Space once focused: the nodes become buttons
+// and the drawing a group of them). The tools are hidden until this connects, so a page
+// without JavaScript shows the whole tree alone, as a picture.
 application.register("tree", class extends Controller {
   static targets = ["drawing", "tools", "query", "status"];
 
   connect() {
     this.zoom = 1;
     this.toolsTargets.forEach((tools) => { tools.hidden = false; });
+    this.drawingTargets.forEach((drawing) => { drawing.setAttribute("role", "group"); });
+    this.element.querySelectorAll("svg.tree g.clade > g.node").forEach((node) => {
+      node.setAttribute("role", "button");
+      node.setAttribute("tabindex", "0");
+      node.setAttribute("aria-expanded", "true");
+      const title = node.querySelector("title");
+      if (title) node.setAttribute("aria-label", title.textContent);
+    });
   }
 
   zoomIn() { this.setZoom(this.zoom * 1.5); }
@@ -111,6 +121,31 @@ application.register("tree", class extends Controller {
     this.element.style.setProperty("--tree-zoom", String(this.zoom));
   }
 
+  toggle(event) {
+    const node = event.currentTarget;
+    this.setCollapsed(node.parentNode, node.getAttribute("aria-expanded") !== "false");
+  }
+
+  key(event) {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    this.toggle(event);
+  }
+
+  expandAll() {
+    this.element.querySelectorAll("svg.tree g.clade.is-collapsed").forEach((clade) => {
+      this.setCollapsed(clade, false);
+    });
+  }
+
+  setCollapsed(clade, collapsed) {
+    clade.classList.toggle("is-collapsed", collapsed);
+    const wedge = clade.querySelector(":scope > g.collapsed");
+    if (wedge) wedge.setAttribute("display", collapsed ? "inline" : "none");
+    const node = clade.querySelector(":scope > g.node");
+    if (node) node.setAttribute("aria-expanded", collapsed ? "false" : "true");
+  }
+
   search() {
     const text = this.queryTarget.value.trim().toLowerCase();
     const tips = this.element.querySelectorAll("g.tip");
@@ -121,6 +156,10 @@ application.register("tree", class extends Controller {
       tip.classList.toggle("match", match);
       tip.classList.toggle("dimmed", text !== "" && !match);
       if (match) found += 1;
+    });
+    // A collapsed clade holding a match is highlighted in its place.
+    this.element.querySelectorAll("svg.tree g.clade.is-collapsed").forEach((clade) => {
+      clade.classList.toggle("holds-match", clade.querySelector("g.tip.match") !== null);
     });
     if (this.hasStatusTarget) {
       this.statusTarget.textContent = text === "" ? "" :

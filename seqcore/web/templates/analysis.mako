@@ -27,13 +27,22 @@
 <li>${fmt.state(state)} <span class="muted">${millis}</span></li>
 % endfor
 </ol>
+<h2 id="analysis-log-heading">${_("Log")}</h2>
+% if log is None:
+<p class="muted" id="analysis-log-missing">${_("No log is kept for this analysis.") if finished else _("No log yet.")}</p>
+% elif not log.lines:
+<p class="muted" id="analysis-log-missing">${_("The log is empty.")}</p>
+% else:
+<p class="muted">${_("The last ${count} lines of the log; earlier lines are left out.", count=len(log.lines)) if log.truncated else _("The whole log.")}</p>
+<pre class="log" id="analysis-log" tabindex="0" role="region" aria-labelledby="analysis-log-heading">${"\n".join(log.lines)}</pre>
+% endif
 <h2 id="analysis-outputs-heading">${_("Outputs")}</h2>
 % if outputs:
 <% plain = [shown for shown in outputs if shown.html is None] %>
 % if plain:
 <ul id="analysis-outputs">
 % for shown in plain:
-<li><code>${shown.key}</code>: ${shown.output.file.file_name}</li>
+<li><code>${shown.key}</code>: <a href="${request.route_path('web.analysis.output', id=submission.id, output=shown.output.id)}" download>${shown.output.file.file_name}</a></li>
 % endfor
 </ul>
 % endif

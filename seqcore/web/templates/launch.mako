@@ -1,4 +1,5 @@
 <%inherit file="layout.mako"/>
+<%! from markupsafe import escape %>
 <%def name="title()">${_("Launch an analysis")}</%def>
 <%def name="breadcrumbs()">
 <nav class="breadcrumbs" aria-label="${_('Breadcrumbs')}"><ol>
@@ -26,7 +27,11 @@
 <fieldset><legend>${_("Analysis type")}</legend>
 % for t in types:
 <p><input type="radio" id="type-${t.name}" name="analysis_type" value="${t.name}"${' checked' if chosen is not None and chosen.name == t.name else '' | n}>
-<label for="type-${t.name}">${t.label}</label> <span class="muted">${t.name}</span></p>
+<label for="type-${t.name}">${t.label}</label> <span class="muted">${t.name}</span>\
+% if t.description:
+<br><span class="hint">${t.description}</span>\
+% endif
+</p>
 % endfor
 </fieldset>
 % if chosen is None:
@@ -35,7 +40,41 @@
 <input type="hidden" name="launch" value="1">
 <div class="field"><label for="name">${_("Name")} <span class="hint">${_("(optional)")}</span></label>
 <input id="name" name="name" value="${name}"></div>
-% for p in chosen.parameters:
+<%
+    shown = [p for p in chosen.parameters if not p.hidden]
+    groups = []
+    for p in shown:
+        if not groups or groups[-1][0] != p.group:
+            groups.append((p.group, []))
+        groups[-1][1].append(p)
+    tucked = [p for p in chosen.parameters if p.hidden]
+%>
+% for group, members in groups:
+% if group:
+<fieldset><legend>${group}</legend>
+% endif
+% for p in members:
+${field(p)}
+% endfor
+% if group:
+</fieldset>
+% endif
+% endfor
+% if tucked:
+## Open when one of them was given or refused, so nothing sent is out of sight.
+<details${' open' if any(values.get(p.name) or problems.get("parameters." + p.name) for p in tucked) else '' | n}><summary>${_("More parameters")}</summary>
+% for p in tucked:
+${field(p)}
+% endfor
+</details>
+% endif
+% if chosen.writes_back:
+<p><input type="checkbox" id="write_back" name="write_back"><label for="write_back">${_("Write the results back to the samples")}</label></p>
+% endif
+<p><button type="submit">${_("Launch")}</button></p>
+% endif
+</form>
+<%def name="field(p)">
 <% field_id = "parameter-" + p.name; problem = problems.get("parameters." + p.name) %>
 <div class="field"><label for="${field_id}">${p.name}\
 % if p.description:
@@ -44,8 +83,8 @@
 </label>
 % if p.choices:
 <select id="${field_id}" name="parameter.${p.name}">
-% for choice in p.choices:
-<option${' selected' if (values.get(p.name) or p.default) == choice else '' | n}>${choice}</option>
+% for choice, label in zip(p.choices, p.choice_labels or p.choices):
+<option value="${choice}"${' selected' if str(values.get(p.name) or p.default) == choice else '' | n}>${label}</option>
 % endfor
 </select>
 % elif p.type == "bool":
@@ -61,16 +100,11 @@ ${(' step="any"' if p.type == 'float' else '') | n}\
 ${(' min="%s"' % p.minimum) if p.minimum is not None else '' | n}\
 ${(' max="%s"' % p.maximum) if p.maximum is not None else '' | n}\
 ${' required' if p.required else '' | n}\
+${(' pattern="%s"' % escape(p.pattern)) if p.pattern else '' | n}\
 ${(' aria-invalid="true" aria-describedby="problem-%s"' % p.name) if problem else '' | n}>
 % endif
 % if problem:
 <span class="problem" id="problem-${p.name}">${problem}</span>
 % endif
 </div>
-% endfor
-% if chosen.writes_back:
-<p><input type="checkbox" id="write_back" name="write_back"><label for="write_back">${_("Write the results back to the samples")}</label></p>
-% endif
-<p><button type="submit">${_("Launch")}</button></p>
-% endif
-</form>
+</%def>

@@ -1,11 +1,14 @@
 """The plugin module (entry point ``readstats`` in the ``seqcore`` group): an analysis type,
-its output, the write-back to sample metadata and a GraphQL query field."""
+its output, the write-back to sample metadata, a GraphQL query field and the analysis
+page's view of the output."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from seqcore.plugin import AnalysisType, OutputRel, Parameter, WriteBack, hookimpl
+from seqcore_readstats import views
 from seqcore_readstats.graphql import FIELD, ReadStatsQuery
 from seqcore_readstats.pipeline import OUTPUT
 
@@ -45,3 +48,8 @@ def register_output_rels() -> list[OutputRel]:
 @hookimpl
 def register_graphql_query_fields() -> list[type]:
     return [ReadStatsQuery]
+
+
+@hookimpl
+def register_views() -> list[Any]:
+    return views.register()

@@ -16,7 +16,7 @@ TOP_CONTIGS = 20  # the longest contigs listed with their copy number
 
 
 def contigs_context(view: ViewInput) -> dict[str, Any]:
-    translate = view.request.localizer.translate
+    translate = view.translate
     contigs = list(read_fasta(view.path))
     lengths = [len(contig) for contig in contigs]
     total = sum(lengths)
@@ -45,7 +45,8 @@ def contigs_context(view: ViewInput) -> dict[str, Any]:
 
 
 def register() -> list[Any]:
-    views: list[Any] = [ViewAssets("assembly", HERE / "templates")]
+    views: list[Any] = [ViewAssets("assembly", HERE / "templates",
+                                   translations=HERE / "locale")]
     for analysis_type in ("assembly", "assembly-collection"):
         views.append(OutputView(analysis_type, "outputFile/contigs-with-repeats",
                                 "assembly/contigs.mako", context=contigs_context))

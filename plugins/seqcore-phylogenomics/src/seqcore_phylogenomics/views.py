@@ -81,18 +81,20 @@ def tree_context(view: ViewInput) -> dict[str, Any]:
     chosen = request.GET.get("colour", "")
     if chosen and chosen not in fields:
         # Worded like a field that does not exist, whether hidden or absent.
-        raise Invalid.field("colour", f"No metadata field {chosen!r} to colour the tree by.")
+        raise Invalid.field("colour", view.translate(
+            "No metadata field ${field} to colour the tree by.", field=repr(chosen)))
     categories = None
     if chosen:
         categories = {tip: metadata.get(sample_id, {}).get(chosen, "")
                       for tip, sample_id in samples.items()}
-    translate = request.localizer.translate
+    translate = view.translate
     drawing = tree_svg(
         f"tree-{view.item.id}", translate("Phylogenetic tree"),
         translate("A rectangular cladogram of the isolates; tips are coloured by the "
                   "metadata field chosen above, with the legend on the right.") if chosen else
         translate("A rectangular cladogram of the isolates."),
-        root, categories=categories, legend_title=chosen, missing=translate("no value"))
+        root, categories=categories, legend_title=chosen, missing=translate("no value"),
+        clade_title=translate("Clade of ${count} tips"))
     matrix = filter_stats = None
     if "matrix" in view.outputs:
         rows = _read_tsv(request.storage.path(view.outputs["matrix"].file.path))
@@ -105,7 +107,7 @@ def tree_context(view: ViewInput) -> dict[str, Any]:
 
 def register() -> list[Any]:
     return [
-        ViewAssets("phylogenomics", HERE / "templates"),
+        ViewAssets("phylogenomics", HERE / "templates", translations=HERE / "locale"),
         OutputView("phylogenomics", "outputFile/tree", "phylogenomics/tree.mako",
                    context=tree_context),
     ]

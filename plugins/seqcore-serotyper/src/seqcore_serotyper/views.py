@@ -25,7 +25,7 @@ def predictions_context(view: ViewInput) -> dict[str, Any]:
 
 def register() -> list[Any]:
     return [
-        ViewAssets("serotyper", HERE / "templates"),
+        ViewAssets("serotyper", HERE / "templates", translations=HERE / "locale"),
         OutputView("serotyper", "outputFile/serotyper-predictions", "serotyper/card.mako",
                    context=predictions_context),
     ]

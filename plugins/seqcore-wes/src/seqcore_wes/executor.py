@@ -23,13 +23,14 @@ already submitted.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from seqcore.plugin import JobStatus, SubmitLater, read_result
+from seqcore.plugin import JOB_LOG, JobStatus, SubmitLater, read_result
 from seqcore_wes import outputs, samplesheet
 from seqcore_wes.client import WesClient, WesError, WesUnavailable
 
@@ -39,6 +40,7 @@ WAITING = ("RUNNING", "PAUSED", "UNKNOWN", "CANCELING", "PREEMPTED")
 FAILED = ("EXECUTOR_ERROR", "SYSTEM_ERROR", "CANCELED")
 MARKER = "wes-unreachable-since"
 STATE = "wes-state.json"
+logger = logging.getLogger(__name__)
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # engines colour their logs (cwltool does)
 
 
@@ -156,8 +158,11 @@ class WesExecutor:
         self._remember(work_dir, state)
         waiting = job_status(state)
         if waiting is not None:
+            if state not in QUEUED:  # the page's log tail follows the run while it runs
+                self._copy_running_log(remote_id, work_dir)
             return waiting
         log = self.client.run_log(remote_id)
+        copy_log(work_dir, log)
         if state == "COMPLETE":
             try:
                 collected = outputs.collect(log.get("outputs") or {}, work_dir,
@@ -171,6 +176,14 @@ class WesExecutor:
         return self._finish(work_dir, {"status": "error",
                                        "error": failure_message(remote_id, state, log)})
 
+    def _copy_running_log(self, remote_id: str, work_dir: Path) -> None:
+        """The run log of a running run, copied for the page; a log that cannot be read now
+        changes nothing (the state was answered; the next round copies it)."""
+        try:
+            copy_log(work_dir, self.client.run_log(remote_id))
+        except (WesError, WesUnavailable, OSError) as err:
+            logger.info("the log of WES run %s was not copied this round: %s", remote_id, err)
+
     def _finish(self, work_dir: Path, result: dict[str, Any]) -> JobStatus:
         tmp = work_dir / "result.json.tmp"
         tmp.write_text(json.dumps(result))
@@ -179,6 +192,21 @@ class WesExecutor:
 
     def cancel(self, remote_id: str) -> None:
         self.client.cancel(remote_id)
+
+
+def copy_log(work_dir: Path, log: Mapping[str, Any]) -> None:
+    """The run log's standard output and error (and the failed tasks' error) written as the
+    job's log (``JOB_LOG``), where the analysis page reads its last lines: the WES server
+    keeps the run's log, seqcore keeps the latest copy of it."""
+    run_log = log.get("run_log") or {}
+    parts = [str(run_log.get(stream) or "") for stream in ("stdout", "stderr")]
+    for task in log.get("task_logs") or []:
+        if task.get("exit_code") not in (0, None):
+            parts.append(f"task {task.get('name') or '?'}: {task.get('stderr') or ''}")
+    text = "\n".join(ANSI.sub("", part).rstrip("\n") for part in parts if part.strip())
+    tmp = work_dir / f"{JOB_LOG}.tmp"
+    tmp.write_text(text + "\n" if text else "")
+    tmp.replace(work_dir / JOB_LOG)
 
 
 def failure_message(run_id: str, state: str, log: Mapping[str, Any]) -> str:

@@ -1,5 +1,6 @@
-"""The ``wes`` plugin: its settings, its executor, and an analysis type for every pipeline
-descriptor (``seqcore.pipelines.dir`` and ``register_pipeline_descriptors``)."""
+"""The ``wes`` plugin: its settings, its executor, an analysis type for every pipeline
+descriptor (``seqcore.pipelines.dir`` and ``register_pipeline_descriptors``), and the
+analysis page's view of their ``iridanext.output.json.gz``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from seqcore.plugin import AnalysisType, Executor, Setting, hookimpl, pipeline_descriptors
-from seqcore_wes import types
+from seqcore_wes import types, views
 from seqcore_wes.client import TIMEOUT, TOKEN, URL
 from seqcore_wes.executor import UNREACHABLE, WesExecutor
 
@@ -26,6 +27,11 @@ def register_settings() -> list[Setting]:
                                     "that stopped answering (before its run is submitted "
                                     "or while it runs) before it fails.", float),
     ]
+
+
+@hookimpl
+def register_views() -> list[Any]:
+    return views.register()
 
 
 @hookimpl

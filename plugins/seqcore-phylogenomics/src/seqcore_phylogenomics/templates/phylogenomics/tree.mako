@@ -15,10 +15,12 @@
 <button type="button" class="secondary" data-action="tree#zoomIn">${_("Zoom in")}</button>
 <button type="button" class="secondary" data-action="tree#zoomOut">${_("Zoom out")}</button>
 <button type="button" class="secondary" data-action="tree#reset">${_("Fit")}</button>
+<button type="button" class="secondary" data-action="tree#expandAll">${_("Expand all clades")}</button>
 <div class="field"><label for="tree-search-${output.id}">${_("Find tips")}</label>
 <input id="tree-search-${output.id}" type="search" data-tree-target="query" data-action="input->tree#search"></div>
 <span role="status" data-tree-target="status" data-template="${_('{count} matching tips')}"></span>
 </div>
+<p class="muted" data-tree-target="tools" hidden>${_("Click a clade's node to collapse it into a wedge, and again to expand it.")}</p>
 <div class="tree-view" id="tree-view-${output.id}" tabindex="0" role="region" aria-labelledby="tree-${output.id}">${drawing | n}</div>
 </div>
 <p class="muted">${_("${count} tips.", count=tips)}</p>
