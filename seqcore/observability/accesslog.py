@@ -40,7 +40,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.router import Router, default_execution_policy
 
-from seqcore.observability import instruments, requestid
+from seqcore.observability import instruments, requestid, tracing
 from seqcore.security.proxies import FORWARDED
 
 log = logging.getLogger("seqcore.access")
@@ -276,7 +276,7 @@ def record(request: Request, status: int, size: int, started: float, rid: str,
         return
     user = request.environ.get(USER_KEY)
     path = safe_path(request)
-    with requestid.bound(rid):
+    with requestid.bound(rid), tracing.resumed(request.environ.get(tracing.ENVIRON_SPAN)):
         log.info("%s %s %s %dB %.1fms user=%s request_id=%s", request.method, path, status,
                  size, elapsed * 1000, user if user is not None else "-", rid,
                  extra={"method": request.method, "path": path, "status": status,

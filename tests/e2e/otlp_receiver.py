@@ -1,0 +1,109 @@
+"""An OpenTelemetry collector's OTLP/HTTP trace receiver on loopback, for tests: it decodes
+each ``POST /v1/traces`` (protobuf ``ExportTraceServiceRequest``, as the SDK's exporter
+sends it) with opentelemetry-proto's classes and keeps the spans."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
+
+
+@dataclass
+class Span:
+    trace_id: str
+    span_id: str
+    parent_id: str
+    name: str
+    kind: str
+    service: str
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+def _value(value: AnyValue) -> Any:
+    which = value.WhichOneof("value")
+    return None if which is None else getattr(value, which)
+
+
+class OtlpReceiver:
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self.requests = 0
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.headers.get("Content-Encoding") == "gzip":
+                    body = gzip.decompress(body)
+                if self.path != "/v1/traces":
+                    self.send_error(404)
+                    return
+                receiver._keep(ExportTraceServiceRequest.FromString(body))
+                answer = ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> OtlpReceiver:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _keep(self, request: ExportTraceServiceRequest) -> None:
+        spans = []
+        for resource in request.resource_spans:
+            resource_attributes = {a.key: _value(a.value) for a in resource.resource.attributes}
+            service = str(resource_attributes.get("service.name", ""))
+            for scope in resource.scope_spans:
+                for span in scope.spans:
+                    spans.append(Span(
+                        span.trace_id.hex(), span.span_id.hex(), span.parent_span_id.hex(),
+                        span.name, ProtoSpan.SpanKind.Name(span.kind), service,
+                        {a.key: _value(a.value) for a in span.attributes}))
+        with self._lock:
+            self.requests += 1
+            self.spans.extend(spans)
+
+    def trace(self, trace_id: str) -> list[Span]:
+        with self._lock:
+            return [s for s in self.spans if s.trace_id == trace_id]
+
+    def wait_for(self, found: Callable[[list[Span]], Any], timeout: float = 60) -> Any:
+        """The first true value of ``found(spans)``, asked until ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                spans = list(self.spans)
+            value = found(spans)
+            if value or time.monotonic() > deadline:
+                assert value, [(s.name, s.trace_id) for s in spans]
+                return value
+            time.sleep(0.1)
