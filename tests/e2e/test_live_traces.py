@@ -14,9 +14,9 @@ import urllib.request
 import pytest
 
 from seqcore.testing import database
+from seqcore.testing.otlp import OtlpReceiver
 from seqcore.testing.server import SEQCORE, live_server
 from seqcore.testing.uploads import multipart
-from tests.e2e.otlp_receiver import OtlpReceiver
 
 pytestmark = pytest.mark.slow
 

@@ -1,13 +1,21 @@
-"""An OpenTelemetry collector's OTLP/HTTP trace receiver on loopback, for tests: it decodes
-each ``POST /v1/traces`` (protobuf ``ExportTraceServiceRequest``, as the SDK's exporter
-sends it) with opentelemetry-proto's classes and keeps the spans."""
+"""An OpenTelemetry collector's OTLP/HTTP trace receiver on loopback, for tests of traces: it
+decodes each ``POST /v1/traces`` (protobuf ``ExportTraceServiceRequest``, as the SDK's
+exporter sends it) with opentelemetry-proto's classes (the test extra) and keeps the spans.
+
+Point ``seqcore.traces.otlp_endpoint`` (or ``OTEL_EXPORTER_OTLP_ENDPOINT``) at its ``url``::
+
+    with OtlpReceiver() as receiver:
+        ...
+        span = receiver.wait_for(lambda spans: next((s for s in spans if ...), None))
+"""
 
 from __future__ import annotations
 
 import gzip
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -18,6 +26,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
+
+from seqcore.observability import tracing
 
 
 @dataclass
@@ -107,3 +117,17 @@ class OtlpReceiver:
                 assert value, [(s.name, s.trace_id) for s in spans]
                 return value
             time.sleep(0.1)
+
+
+@contextmanager
+def traced_here(receiver: OtlpReceiver, name: str = "test") -> Iterator[Any]:
+    """Traces on in this process, exported to ``receiver``, inside a span ``name`` (which the
+    block receives); every span is exported when the block ends, and traces are off again.
+    For tests of code that makes spans inside a trace (a plugin's client calls)."""
+    tracing.setup({tracing.ENDPOINT: receiver.url, tracing.SERVICE_NAME: "seqcore-test"})
+    try:
+        with tracing.span(name) as root:
+            yield root
+        tracing.flush()
+    finally:
+        tracing.shutdown()
