@@ -131,3 +131,10 @@ def traced_here(receiver: OtlpReceiver, name: str = "test") -> Iterator[Any]:
         tracing.flush()
     finally:
         tracing.shutdown()
+
+
+def stop_tracing() -> None:
+    """Traces off in this process again (after an application built with
+    ``seqcore.traces.otlp_endpoint`` in a test), every span exported first."""
+    tracing.flush()
+    tracing.shutdown()
