@@ -1,6 +1,6 @@
 """The trace (W3C ``traceparent``) of the request that created a sequencing object, an
-analysis submission or a data export, so the worker that takes it up continues that trace
-(``docs/operations.md``, "Traces"). Empty when traces are off.
+analysis submission, a data export or an NCBI submission, so the worker that takes it up
+continues that trace (``docs/operations.md``, "Traces"). Empty when traces are off.
 
 Revision ID: c0030
 Revises: c0029
@@ -14,7 +14,7 @@ down_revision = "c0029"
 branch_labels = None
 depends_on = None
 
-TABLES = ("sequencing_object", "analysis_submission", "data_export")
+TABLES = ("sequencing_object", "analysis_submission", "data_export", "ncbi_submission")
 
 
 def upgrade() -> None:
