@@ -12,6 +12,7 @@ from pyramid.config import Configurator
 
 from seqcore.framework.plugins import build_plugin_manager
 from seqcore.framework.settings import resolve_declared, resolve_settings
+from seqcore.observability import tracing
 from seqcore.resources.root import Root
 
 
@@ -34,6 +35,9 @@ def configure(settings: Mapping[str, Any] | None = None,
     #    here, naming the key, the value and where it came from.
     pm = build_plugin_manager(core, plugins)
     resolved = resolve_declared(raw, pm, origin=origin)
+    # Traces on or off for this process before anything is built: the database engine gets
+    # its SQL spans only if they are on (seqcore.observability.tracing).
+    tracing.setup(resolved)
 
     config = Configurator(settings=resolved, root_factory=Root)
     config.registry.pm = pm
@@ -55,6 +59,9 @@ def configure(settings: Mapping[str, Any] | None = None,
     config.include("seqcore.observability.accesslog")
     config.include("seqcore.observability.health")
     config.include("seqcore.observability.metrics")
+    # A span per request under the access log's tween, spans around the storage service's
+    # calls (both only when traces are on).
+    config.include("seqcore.observability.tracehooks")
     config.include("seqcore.framework.links")
     config.include("seqcore.resources")
     config.include("seqcore.rest")

@@ -79,6 +79,8 @@ from seqcore.models.project import ProjectRole
 from seqcore.models.sample import MetadataEntry, Sample
 from seqcore.models.sequencing import QCRecord, SequenceFile, SequencingObject
 from seqcore.models.user import SystemRole
+from seqcore.observability.tracing import headers as trace_headers
+from seqcore.observability.tracing import inner_span as trace_span
 from seqcore.parsing.identifiers import parse_id
 from seqcore.parsing.timestamps import epoch_ms
 from seqcore.qc import FastQCCompatibleEngine
@@ -387,6 +389,8 @@ __all__ = [
     "submission_entry",
     "tool_environment_installed",
     "tool_environment_python",
+    "trace_headers",
+    "trace_span",
     "tree_svg",
     "url_for",
     "utcnow",

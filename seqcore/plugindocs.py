@@ -194,6 +194,11 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
                       "completes: `samples()`, `output_path(key)`, `metadata(sample, "
                       "values)`, `attach(sample, keys)`."),
         ("run_job", "Run the job in a work directory (what an executor's worker calls)."),
+        ("trace_span", "A span around a `with` block inside the current trace (an "
+                       "executor's or a client's calls); `None` and no cost when traces "
+                       "are off or nothing is traced."),
+        ("trace_headers", "The `traceparent` header that carries the current trace to an "
+                          "HTTP server (empty when traces are off)."),
         ("read_result", "A job directory's result, or `None` while it runs (for an "
                         "executor's `poll`)."),
         ("JOB_LOG", "The job log's file name in the job directory (`pipeline.log`): the "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from pyramid.registry import Registry
 
@@ -26,8 +26,20 @@ from seqcore.qc.processing import Worker, worker_name
 log = logging.getLogger(__name__)
 
 
+# The rounds of the loop by name, for ``seqcore worker --only`` (docs/operations.md, "Several
+# machines"): e.g. machines without the analyses' work directory run all but ``analyses``.
+ROUNDS = ("processing", "analyses", "ncbi", "exports", "blobs", "trash", "memberships", "mail",
+          "tokens")
+
+
 class WorkerLoop:
-    def __init__(self, registry: Registry, name: str | None = None) -> None:
+    def __init__(self, registry: Registry, name: str | None = None,
+                 only: Iterable[str] | None = None) -> None:
+        self.rounds = ROUNDS if only is None else tuple(only)
+        unknown = sorted(set(self.rounds) - set(ROUNDS))
+        if unknown:
+            raise ValueError(f"no such worker round: {', '.join(unknown)} (the rounds: "
+                             f"{', '.join(ROUNDS)})")
         self.name = name or worker_name()
         self.processing = Worker(registry, self.name)
         self.analyses = AnalysisWorker(registry, self.name)
@@ -42,9 +54,7 @@ class WorkerLoop:
     def run_once(self) -> int:
         instruments.heartbeat(self.name)
         busy = 0
-        for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
-                     self.exports.run_once, self.blobs.run_once, self.trash.run_once,
-                      self.memberships.run_once, self.mail.run_once, self.tokens.run_once):
+        for step in [getattr(self, name).run_once for name in self.rounds]:
             try:
                 busy += step()
             except Exception:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from seqcore.observability import requestid
+from seqcore.observability import requestid, tracing
 
 JOB = "job.json"
 RESULT = "result.json"
@@ -135,11 +135,21 @@ def run_job(work_dir: str | Path) -> dict[str, Any]:
 
     The id of the request that launched the submission (``job.json``'s ``request_id``) is
     current while the job runs, so its log lines (``pipeline.log``, and the executor's own
-    log, a Celery worker's included) carry it."""
+    log, a Celery worker's included) carry it, and its span continues the launch's trace."""
     work_dir = Path(work_dir)
     spec = json.loads((work_dir / JOB).read_text())
-    with requestid.bound(spec.get("request_id")):
-        return _run_job(work_dir, spec)
+    # The job is a span of the launch's trace (``traceparent``), exported where the worker
+    # that wrote job.json exports, unless this process traces already.
+    tracing.setup_job(spec.get("traces"))
+    try:
+        with requestid.bound(spec.get("request_id")), tracing.continued(
+                spec.get("traceparent"), "analysis.job", {
+                    "seqcore.analysis_submission.id": spec.get("submission_id"),
+                    "seqcore.analysis.type": spec.get("analysis_type"),
+                    "seqcore.pipeline": spec.get("pipeline")}):
+            return _run_job(work_dir, spec)
+    finally:
+        tracing.flush()
 
 
 def _run_job(work_dir: Path, spec: dict[str, Any]) -> dict[str, Any]:

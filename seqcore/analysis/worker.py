@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -51,7 +53,7 @@ from seqcore.models.attachment import attach_files
 from seqcore.models.sample import Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.notifications.events import analysis_finished
-from seqcore.observability import instruments, requestid
+from seqcore.observability import instruments, requestid, tracing
 from seqcore.parsing.timestamps import epoch_ms
 from seqcore.qc.processing import LeasedWorker
 
@@ -239,7 +241,7 @@ class AnalysisWorker(LeasedWorker):
                 started += 1
         for submission_id in self._waiting_for_executor():
             if self._claim(submission_id, S.PREPARED, S.SUBMITTING):
-                with requestid.bound(self._origin(submission_id)):
+                with self._continued(submission_id, "analysis.hand_over"):
                     self.hand_over(submission_id)
                 started += 1
         return started
@@ -253,14 +255,21 @@ class AnalysisWorker(LeasedWorker):
 
     def start(self, submission_id: int) -> None:
         """PREPARING → PREPARED → SUBMITTING → RUNNING."""
-        with requestid.bound(self._origin(submission_id)):
+        with self._continued(submission_id, "analysis.start"):
             self._start(submission_id)
 
-    def _origin(self, submission_id: int) -> str | None:
-        """The id of the request that launched the submission (its worker logs carry it)."""
+    @contextmanager
+    def _continued(self, submission_id: int, name: str) -> Iterator[None]:
+        """The id of the request that launched the submission made current (its worker logs
+        carry it), and a span ``name`` continuing that request's trace."""
         with self.session() as (db, _):
-            return db.scalar(select(AnalysisSubmission.request_id).where(
-                AnalysisSubmission.id == submission_id))
+            origin = db.execute(select(AnalysisSubmission.request_id,
+                                       AnalysisSubmission.trace_context).where(
+                AnalysisSubmission.id == submission_id)).one_or_none()
+        request_id, parent = origin if origin is not None else (None, None)
+        with requestid.bound(request_id), tracing.continued(parent, name, {
+                "seqcore.analysis_submission.id": submission_id, "seqcore.worker": self.name}):
+            yield
 
     def _start(self, submission_id: int) -> None:
         try:
@@ -368,7 +377,10 @@ class AnalysisWorker(LeasedWorker):
         return {"submission_id": sub.id, "analysis_type": analysis_type.name,
                 "pipeline": analysis_type.pipeline, "parameters": typed, "inputs": inputs,
                 "threads": int(self.settings["seqcore.analysis.threads"]),
-                "settings": settings, "data": data, "request_id": sub.request_id}
+                "settings": settings, "data": data, "request_id": sub.request_id,
+                # The job's process continues the trace (the span current here, which
+                # continues the launch's), exporting where this process does.
+                "traceparent": tracing.traceparent(), "traces": tracing.job_settings()}
 
     def advance(self) -> int:
         """Poll running jobs; collect finished ones; write back; complete."""
@@ -453,7 +465,7 @@ class AnalysisWorker(LeasedWorker):
 
     def finish(self, submission_id: int) -> None:
         """FINISHED_RUNNING → COMPLETING → [TRANSFERRED → POST_PROCESSING →] COMPLETED."""
-        with requestid.bound(self._origin(submission_id)):
+        with self._continued(submission_id, "analysis.finish"):
             self._finish(submission_id)
 
     def _finish(self, submission_id: int) -> None:

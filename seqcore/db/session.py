@@ -15,6 +15,7 @@ from sqlalchemy.engine import CursorResult, Engine, Result, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from seqcore.db.deferred import defer_transactions, defers_transactions
+from seqcore.observability import tracing
 from seqcore.services import IDatabaseEngine, ISessionFactory
 
 
@@ -38,7 +39,7 @@ def rowcount(result: Result[Any]) -> int:
 def get_engine(url: str, **kwargs: Any) -> Engine:
     """Create an engine; SQLite connections get WAL, foreign keys and a busy timeout;
     PostgreSQL's (psycopg) open a transaction only at the first write, as SQLite's driver
-    does (:mod:`seqcore.db.deferred`)."""
+    does (:mod:`seqcore.db.deferred`); its statements are traced when traces are on."""
     if url.startswith("sqlite"):
         kwargs.setdefault("connect_args", {"check_same_thread": False})
     deferred = defers_transactions(make_url(url)) and "isolation_level" not in kwargs
@@ -49,6 +50,7 @@ def get_engine(url: str, **kwargs: Any) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
     if deferred:
         defer_transactions(engine)
+    tracing.instrument_engine(engine)  # SQL spans, when traces are on
     return engine
 
 

@@ -39,7 +39,7 @@ from seqcore.models.export import DataExport
 from seqcore.models.project import Project
 from seqcore.models.user import User
 from seqcore.notifications.events import export_ready
-from seqcore.observability import requestid
+from seqcore.observability import requestid, tracing
 from seqcore.parsing.timestamps import epoch_ms
 from seqcore.qc.processing import LeasedWorker, heartbeat
 from seqcore.security.fieldaccess import Caller
@@ -79,7 +79,10 @@ class ExportWorker(LeasedWorker):
         with self.session() as (db, _):
             export = db.get(DataExport, export_id)
             origin = export.request_id if export is not None else None
-        with requestid.bound(origin), self._heartbeat(export_id):
+            parent = export.trace_context if export is not None else None
+        attributes = {"seqcore.data_export.id": export_id, "seqcore.worker": self.name}
+        with (requestid.bound(origin), tracing.continued(parent, "export", attributes),
+              self._heartbeat(export_id)):
             relative = bundle_path(export_id)
             final = self.storage.path(relative)
             partial = final.with_name(final.name + ".part")

@@ -27,6 +27,7 @@ from pyramid.exceptions import ConfigurationError
 from seqcore.framework.contrib import Setting
 from seqcore.ncbi.vocabulary import vocabulary_setting
 from seqcore.observability.logconfig import parse_format
+from seqcore.observability.tracing import parse_ratio
 
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off", ""})
@@ -333,6 +334,18 @@ CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("seqcore.metrics.token", "", "A bearer token that admits any client to "
             "/-/metrics (Authorization: Bearer <token>); keep it in the environment "
             "(SEQCORE_METRICS_TOKEN). Empty: no token admits."),
+    # Traces (docs/operations.md, "Traces").
+    Setting("seqcore.traces.otlp_endpoint", "", "Base URL of an OpenTelemetry collector's "
+            "OTLP/HTTP receiver (http://collector:4318; /v1/traces is added): requests, SQL "
+            "statements, worker jobs, analysis jobs and outgoing calls are traced and "
+            "exported there. Empty: off, unless the standard OTEL_EXPORTER_OTLP_ENDPOINT "
+            "(or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) variable names one. Needs the traces "
+            "extra (pip install 'seqcore-server[traces]')."),
+    Setting("seqcore.traces.service_name", "seqcore", "The service.name traces are "
+            "exported under (one per deployment; web, worker and job processes share it)."),
+    Setting("seqcore.traces.sample_ratio", 1.0, "Share of new traces recorded (0 to 1); "
+            "work started by a request follows its request's decision, and a request "
+            "whose client sent a sampled traceparent is recorded.", parse_ratio),
 )
 
 

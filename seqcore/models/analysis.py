@@ -11,7 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
 from seqcore.models.sequencing import SequenceFile
-from seqcore.observability import requestid
+from seqcore.observability import requestid, tracing
 
 
 class AnalysisState(enum.StrEnum):
@@ -79,6 +79,8 @@ class AnalysisSubmission(Base):
     history: Mapped[list[Any]] = mapped_column(JSON, default=list)
     # The request that launched it: the worker and the job log with it.
     request_id: Mapped[str | None] = mapped_column(String(64), default=requestid.current)
+    # Its trace (W3C traceparent), continued by the workers and its job.
+    trace_context: Mapped[str | None] = mapped_column(String(64), default=tracing.traceparent)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
     # The group namespace it was launched in (IRIDA Next's group workflow executions); null

@@ -17,7 +17,7 @@ from sqlalchemy import JSON, BigInteger, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from seqcore.db import Base, utcnow
-from seqcore.observability import requestid
+from seqcore.observability import requestid, tracing
 
 
 class ExportState(enum.StrEnum):
@@ -59,6 +59,8 @@ class DataExport(Base):
     lease_until: Mapped[datetime | None] = mapped_column(default=None)
     attempts: Mapped[int] = mapped_column(default=0)
     request_id: Mapped[str | None] = mapped_column(String(64), default=requestid.current)
+    # Its trace (W3C traceparent), continued by the worker that prepares it.
+    trace_context: Mapped[str | None] = mapped_column(String(64), default=tracing.traceparent)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
     ready_at: Mapped[datetime | None] = mapped_column(default=None)

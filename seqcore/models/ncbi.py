@@ -17,7 +17,7 @@ from sqlalchemy import JSON, BigInteger, Date, ForeignKey, String, Text, UniqueC
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
-from seqcore.observability import requestid
+from seqcore.observability import requestid, tracing
 
 
 class ExportUploadState(enum.StrEnum):
@@ -83,6 +83,8 @@ class NcbiSubmission(Base):
     # [[state, epoch ms], ...]: every state the submission entered, in order.
     history: Mapped[list[Any]] = mapped_column(JSON, default=list)
     request_id: Mapped[str | None] = mapped_column(String(64), default=requestid.current)
+    # Its trace (W3C traceparent), continued by the worker that uploads it.
+    trace_context: Mapped[str | None] = mapped_column(String(64), default=tracing.traceparent)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
 

@@ -14,7 +14,7 @@ from sqlalchemy import JSON, BigInteger, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from seqcore.db import Base, utcnow
-from seqcore.observability import requestid
+from seqcore.observability import requestid, tracing
 
 
 class UploadStatus(enum.StrEnum):
@@ -88,6 +88,8 @@ class SequencingObject(Base):
         ForeignKey("sequencing_run.id", ondelete="SET NULL"), index=True)
     # The request that uploaded it: the worker logs with it (docs/operations.md, "Logs").
     request_id: Mapped[str | None] = mapped_column(String(64), default=requestid.current)
+    # Its trace (W3C traceparent), continued by the worker that processes it.
+    trace_context: Mapped[str | None] = mapped_column(String(64), default=tracing.traceparent)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     modified: Mapped[datetime | None] = mapped_column(default=None)
 

@@ -35,7 +35,7 @@ from seqcore.ncbi import progress
 from seqcore.ncbi.documents import ReportError, latest_report, parse_report, submission_xml
 from seqcore.ncbi.ftp import CONNECTION_ERRORS, FTP_ERRORS, FtpAccount, FtpRefused, connected
 from seqcore.ncbi.schema import check_submission
-from seqcore.observability import requestid
+from seqcore.observability import requestid, tracing
 from seqcore.qc.processing import LeasedWorker, heartbeat
 
 log = logging.getLogger(__name__)
@@ -87,13 +87,19 @@ class NcbiWorker(LeasedWorker):
 
         return heartbeat(self.lease, renew, f"NCBI submission {submission_id}")
 
-    def _origin(self, submission_id: int) -> str | None:
+    def _origin(self, submission_id: int) -> tuple[str | None, str | None]:
+        """The request id and trace of the request that made the submission."""
         with self.session() as db:
             submission = db.get(NcbiSubmission, submission_id)
-            return submission.request_id if submission is not None else None
+            if submission is None:
+                return None, None
+            return submission.request_id, submission.trace_context
 
     def upload(self, account: FtpAccount, submission_id: int) -> None:
-        with requestid.bound(self._origin(submission_id)), self._heartbeat(submission_id):
+        origin, parent = self._origin(submission_id)
+        attributes = {"seqcore.ncbi_submission.id": submission_id, "seqcore.worker": self.name}
+        with (requestid.bound(origin), tracing.continued(parent, "ncbi.upload", attributes),
+              self._heartbeat(submission_id)):
             try:
                 self._upload(account, submission_id)
             except Exception as err:  # a fault of ours: counted like a lost connection

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from seqcore.db import utcnow
 from seqcore.db.session import session_for
 from seqcore.models.notification import OutgoingMail
+from seqcore.observability import tracing
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,11 @@ def deliver(db: Session, settings: Mapping[str, Any]) -> int:
         .order_by(OutgoingMail.id).limit(BATCH)))
     if not due:
         return 0
+    with tracing.span("mail.deliver", {"seqcore.mail.messages": len(due)}, kind="client"):
+        return _send(due, settings)
+
+
+def _send(due: list[OutgoingMail], settings: Mapping[str, Any]) -> int:
     max_attempts = int(settings["seqcore.mail.max_attempts"])
     try:
         server = connect(settings)

@@ -26,6 +26,7 @@ security policy already decided for the request (it never checks credentials on 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import time
@@ -40,7 +41,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.router import Router, default_execution_policy
 
-from seqcore.observability import instruments, requestid
+from seqcore.observability import instruments, requestid, tracing
 from seqcore.security.proxies import FORWARDED
 
 log = logging.getLogger("seqcore.access")
@@ -263,6 +264,9 @@ def _children(route: str, method: str, status: int) -> tuple[Any, Any]:
     return counter, histogram
 
 
+_UNTRACED = contextlib.nullcontext()
+
+
 def record(request: Request, status: int, size: int, started: float, rid: str,
            write_line: bool = True) -> None:
     """Count the finished request for /-/metrics and write its access line."""
@@ -276,7 +280,9 @@ def record(request: Request, status: int, size: int, started: float, rid: str,
         return
     user = request.environ.get(USER_KEY)
     path = safe_path(request)
-    with requestid.bound(rid):
+    # With traces on, the line is written in its request's span (its trace and span ids).
+    span = request.environ.get(tracing.ENVIRON_SPAN)
+    with requestid.bound(rid), (_UNTRACED if span is None else tracing.resumed(span)):
         log.info("%s %s %s %dB %.1fms user=%s request_id=%s", request.method, path, status,
                  size, elapsed * 1000, user if user is not None else "-", rid,
                  extra={"method": request.method, "path": path, "status": status,

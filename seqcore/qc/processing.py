@@ -43,7 +43,7 @@ from seqcore.models.sequencing import (
     SequencingRun,
     UploadStatus,
 )
-from seqcore.observability import instruments, requestid
+from seqcore.observability import instruments, requestid, tracing
 from seqcore.qc import QCError
 from seqcore.services import IQCEngine, ISessionFactory, IStorage, registry_service
 
@@ -214,9 +214,12 @@ class Worker(LeasedWorker):
             obj.lease_until = utcnow() + self.lease
             kind = self._kind(obj.kind)
             files = [(f.id, f.path, f.upload_sha256, f.file_name) for f in obj.files]
-            origin = obj.request_id
-        # Everything logged while processing carries the id of the request that uploaded it.
-        with requestid.bound(origin):
+            origin, parent = obj.request_id, obj.trace_context
+        # Everything logged while processing carries the id of the request that uploaded it,
+        # and its span continues that request's trace.
+        with requestid.bound(origin), tracing.continued(parent, "processing", {
+                "seqcore.sequencing_object.id": object_id, "seqcore.worker": self.name,
+                "seqcore.files": len(files)}) as span:
             started = time.monotonic()
             # The id is in the text too, for log formats that do not print the field.
             log.info("worker %s: processing object %s (%d file(s)) request_id=%s", self.name,
@@ -224,6 +227,7 @@ class Worker(LeasedWorker):
             outcome = self._process(object_id, files, kind)
             instruments.PROCESSING_DURATION.labels(outcome=outcome).observe(
                 time.monotonic() - started)
+            tracing.set_attributes(span, {"seqcore.outcome": outcome})
             log.info("worker %s: object %s %s request_id=%s", self.name, object_id, outcome,
                      origin or "-")
 
@@ -257,7 +261,9 @@ class Worker(LeasedWorker):
             full = self._decompress(file_id, full, name)
         if kind is not None and kind.qc:
             engine = registry_service(self.registry, IQCEngine)
-            with instruments.QC_DURATION.time():
+            with instruments.QC_DURATION.time(), tracing.span("qc", {
+                    "seqcore.sequence_file.id": file_id,
+                    "seqcore.qc.engine": getattr(engine, "label", type(engine).__name__)}):
                 report = engine.run(full)
             with self.session() as (db, _):
                 existing = db.scalar(select(QCRecord).where(QCRecord.file_id == file_id))

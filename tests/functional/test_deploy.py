@@ -20,11 +20,21 @@ UNITS = sorted((DEPLOY / "systemd").glob("*.service"))
 
 
 def test_the_units_and_the_proxy_example_exist():
-    assert {unit.name for unit in UNITS} == {"seqcore-web.service", "seqcore-worker.service"}
+    assert {unit.name for unit in UNITS} == {"seqcore-web.service", "seqcore-worker.service",
+                                             "seqcore-worker@.service",
+                                             "seqcore-celery.service"}
     assert (DEPLOY / "nginx" / "seqcore.conf").is_file()
     web = (DEPLOY / "systemd" / "seqcore-web.service").read_text()
     assert "--config /etc/seqcore/gunicorn.conf.py" in web  # deploy/gunicorn.conf.py
     assert "--paste /etc/seqcore/production.ini" in web
+    # The worker template runs the same command as the single worker's unit.
+    worker, template = ((DEPLOY / "systemd" / name).read_text()
+                        for name in ("seqcore-worker.service", "seqcore-worker@.service"))
+    command = "ExecStart=/opt/seqcore/venv/bin/seqcore -c /etc/seqcore/production.ini worker\n"
+    assert command in worker and command in template and "%i" in template
+    celery = (DEPLOY / "systemd" / "seqcore-celery.service").read_text()
+    assert "celery -A seqcore_celery.worker worker -Q seqcore" in celery
+    assert "SEQCORE_CONFIG=/etc/seqcore/production.ini" in celery
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda u: u.name)

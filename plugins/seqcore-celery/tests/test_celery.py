@@ -170,3 +170,40 @@ def test_ready_names_the_broker_when_it_is_down(build_app, broker):
     local = build_app(None, **{"seqcore.analysis.executor": "local",
                                "seqcore.celery.broker_url": down_url})
     assert local.get("/-/ready", status=200).json["checks"]["broker"] == "ok"
+
+
+def test_the_launch_trace_goes_through_the_celery_worker(build_app, factories, broker,
+                                                        celery_worker, db):
+    """The hand-over is a span of the launch's trace, and the job, in the Celery worker's
+    process, continues it (told where to export by job.json)."""
+    from seqcore.testing.otlp import OtlpReceiver, stop_tracing
+
+    with OtlpReceiver() as receiver:
+        try:
+            app = build_app(None, **{"seqcore.analysis.executor": "celery",
+                                     "seqcore.celery.broker_url": broker,
+                                     "seqcore.celery.queue": celery_worker,
+                                     "seqcore.traces.otlp_endpoint": receiver.url})
+            owner = factories.user()
+            pair = factories.sequencing_object(factories.sample(factories.project(owner=owner)),
+                                               "pairs")
+            body = app.post_json("/api/analysisSubmissions/analysisType/readcount",
+                                 {"sequencingObjects": [pair.id]},
+                                 headers={**factories.headers(owner),
+                                          "X-Request-ID": "celery-trace-0001"},
+                                 status=201).json["resource"]
+            AnalysisWorker(app.app.registry).run_until_idle(timeout=120)
+        finally:
+            stop_tracing()
+        spans = receiver.wait_for(lambda spans: [s for s in spans
+                                                 if s.name == "analysis.job"] and spans)
+    launch = next(s for s in spans if s.kind == "SPAN_KIND_SERVER"
+                  and s.attributes.get("seqcore.request_id") == "celery-trace-0001")
+    start = next(s for s in spans if s.name == "analysis.start")
+    send = next(s for s in spans if s.name == "celery.send seqcore.run_job")
+    job = next(s for s in spans if s.name == "analysis.job")
+    assert start.parent_id == launch.span_id and send.parent_id == start.span_id
+    assert job.trace_id == launch.trace_id and job.parent_id == start.span_id
+    assert job.attributes["seqcore.analysis_submission.id"] == int(body["identifier"])
+    assert job.attributes["seqcore.request_id"] == "celery-trace-0001"
+    assert send.attributes["messaging.destination.name"] == celery_worker

@@ -13,6 +13,7 @@ from seqcore.plugin import (
     Setting,
     hookimpl,
     read_result,
+    trace_span,
 )
 from seqcore_celery.app import TASK, make_app
 
@@ -29,7 +30,11 @@ class CeleryExecutor:
                             settings["seqcore.celery.result_backend"] or None)
 
     def submit(self, work_dir: Path) -> str:
-        result = self.app.send_task(TASK, args=[str(work_dir)], queue=self.queue)
+        # The task's run continues the launch's trace from job.json; this is the hand-over.
+        with trace_span(f"celery.send {TASK}", {"messaging.system": "celery",
+                                                "messaging.destination.name": self.queue},
+                        kind="producer"):
+            result = self.app.send_task(TASK, args=[str(work_dir)], queue=self.queue)
         return f"celery:{result.id}"
 
     def poll(self, remote_id: str, work_dir: Path) -> JobStatus:

@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx
 
+from seqcore.plugin import trace_headers, trace_span
+
 URL = "seqcore.wes.url"
 TOKEN = "seqcore.wes.token"
 TIMEOUT = "seqcore.wes.timeout_seconds"
@@ -31,6 +33,14 @@ class WesError(Exception):
         self.status = status
 
 
+def _template(path: str) -> str:
+    """``/runs/{run_id}/status`` for ``/runs/abc/status``: a bounded span attribute."""
+    parts = path.split("/")
+    if len(parts) > 2 and parts[1] == "runs":
+        parts[2] = "{run_id}"
+    return "/".join(parts)
+
+
 class WesClient:
     def __init__(self, base_url: str, token: str = "", timeout: float = 10.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -45,11 +55,19 @@ class WesClient:
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         if not self.base_url:
             raise WesUnavailable(f"no WES server is configured ({URL} is empty)")
-        try:
-            response = httpx.request(method, f"{self.base_url}{path}", headers=self.headers,
-                                     timeout=self.timeout, **kwargs)
-        except httpx.HTTPError as err:
-            raise WesUnavailable(f"{self.base_url} did not answer: {err}") from err
+        # A span per call inside the worker's span of the job, its trace sent along.
+        with trace_span(f"WES {method}", {"http.request.method": method,
+                                          "server.address": self.base_url,
+                                          "url.template": _template(path)},
+                        kind="client") as span:
+            try:
+                response = httpx.request(method, f"{self.base_url}{path}",
+                                         headers={**self.headers, **trace_headers()},
+                                         timeout=self.timeout, **kwargs)
+            except httpx.HTTPError as err:
+                raise WesUnavailable(f"{self.base_url} did not answer: {err}") from err
+            if span is not None:
+                span.set_attribute("http.response.status_code", response.status_code)
         if response.status_code >= 500:
             raise WesUnavailable(f"{method} {path}: {response.status_code} "
                                  f"{response.text[:500]}")
