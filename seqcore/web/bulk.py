@@ -1,10 +1,13 @@
-"""What the samples table's selection does: copy or move the samples to another project,
-set a metadata field on all of them, remove them from the project, launch an analysis on
-them. Each action first shows what it will do to which samples (a page with the selection as
-hidden fields), then does it through the domain's operation under the permissions the APIs
-ask (copying: ``sample:read`` on each and ``sample:create`` in the target; moving:
-``sample:own`` on each and ``project:write`` on both; metadata: ``sample:write`` on each;
-removal: ``project:write``). An operation that refuses leaves everything as it was."""
+"""What the samples table's selection does: share, copy or move the samples to another
+project, set a metadata field on all of them, remove them from the project, launch an analysis
+on them. Each action first shows what it will do to which samples (a page with the selection
+as hidden fields), then does it through the domain's operation under the permissions the APIs
+ask (sharing, REST's copy and GraphQL's ``shareSamples``, and copying, GraphQL's
+``copySamples`` which clones: ``sample:read`` on each and ``sample:create`` in the target;
+moving: ``sample:own`` on each and ``project:write`` on both; metadata: ``sample:write`` on
+each; removal: ``project:write``). Sharing, moving, metadata and removal are all or nothing;
+copying clones each sample on its own, as GraphQL's ``copySamples`` does, and names the ones
+it could not copy."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from sqlalchemy import select
 
 from seqcore.models.project import Project
 from seqcore.models.sample import ProjectSample, Sample
+from seqcore.samples.clones import clone_samples
 from seqcore.samples.metadata import metadata_changes, set_metadata
 from seqcore.samples.samples import copy_samples, remove_from_project, transfer_samples
 from seqcore.security.access import PROJECT
@@ -28,7 +32,9 @@ from seqcore.web.i18n import _
 from seqcore.web.projects import selected_ids
 from seqcore.web.render import page
 
-ACTIONS = {"copy": _("Copy to another project"), "move": _("Move to another project"),
+# "copy" shares (REST's name for it); "clone" copies as new samples (GraphQL's copySamples).
+ACTIONS = {"copy": _("Share with another project"), "clone": _("Copy to another project"),
+           "move": _("Move to another project"),
            "metadata": _("Set a metadata field"), "remove": _("Remove from this project")}
 
 
@@ -60,14 +66,15 @@ def bulk(request: Request) -> Response:
     ids = selected_ids(request, project.id, access)
     if not ids:
         raise PageError(400, _("Select at least one sample first."))
-    target_permission = Permission.SAMPLE_CREATE if action == "copy" else Permission.PROJECT_WRITE
+    target_permission = (Permission.SAMPLE_CREATE if action in ("copy", "clone")
+                         else Permission.PROJECT_WRITE)
     if not request.POST.get("confirm"):
         names = list(request.db.scalars(select(Sample.name).where(Sample.id.in_(ids[:50]))
                                         .order_by(Sample.name)))
         return page(request, "bulk.mako", project=project, action=action,
                     heading=ACTIONS[action], ids=ids, names=names,
                     targets=targets(request, project, target_permission)
-                    if action in ("copy", "move") else [],
+                    if action in ("copy", "clone", "move") else [],
                     fields=access.visible(_field_names(request, project.id)))
     done = _run(request, project, context, action, ids, identity, target_permission)
     request.session.flash(request.localizer.translate(done))
@@ -111,8 +118,22 @@ def _run(request: Request, project: Project, context: Any, action: str, ids: lis
     if action == "copy":
         samples = _samples(request, ids, Permission.SAMPLE_READ)
         copy_samples(db, project, target_context.project, samples)
-        return _("${count} samples copied to ${target}.",
+        return _("${count} samples shared with ${target}.",
                  mapping={"count": count, "target": target_context.project.name})
+    if action == "clone":
+        samples = _samples(request, ids, Permission.SAMPLE_READ)
+        outcome = clone_samples(request, project, target_context.project, samples,
+                                Caller.of(identity), request.registry.get("seqcore.file_kinds", {}))
+        if outcome.problems and not outcome.clones:
+            raise PageError(400, _("No sample was copied: ${problems}"),
+                            problems=" ".join(outcome.problems.values()))
+        if outcome.problems:
+            return _("${count} samples copied to ${target}; not copied: ${problems}",
+                     mapping={"count": len(outcome.clones),
+                              "target": target_context.project.name,
+                              "problems": " ".join(outcome.problems.values())})
+        return _("${count} samples copied to ${target}.",
+                 mapping={"count": len(outcome.clones), "target": target_context.project.name})
     require(request, context, Permission.PROJECT_WRITE)
     samples = _samples(request, ids, Permission.SAMPLE_OWN)
     transfer_samples(db, project, target_context.project, samples)

@@ -174,7 +174,8 @@ def samples_table(request: Request, project: Project, fields: list[str], columns
         return BulkAction(name, label, request.route_path(
             "web.project.bulk", id=project.id, action=name), danger=danger)
 
-    actions += [action("copy", _("Copy")), action("metadata", _("Set metadata"))]
+    actions += [action("copy", _("Share")), action("clone", _("Copy")),
+                action("metadata", _("Set metadata"))]
     if can_write:
         actions += [action("move", _("Move")), action("remove", _("Remove"), danger=True)]
     if has_route(request, "web.project.exports"):

@@ -360,3 +360,39 @@ def test_manage_members_fields_templates(testapp, factories, db, lab):
     testapp.post(f"/-/projects/{project.id}/manage/members",
                  {"csrf_token": token, "username": "outsider"}, status=403)
     assert db.query(ProjectMember).filter_by(project_id=project.id).count() == 3
+
+
+def test_bulk_copy_clones_the_samples_into_another_project(testapp, factories, db, lab):
+    """"Copy" makes new samples in the target (GraphQL's copySamples); "Share" puts the same
+    samples in it. A sample whose name the target already uses is named, the others copied."""
+    from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
+
+    owner, project, samples = lab["owner"], lab["project"], lab["samples"]
+    target = factories.project(owner=owner, name="Clones 2026")
+    sign_in(testapp, owner)
+    page = testapp.get(f"/-/projects/{project.id}")
+    buttons = {b.get("value") for b in page.html.select("#samples-bulk button[name=action]")}
+    assert {"copy", "clone"} <= buttons
+    confirm = bulk_form(testapp, project, "clone", [samples[5].id])
+    form = confirm.forms[1]
+    form["target"] = str(target.id)
+    form.submit(status=303)
+    copy_id = db.query(ProjectSample).filter_by(project_id=target.id).one().sample_id
+    assert copy_id != samples[5].id
+    clone = db.get(Sample, copy_id)
+    assert clone.name == samples[5].name and clone.puid != samples[5].puid
+    assert db.query(MetadataEntry).filter_by(sample_id=copy_id,
+                                             field="serovar").one().value == "Typhimurium"
+    # Copying it again: the target has the name; nothing else to copy, so refused in words.
+    again = bulk_form(testapp, project, "clone", [samples[5].id]).forms[1]
+    again["target"] = str(target.id)
+    refused = again.submit(status=400)
+    assert samples[5].name in refused.text
+    assert db.query(ProjectSample).filter_by(project_id=target.id).count() == 1
+    # With one new sample beside it: that one is copied and the clash is named.
+    mixed = bulk_form(testapp, project, "clone", [samples[5].id, samples[6].id]).forms[1]
+    mixed["target"] = str(target.id)
+    mixed.submit(status=303)
+    assert db.query(ProjectSample).filter_by(project_id=target.id).count() == 2
+    flashed = testapp.get(f"/-/projects/{project.id}").text
+    assert "1 samples copied to Clones 2026; not copied:" in flashed

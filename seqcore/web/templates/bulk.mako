@@ -15,7 +15,7 @@
 % for sample_id in ids:
 <input type="hidden" name="selected" value="${sample_id}">
 % endfor
-% if action in ("copy", "move"):
+% if action in ("copy", "clone", "move"):
 <div class="field"><label for="target">${_("Target project")}</label>
 <select id="target" name="target" required>
 % for target in targets:
