@@ -33,6 +33,7 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.lifecycle")
     config.include("seqcore.web.samples")
     config.include("seqcore.web.qc")
+    config.include("seqcore.web.projectqc")
     config.include("seqcore.web.pluginviews")
     # /-/analyses/new before /-/analyses/{id}, which would take it otherwise.
     config.include("seqcore.web.launch")

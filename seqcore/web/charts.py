@@ -324,7 +324,8 @@ def heatmap(ident: str, title: str, description: str,
     for index, (label, values) in enumerate(rows):
         top = frame.y(len(rows) - index)
         if index in row_shown:
-            ET.SubElement(labels, "text", {"x": str(left - 6), "y": str(round(top + height / 2 + 4, 2)),
+            ET.SubElement(labels, "text", {"x": str(left - 6),
+                                           "y": str(round(top + height / 2 + 4, 2)),
                                            "text-anchor": "end"}).text = label
         for column, value in enumerate(values):
             cell = ET.SubElement(cells, "rect", {

@@ -172,7 +172,7 @@ def test_duplication_adapter_and_tile_plots(testapp, factories, qc_lab, tmp_path
     assert f"{percentage:.2f} %" in page.html.select_one("#deduplicated").text
     adapters = page.html.select_one("svg#plot-adapter-content")
     lines = adapters.select(":scope > g.series")
-    assert [g.find("title").text for g in lines][0] == "Illumina Universal Adapter"
+    assert lines[0].find("title").text == "Illumina Universal Adapter"
     assert len(lines) == 5
     assert "Illumina Universal Adapter" in adapters.find("desc").text
     heatmap = page.html.select_one("svg#plot-per-tile-quality")
