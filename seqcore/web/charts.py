@@ -153,6 +153,12 @@ def _thin(labels: Sequence[str], limit: int = 20) -> set[int]:
     return set(range(0, len(labels), step))
 
 
+def thinned(labels: Sequence[str], limit: int = 20) -> set[int]:
+    """Indexes of the category labels a chart prints (at most about ``limit``), for
+    callers that pass their own ticks."""
+    return _thin(labels, limit)
+
+
 def _markup(svg: ET.Element) -> Markup:
     return Markup(ET.tostring(svg, encoding="unicode", short_empty_elements=True))
 
@@ -218,13 +224,15 @@ def _legend(svg: ET.Element, frame: Frame, names: Sequence[str],
             dashed: Sequence[bool]) -> None:
     _left, top, right, _bottom = frame.inner
     legend = ET.SubElement(svg, "g", {"class": "legend", "aria-hidden": "true"})
+    # Room for the longest name (about 6 units a character at the charts' font size).
+    start = right - max(150, 30 + 6 * max((len(name) for name in names), default=0))
     for index, name in enumerate(names):
         y = top + 8 + index * 16
         css = f"series series-{index}" + (" dashed" if dashed[index] else "")
         group = ET.SubElement(legend, "g", {"class": css})
-        ET.SubElement(group, "line", {"x1": str(right - 150), "x2": str(right - 130),
+        ET.SubElement(group, "line", {"x1": str(start), "x2": str(start + 20),
                                       "y1": str(y), "y2": str(y)})
-        ET.SubElement(legend, "text", {"x": str(right - 124), "y": str(y + 4)}).text = name
+        ET.SubElement(legend, "text", {"x": str(start + 26), "y": str(y + 4)}).text = name
 
 
 def box_plot(ident: str, title: str, description: str, boxes: Sequence[Box], *,
@@ -353,10 +361,13 @@ def heat_colour(value: float, limit: float) -> str:
 
 def scatter_chart(ident: str, title: str, description: str,
                   points: Sequence[tuple[float, float, str]], *, x_label: str, y_label: str,
-                  log_x: bool = False, rules: Sequence[tuple[float, str]] = ()) -> Markup:
+                  log_x: bool = False, rules: Sequence[tuple[float, str]] = (),
+                  x_range: tuple[float, float] | None = None,
+                  x_ticks: Sequence[tuple[float, str]] | None = None) -> Markup:
     """One point (class ``point``, its ``<title>`` the label and values) per (x, y, label);
     ``log_x`` spaces x by powers of ten (contig lengths from hundreds to millions);
-    ``rules`` draws dashed horizontal lines (y, label), e.g. limits."""
+    ``rules`` draws dashed horizontal lines (y, label), e.g. limits; ``x_range`` and
+    ``x_ticks`` (x, label) replace the computed ones (categories such as samples)."""
     def place_x(value: float) -> float:
         return math.log10(max(value, 1.0)) if log_x else value
 
@@ -365,10 +376,14 @@ def scatter_chart(ident: str, title: str, description: str,
     low, high = (min(xs, default=0), max(xs, default=1))
     if log_x:
         low, high = math.floor(low), math.ceil(high)
+    if x_range is not None:
+        low, high = x_range
     frame = Frame(low, high, 0, max([*ys, *(y for y, _t in rules)], default=1) * 1.05 or 1)
     svg = _svg(ident, title, description, frame)
     _rules(svg, frame, rules)
-    if log_x:
+    if x_ticks is not None:
+        x_ticks = [(frame.x(x), text) for x, text in x_ticks]
+    elif log_x:
         x_ticks = [(frame.x(p), f"{10 ** p:,.0f}") for p in range(int(frame.x_min),
                                                                  int(frame.x_max) + 1)]
     else:
@@ -383,4 +398,4 @@ def scatter_chart(ident: str, title: str, description: str,
 
 
 __all__ = ["Band", "Box", "Frame", "Series", "bar_chart", "box_plot", "heat_colour", "heatmap",
-           "line_chart", "nice_ticks", "scatter_chart"]
+           "line_chart", "nice_ticks", "scatter_chart", "thinned"]

@@ -178,7 +178,7 @@ def project_qc_page(request: Request) -> Response:
     for entry in _files(db, cast(Sequence[Any], samples)):
         coverage = entry.bases / genome if genome and any(r for *_x, r in entry.files) \
             else None
-        kinds = ", ".join(f"{len(ids)} {kind}" for kind, ids in sorted(entry.kinds.items()))
+        kinds = ", ".join(f"{kind}: {len(ids)}" for kind, ids in sorted(entry.kinds.items()))
         rows.append(Row(str(entry.sample_id), (
             Cell(entry.name, request.route_path("web.sample", id=entry.sample_id)),
             Cell(t(_("${count} files (${objects})"), count=len(entry.files), objects=kinds)
@@ -205,6 +205,8 @@ def _coverage_chart(t: Callable[..., str], project: Any,
     if project.maximum_coverage is not None:
         rules.append((float(project.maximum_coverage),
                       t(_("Maximum coverage (${coverage}x)"), coverage=project.maximum_coverage)))
+    names = [name for _x, _y, name in points]
+    shown = charts.thinned(names, 12)
     low = [name for _x, y, name in points if coverage_flag(y, project) == "low"]
     high = [name for _x, y, name in points if coverage_flag(y, project) == "high"]
     return charts.scatter_chart(
@@ -213,7 +215,9 @@ def _coverage_chart(t: Callable[..., str], project: Any,
             "project's genome size, with the project's minimum and maximum coverage as "
             "dashed lines. ${low} samples are below the minimum, ${high} above the maximum."),
           low=len(low), high=len(high)),
-        points, x_label=t(_("Sample (by name)")), y_label=t(_("Coverage (x)")), rules=rules)
+        points, x_label=t(_("Sample (by name)")), y_label=t(_("Coverage (x)")), rules=rules,
+        x_range=(0.5, len(points) + 0.5),
+        x_ticks=[(float(i), name) for i, name in enumerate(names, start=1) if i - 1 in shown])
 
 
 def includeme(config: Configurator) -> None:
