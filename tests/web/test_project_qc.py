@@ -132,3 +132,14 @@ def test_statements_do_not_grow_with_the_page_size(testapp, qc_project, sql_coun
         assert len(_rows(page)) == 5
         counts.append(sql_counter.count)
     assert counts[0] == counts[1] == counts[2]
+
+
+def test_the_overview_speaks_french(testapp, db, qc_project):
+    from seqcore.models.user import User
+
+    db.get(User, qc_project["owner"].id).locale = "fr"
+    db.commit()
+    sign_in(testapp, qc_project["owner"])
+    page = testapp.get(f"/-/projects/{qc_project['project'].id}/qc")
+    assert page.html.select_one("svg#plot-coverage title").text == "Couverture par échantillon"
+    assert "sous le minimum" in _rows(page)["A-low"].get_text()
