@@ -245,16 +245,32 @@ class TileTally:
         if longest == 0:
             return
         columns = np.arange(longest)
-        inside = columns < lengths[:, None]
-        index = np.where(inside, qual_starts[:, None] + columns, 0)
-        values = np.where(inside, data[index], 0).astype(np.int64)
-        lowest_per_read = np.where(inside, values, 1000).min(axis=1)
+        index = qual_starts[:, None] + columns
+        if int(lengths.min()) == longest:  # the usual case: no ragged rows to mask
+            values = data.take(index)
+            lowest_per_read = values.min(axis=1)
+            inside = None
+        else:
+            inside = columns < lengths[:, None]
+            values = data.take(np.where(inside, index, 0))
+            values[~inside] = 0
+            lowest_per_read = np.where(inside, values, 255).min(axis=1)
         numbers, inverse = np.unique(np.array(tiles, dtype=np.int64), return_inverse=True)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
-        sums = np.add.reduceat(values[order], bounds, axis=0)
-        counts = np.add.reduceat(inside[order].astype(np.int64), bounds, axis=0)
-        lowest = np.minimum.reduceat(lowest_per_read[order], bounds)
+        if numbers.size > 1:
+            order = np.argsort(inverse, kind="stable")
+            values, lowest_per_read = values[order], lowest_per_read[order]
+            if inside is not None:
+                inside = inside[order]
+            bounds = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
+        else:
+            bounds = np.zeros(1, dtype=np.intp)
+        sums = np.add.reduceat(values, bounds, axis=0, dtype=np.int64)
+        if inside is None:
+            reads = np.diff(np.r_[bounds, lengths.size])
+            counts = np.repeat(reads[:, None], longest, axis=1)
+        else:
+            counts = np.add.reduceat(inside, bounds, axis=0, dtype=np.int64)
+        lowest = np.minimum.reduceat(lowest_per_read, bounds)
         for row, number in enumerate(numbers.tolist()):
             counters = self.tiles[number]
             counters.sums[:longest] += sums[row]
