@@ -124,6 +124,7 @@ def _label(first: int, last: int) -> str:
 _JAVA_INT = re.compile(rb"[+-]?[0-9]+")
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _COLON = ord(":")
+_MATRIX_CELLS = 4_000_000
 _POWERS_OF_TEN = 10 ** np.arange(10, dtype=np.int64)
 
 
@@ -242,6 +243,15 @@ class TileTally:
                     return
                 self.tiles[number] = _Tile(np.zeros(self.length, np.int64),
                                          np.zeros(self.length, np.int64))
+        # Long reads: a few rows at a time, so the quality matrix stays small.
+        step = max(1, _MATRIX_CELLS // max(longest, 1))
+        for start in range(0, len(tiles), step):
+            self._count_rows(data, tiles[start : start + step],
+                             qual_starts[start : start + step], lengths[start : start + step])
+
+    def _count_rows(self, data: np.ndarray, tiles: list[int], qual_starts: np.ndarray,
+                    lengths: np.ndarray) -> None:
+        longest = int(lengths.max())
         if longest == 0:
             return
         columns = np.arange(longest)

@@ -196,3 +196,20 @@ def test_adapter_limits(percentage: float, verdict: str) -> None:
     (70.0, "pass"), (69.99, "warn"), (50.0, "warn"), (49.99, "fail")])
 def test_duplication_limits(deduplicated: float, verdict: str) -> None:
     assert v.duplication(deduplicated) == verdict
+
+
+def test_long_reads_are_counted_by_tile_a_few_rows_at_a_time(tmp_path: pathlib.Path,
+                                                            monkeypatch) -> None:
+    import seqcore.qc.fastqc_modules as modules
+
+    rng = random.Random(6)
+    records = []
+    for index in range(400):
+        length = rng.choice((300, 450, 600))
+        records.append((f"M1:1:FC:1:{11 + index // 10 % 3}:{index}:1",
+                        random_sequence(rng, length),
+                        "".join(chr(33 + rng.randint(2, 40)) for _ in range(length))))
+    path = write_fastq(tmp_path / "long.fastq", records)
+    whole = SERIAL.run(path).per_tile_quality
+    monkeypatch.setattr(modules, "_MATRIX_CELLS", 1000)
+    assert SERIAL.run(path).per_tile_quality == whole
