@@ -49,13 +49,14 @@ def _reads(seed: int, make: Callable[[random.Random, int], str], high: int = 40,
     return records
 
 
-def _tiled(seed: int, bad_tile_drop: int, old_names: bool = False) -> list[Record]:
+def _tiled(seed: int, bad_tile_drop: int, old_names: bool = False,
+           length: int = LENGTH) -> list[Record]:
     """Illumina-named reads on 4 tiles; tile 1102's qualities are ``bad_tile_drop`` lower."""
     rng = random.Random(seed)
     records = []
     for index in range(READS):
         tile = 1101 + index // 10 % 4  # FastQC looks at every 10th read
-        sequence = random_sequence(rng, LENGTH)
+        sequence = random_sequence(rng, length)
         drop = bad_tile_drop if tile == 1102 else 0
         # Every tile has low qualities too, so every tile's lowest character says Sanger.
         quality = "".join(chr(33 + max(2, 38 - drop - rng.randint(0, 2)))
@@ -139,6 +140,11 @@ FILES: dict[str, list[Record]] = {
     "tile_warn": _tiled(21, 8),
     "tile_fail": _tiled(22, 16),
     "tile_old_names": _tiled(23, 16, old_names=True),
+    # 150 bp: tile and adapter positions in FastQC's groups.
+    "tile_long_reads": _tiled(24, 9, length=150),
+    "adapter_long_reads": _reads(25, lambda rng, index: (
+        random_sequence(rng, index % 140) + ADAPTER + random_sequence(rng, 150))[:150]
+        if index % 9 == 0 else random_sequence(rng, 150)),
 }
 
 
