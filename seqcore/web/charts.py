@@ -312,12 +312,16 @@ def bar_chart(ident: str, title: str, description: str, bars: Sequence[tuple[str
 
 def heatmap(ident: str, title: str, description: str,
             rows: Sequence[tuple[str, Sequence[float]]], columns: Sequence[str], *,
-            x_label: str, y_label: str, limit: float) -> Markup:
+            x_label: str, y_label: str, limit: float, step: float = 1.0) -> Markup:
     """A grid of cells (class ``cell``), one row per (label, values) from the top and one
-    column per ``columns`` label, coloured by value: 0 blue, ``-limit`` and below red, with
-    yellow between (positive values fade from blue to white). Each cell's ``<title>`` holds
-    its row, column and value; the chart's description should say in words what stands
-    out, since a screen reader does not walk the cells."""
+    column per ``columns`` label, coloured by value (:func:`heat_colour`: 0 blue,
+    ``-limit`` and below red, yellow between; positive values fade to white).
+
+    Values are coloured in ``step``-sized bands, and neighbouring cells of a row with the
+    same colour are drawn as one rectangle, so a flow cell of hundreds of tiles stays a page
+    of reasonable size. Each rectangle's ``<title>`` holds its row, columns and values; the
+    chart's description should say in words what stands out, since a screen reader does
+    not walk the cells."""
     frame = Frame(0, max(len(columns), 1), 0, max(len(rows), 1))
     svg = _svg(ident, title, description, frame)
     shown = _thin(columns)
@@ -326,7 +330,6 @@ def heatmap(ident: str, title: str, description: str,
     left, _top, _right, _bottom = frame.inner
     labels = ET.SubElement(svg, "g", {"class": "axes", "aria-hidden": "true"})
     row_shown = _thin([label for label, _values in rows], 24)
-    width = round(frame.x(1) - frame.x(0), 2)
     height = round(frame.y(0) - frame.y(1), 2)
     cells = ET.SubElement(svg, "g", {"class": "cells"})
     for index, (label, values) in enumerate(rows):
@@ -335,11 +338,23 @@ def heatmap(ident: str, title: str, description: str,
             ET.SubElement(labels, "text", {"x": str(left - 6),
                                            "y": str(round(top + height / 2 + 4, 2)),
                                            "text-anchor": "end"}).text = label
-        for column, value in enumerate(values):
+        colours = [heat_colour(round(value / step) * step, limit) for value in values]
+        start = 0
+        while start < len(values):
+            colour = colours[start]
+            end = start + 1
+            while end < len(values) and colours[end] == colour:
+                end += 1
             cell = ET.SubElement(cells, "rect", {
-                "class": "cell", "x": str(frame.x(column)), "y": str(top),
-                "width": str(width), "height": str(height), "fill": heat_colour(value, limit)})
-            ET.SubElement(cell, "title").text = f"{label}, {columns[column]}: {value:.2f}"
+                "class": "cell", "x": str(frame.x(start)), "y": str(top),
+                "width": str(round(frame.x(end) - frame.x(start), 2)), "height": str(height),
+                "fill": colour})
+            run = values[start:end]
+            where = columns[start] if end - start == 1 else f"{columns[start]} - {columns[end - 1]}"
+            numbers = (f"{run[0]:.2f}" if len(run) == 1
+                       else f"{min(run):.2f} .. {max(run):.2f}")
+            ET.SubElement(cell, "title").text = f"{label}, {where}: {numbers}"
+            start = end
     return _markup(svg)
 
 

@@ -178,9 +178,15 @@ def test_duplication_adapter_and_tile_plots(testapp, factories, qc_lab, tmp_path
     heatmap = page.html.select_one("svg#plot-per-tile-quality")
     assert heatmap["role"] == "img"
     cells = heatmap.select("rect.cell")
-    assert len(cells) == 4 * len(stored["perTileQuality"]["positions"])
+    # One rectangle per run of same-coloured neighbours: every row spans the whole width.
+    rows = {}
+    for cell in cells:
+        rows.setdefault(cell["y"], 0.0)
+        rows[cell["y"]] += float(cell["width"])
+    assert len(rows) == 4 and len({round(width) for width in rows.values()}) == 1
+    assert len(cells) <= 4 * len(stored["perTileQuality"]["positions"])
     assert "tile 1103" in heatmap.find("desc").text
-    assert cells[0].find("title").text.startswith("1101, 1: ")
+    assert cells[0].find("title").text.startswith("1101, 1")
     # The overrepresented sequences: the repeated read and the adapter reads.
     assert len(page.html.select("#overrepresented tbody tr")) >= 1
 
@@ -225,6 +231,10 @@ def test_charts_escape_their_text_and_draw_what_they_are_given():
     heat = charts.heatmap("h", "t", "d", [("<1>", [0.0, -12.0]), ("2", [3.0, -5.0])],
                           ["1", "2-3"], x_label="x", y_label="y", limit=10)
     assert heat.count('class="cell"') == 4 and "&lt;1&gt;" in heat
+    # Same-coloured neighbours make one rectangle.
+    runs = charts.heatmap("h", "t", "d", [("1", [0.1, 0.2, -0.1, -9.0])],
+                          ["1", "2", "3", "4"], x_label="x", y_label="y", limit=10)
+    assert runs.count('class="cell"') == 2 and "1, 1 - 3: -0.10 .. 0.20" in runs
     assert charts.heat_colour(0.0, 10) == "#2e6da4"
     assert charts.heat_colour(-10.0, 10) == charts.heat_colour(-50.0, 10) == "#c0392b"
     assert charts.heat_colour(-5.0, 10) == "#f0c419"
