@@ -19,7 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from .fastqc_rules import OVERREPRESENTED_LONG_READ, OVERREPRESENTED_PREFIX
+from .fastqc_rules import (
+    ADAPTER_LENGTH,
+    ADAPTERS,
+    OVERREPRESENTED_LONG_READ,
+    OVERREPRESENTED_PREFIX,
+)
 from .report import QCError
 
 # Quality characters FastQC accepts: '!' (33) to '~' (126).
@@ -76,6 +81,16 @@ class Tally:
         default_factory=lambda: np.zeros((0, len(POSITION_LETTERS)), np.int64))
     # (length FastQC's GC module sees, G+C count) → reads; see gc_length().
     gc_reads: Counter[tuple[int, int]] = field(default_factory=Counter)
+    # adapter_hits[a, i]: reads whose first occurrence of adapter a starts at offset i.
+    adapter_hits: np.ndarray = field(
+        default_factory=lambda: np.zeros((len(ADAPTERS), 0), np.int64))
+
+    def add_adapter_hits(self, adapter: int, counts: np.ndarray) -> None:
+        if counts.size > self.adapter_hits.shape[1]:
+            wider = np.zeros((len(ADAPTERS), counts.size), np.int64)
+            wider[:, : self.adapter_hits.shape[1]] = self.adapter_hits
+            self.adapter_hits = wider
+        self.adapter_hits[adapter, : counts.size] += counts
 
     def add_lengths(self, counts: np.ndarray) -> None:
         self.lengths = _grow(self.lengths, counts.shape[0])
@@ -98,6 +113,22 @@ class Tally:
         self.mean_quality += other.mean_quality
         self.add_position_bases(other.position_bases)
         self.gc_reads.update(other.gc_reads)
+        for adapter, counts in enumerate(other.adapter_hits):
+            self.add_adapter_hits(adapter, counts)
+
+
+@dataclass
+class ChunkDetail:
+    """What the order-dependent modules need of a chunk besides its keys, filled in by
+    :func:`count_chunk` when asked: where each record's sequence and quality lines start
+    and the reads' lengths (per-tile quality samples reads by their number in the file),
+    and, if ``key_order`` is a list, every read's key in order (the duplication module
+    needs the number of the read that filled the tracked-sequence dictionary)."""
+
+    seq_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    qual_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    key_order: list[bytes] | None = None
 
 
 def _grow(array: np.ndarray, rows: int) -> np.ndarray:
@@ -108,13 +139,15 @@ def _grow(array: np.ndarray, rows: int) -> np.ndarray:
     return grown
 
 
-def count_chunk(data: np.ndarray, tally: Tally) -> Counter[bytes]:
+def count_chunk(data: np.ndarray, tally: Tally,
+                detail: ChunkDetail | None = None) -> Counter[bytes]:
     """Count one chunk of complete FASTQ records into ``tally``.
 
     Returns the overrepresented-sequence keys of the chunk (upper-cased reads, cut to
     50 bases when longer than 75) with their counts, in first-seen order, so that the
     caller can apply FastQC's "first 100,000 distinct sequences" rule in file order.
-    Raises :class:`IrregularChunk` or :class:`ChunkError`.
+    Raises :class:`IrregularChunk` or :class:`ChunkError`. ``detail``, when given, is
+    filled in (see :class:`ChunkDetail`).
     """
     if data.size == 0:
         return Counter()
@@ -153,9 +186,66 @@ def count_chunk(data: np.ndarray, tally: Tally) -> Counter[bytes]:
 
     tally.reads += seq_starts.size
     tally.add_lengths(np.bincount(seq_lengths))
+    if detail is not None:
+        detail.seq_starts, detail.qual_starts, detail.lengths = (
+            seq_starts, qual_starts, seq_lengths)
     if int(seq_lengths.max()) == 0:
+        if detail is not None and detail.key_order is not None:
+            detail.key_order.extend([b""] * int(seq_starts.size))
         return Counter({b"": int(seq_starts.size)})
-    return _count_records(data, seq_starts, qual_starts, seq_lengths, tally)
+    return _count_records(data, seq_starts, qual_starts, seq_lengths, tally,
+                          None if detail is None else detail.key_order)
+
+
+# A base's 2-bit code is (byte >> 1) & 3: A 0, C 1, T 2, G 3, in either case, without a
+# lookup. Other letters get some code too; candidate hits are checked against the read
+# itself, so an N cannot fake an adapter.
+_PREFIX = 8
+_STRIDE = 4
+
+
+def _prefix_table() -> np.ndarray:
+    table = np.zeros(1 << (2 * _PREFIX), dtype=bool)
+    for _name, sequence in ADAPTERS:
+        for shift in range(_STRIDE):
+            code = 0
+            for letter in sequence[shift : shift + _PREFIX]:
+                code = ((code << 2) | ((letter >> 1) & 3)) & 0xFFFF
+            table[code] = True
+    return table
+
+
+_ADAPTER_PREFIXES = _prefix_table()
+_ADAPTER_MATRIX = np.array([np.frombuffer(sequence, np.uint8) for _n, sequence in ADAPTERS])
+
+
+def _count_adapters(data: np.ndarray, candidates: list[tuple[np.ndarray, int]],
+                    starts: np.ndarray, lengths: np.ndarray, tally: Tally) -> None:
+    """FastQC's adapter search from the reads whose 8-mer at some offset is an adapter's
+    8-mer at its offset 0 to _STRIDE - 1: keep the adapter starts that fit and hold the
+    whole adapter (upper-cased, as FastQC reads), and count, per adapter, each read's first
+    occurrence by its offset."""
+    found_reads = np.concatenate([hits for hits, _offset in candidates])
+    found_at = np.concatenate([np.full(hits.size, offset, np.int64)
+                               for hits, offset in candidates])
+    reads = np.repeat(found_reads, _STRIDE)
+    offsets = np.repeat(found_at, _STRIDE) - np.tile(np.arange(_STRIDE), found_at.size)
+    fits = (offsets >= 0) & (lengths[reads] >= offsets + ADAPTER_LENGTH)
+    reads, offsets = reads[fits], offsets[fits]
+    if reads.size == 0:
+        return
+    window = data.take(starts[reads][:, None] + offsets[:, None]
+                       + np.arange(ADAPTER_LENGTH))
+    window = np.where((window >= _LOWER_A) & (window <= _LOWER_Z), window - 32, window)
+    for adapter, sequence in enumerate(_ADAPTER_MATRIX):
+        found = np.all(window == sequence, axis=1)
+        if not found.any():
+            continue
+        # Lowest offset per read: sort by (read, offset) and keep each read's first.
+        order = np.lexsort((offsets[found], reads[found]))
+        found_reads, found_offsets = reads[found][order], offsets[found][order]
+        first = np.r_[True, found_reads[1:] != found_reads[:-1]]
+        tally.add_adapter_hits(adapter, np.bincount(found_offsets[first]))
 
 
 def _count_records(
@@ -164,6 +254,7 @@ def _count_records(
     qual_starts: np.ndarray,
     lengths: np.ndarray,
     tally: Tally,
+    key_order: list[bytes] | None = None,
 ) -> Counter[bytes]:
     """Count bases, qualities and keys of records whose lines start at the given offsets.
 
@@ -200,6 +291,12 @@ def _count_records(
     every_byte = np.zeros(256, dtype=np.int64)
 
     first_quality = qual_index.copy()
+    first_base = seq_index.copy()
+    # Adapter search: the 8-mer ending at each position, 2 bits a base (uint16 keeps the
+    # last 8), looked up every _STRIDE positions in a 64 KiB table of the 8-mers an adapter
+    # starts with at its offsets 0 to _STRIDE - 1: every adapter occurrence holds one.
+    kmer = np.zeros(reads, dtype=np.uint16)
+    candidates: list[tuple[np.ndarray, int]] = []
     filled = 0
     for position in range(longest):
         cover = int(covering[position])
@@ -209,8 +306,16 @@ def _count_records(
             _bad_quality(row, row_counts, None if uniform else order, position)
         counts[position] = row_counts
         sums[:cover] += row
-        data.take(seq_index[:cover], out=bases[filled : filled + cover])
-        histogram = np.bincount(bases[filled : filled + cover], minlength=256)
+        row = bases[filled : filled + cover]
+        data.take(seq_index[:cover], out=row)
+        window = kmer[:cover]
+        window <<= 2
+        window |= (row >> 1) & 3
+        if position % _STRIDE == _STRIDE - 1 and position >= _PREFIX - 1:
+            hits = np.flatnonzero(_ADAPTER_PREFIXES.take(window))
+            if hits.size:
+                candidates.append((hits, position - _PREFIX + 1))
+        histogram = np.bincount(row, minlength=256)
         letters[position] = histogram[_COUNTED]
         every_byte += histogram
         filled += cover
@@ -222,6 +327,8 @@ def _count_records(
         row = data.take(first_quality[: int(covering[position])] + position)
         _bad_quality(row, counts[position], None if uniform else order, position)
     tally.add_quality(counts[:, QUAL_LOW:])
+    if candidates:
+        _count_adapters(data, candidates, first_base, ordered_lengths, tally)
     nonempty = ordered_lengths > 0
     _count_gc(bases, covering, ordered_lengths, bool(every_byte[_LOWER_A:].any()), tally)
     means = sums[nonempty] // ordered_lengths[nonempty]
@@ -250,7 +357,7 @@ def _count_records(
     else:
         keys = np.empty((reads, width), dtype=np.uint8)
         keys[order] = by_position.T
-    return _key_counter(keys, tally)
+    return _key_counter(keys, tally, key_order)
 
 
 def _bad_quality(
@@ -334,7 +441,8 @@ _LOWER_Z = ord("z")
 _LOWERCASE_FLAG = 0
 
 
-def _key_counter(keys: np.ndarray, tally: Tally) -> Counter[bytes]:
+def _key_counter(keys: np.ndarray, tally: Tally,
+                 key_order: list[bytes] | None = None) -> Counter[bytes]:
     """Count the rows of a (reads x width) key matrix as bytes, in first-seen order.
 
     FastQC upper-cases reads, so lowercase letters are folded first (only when the
@@ -347,4 +455,7 @@ def _key_counter(keys: np.ndarray, tally: Tally) -> Counter[bytes]:
             keys = keys.copy()
             keys[lower] -= 32
     width = keys.shape[1]
-    return Counter(keys.view(f"S{width}").reshape(-1).tolist())
+    ordered = keys.view(f"S{width}").reshape(-1).tolist()
+    if key_order is not None:
+        key_order.extend(ordered)
+    return Counter(ordered)

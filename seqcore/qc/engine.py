@@ -11,7 +11,9 @@ CRLF, colorspace, ...) are re-read by the tolerant reader in :mod:`seqcore.qc.to
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 import gc
 import io
 import multiprocessing
@@ -20,7 +22,7 @@ import pathlib
 import queue
 import threading
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from multiprocessing.context import SpawnContext
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any, BinaryIO, Protocol, cast, runtime_checkable
@@ -30,7 +32,16 @@ import numpy as np
 from isal import igzip, igzip_threaded
 from isal.igzip_lib import IsalError
 
-from .counting import QUAL_HIGH, QUAL_LOW, ChunkError, IrregularChunk, Tally, count_chunk
+from .counting import (
+    QUAL_HIGH,
+    QUAL_LOW,
+    ChunkDetail,
+    ChunkError,
+    IrregularChunk,
+    Tally,
+    count_chunk,
+)
+from .fastqc_modules import TileTally, adapter_content, duplication_levels
 from .fastqc_rules import (
     COLORSPACE,
     CONVENTIONAL,
@@ -76,16 +87,25 @@ class _KeyTracker:
 
     Only the first 100,000 distinct sequences are admitted; admitted ones keep counting.
     Because chunk counters list their keys in first-seen order, admitting them in that
-    order reproduces exactly which sequences FastQC tracks.
+    order reproduces exactly which sequences FastQC tracks. The duplication module also
+    needs ``count_at_limit``: the number of the read that admitted the last sequence (or
+    every read, while the dictionary is not full).
     """
 
     def __init__(self) -> None:
         self.counts: dict[bytes, int] = {}
         self.frozen = False
+        self.reads = 0
+        self.count_at_limit = 0
 
-    def add(self, chunk: Mapping[bytes, int]) -> bool:
-        """Merge one chunk's keys; return True if this made the dictionary full."""
+    def add(self, chunk: Mapping[bytes, int], reads: int,
+            key_order: Callable[[], list[bytes]]) -> bool:
+        """Merge the keys of a chunk of ``reads`` reads; return True if this made the
+        dictionary full. ``key_order`` gives the chunk's keys read by read; it is only
+        called for the chunk that fills the dictionary."""
         counts = self.counts
+        reads_before = self.reads
+        self.reads += reads
         if self.frozen:
             # Set intersection runs in C; most keys of a chunk are usually untracked.
             for key in chunk.keys() & counts.keys():
@@ -98,6 +118,9 @@ class _KeyTracker:
                 counts[key] = count
                 if len(counts) == OVERREPRESENTED_TRACKING_LIMIT:
                     self.frozen = True
+                    self.count_at_limit = reads_before + key_order().index(key) + 1
+        if not self.frozen:
+            self.count_at_limit = self.reads
         return self.frozen
 
 
@@ -182,38 +205,57 @@ class FastQCCompatibleEngine:
     def _serial(self, path: pathlib.Path, gzipped: bool, chunk_size: int) -> QCReport:
         tally = Tally()
         tracker = _KeyTracker()
+        tiles = TileTally()
         with _open(path, gzipped, threaded=False) as stream:
             for chunk in _chunks(stream, chunk_size):
                 first_record = tally.reads + 1
                 try:
-                    keys = count_chunk(np.frombuffer(chunk, dtype=np.uint8), tally)
+                    _count_in_order(np.frombuffer(chunk, dtype=np.uint8), tally, tracker, tiles)
                 except ChunkError as error:
                     raise error.to_qc_error(first_record) from None
                 except IrregularChunk:
                     raise _Restart from None
-                tracker.add(keys)
-        return _build_report(tally, tracker, CONVENTIONAL)
+        return _build_report(tally, tracker, tiles, CONVENTIONAL)
 
     def _tolerant(self, path: pathlib.Path, gzipped: bool) -> QCReport:
         tally = Tally()
         tracker = _KeyTracker()
+        tiles = TileTally()
         colorspace = False
         with _open(path, gzipped, threaded=False) as stream:
             for chunk, first_record, chunk_colorspace in normalised_chunks(stream, self.chunk_size):
                 colorspace = chunk_colorspace
                 try:
-                    keys = count_chunk(np.frombuffer(chunk, dtype=np.uint8), tally)
+                    _count_in_order(np.frombuffer(chunk, dtype=np.uint8), tally, tracker, tiles)
                 except ChunkError as error:
                     raise error.to_qc_error(first_record) from None
                 except IrregularChunk as error:  # cannot happen: chunks are normalised
                     raise QCError(f"unreadable record near record {first_record}") from error
-                tracker.add(keys)
-        return _build_report(tally, tracker, COLORSPACE if colorspace else CONVENTIONAL)
+        return _build_report(tally, tracker, tiles,
+                             COLORSPACE if colorspace else CONVENTIONAL)
 
     def _parallel(self, path: pathlib.Path, gzipped: bool, chunk_size: int) -> QCReport:
         with _WorkerPool(self.processes, chunk_size, _start_method(self.start_method)) as pool:
-            tally, tracker = pool.count(path, gzipped)
-        return _build_report(tally, tracker, CONVENTIONAL)
+            tally, tracker, tiles = pool.count(path, gzipped)
+        return _build_report(tally, tracker, tiles, CONVENTIONAL)
+
+
+def _count_in_order(data: np.ndarray, tally: Tally, tracker: _KeyTracker,
+                    tiles: TileTally) -> None:
+    """Count one chunk in-process, feeding the order-dependent modules too."""
+    reads_before = tally.reads
+    detail = ChunkDetail(key_order=None if tracker.frozen else [])
+    keys = count_chunk(data, tally, detail)
+    tiles.add(data, detail.seq_starts, detail.qual_starts, detail.lengths, reads_before)
+    order = detail.key_order
+    tracker.add(keys, tally.reads - reads_before, lambda: order or [])
+
+
+def _key_order(data: np.ndarray) -> list[bytes]:
+    """Every read's key of a chunk, in order (counted again: needed once per file)."""
+    detail = ChunkDetail(key_order=[])
+    count_chunk(data, Tally(), detail)
+    return detail.key_order or []
 
 
 def _start_method(configured: str | None) -> str:
@@ -280,10 +322,13 @@ class _WorkerPool:
     def __exit__(self, *exc_info: object) -> None:
         self._shutdown()
 
-    def count(self, path: pathlib.Path, gzipped: bool) -> tuple[Tally, _KeyTracker]:
+    def count(self, path: pathlib.Path, gzipped: bool) -> tuple[Tally, _KeyTracker, TileTally]:
         assert self.memory is not None
         tally = Tally()
         tracker = _KeyTracker()
+        tiles = TileTally()
+        # (slot, size) of the chunks dispatched and not yet collected, in chunk order.
+        pending: collections.deque[tuple[int, int]] = collections.deque()
         reads_before = 0
         dispatched = 0
         collected = 0
@@ -298,9 +343,20 @@ class _WorkerPool:
                 raise ChunkError(message[1], message[2]).to_qc_error(reads_before + 1)
             if kind == "error":
                 raise QCError(f"QC worker failed: {message[1]}")
-            _, reads, keys = message
+            _, reads, keys, layout = message
+            slot, size = pending.popleft()
+            # The slot still holds the chunk: it is refilled only after this collection.
+            assert memory is not None
+            data = np.frombuffer(memory, dtype=np.uint8, count=size,
+                                 offset=slot * self.chunk_size)
+            try:
+                seq_starts, qual_starts, lengths = layout
+                tiles.add(data, seq_starts, qual_starts, lengths, reads_before)
+                filled = tracker.add(keys, reads, functools.partial(_key_order, data))
+            finally:
+                del data
             reads_before += reads
-            if tracker.add(keys):
+            if filled:
                 frozen = frozenset(tracker.counts)
                 for tasks in self.tasks:
                     tasks.put(("freeze", frozen))
@@ -334,6 +390,7 @@ class _WorkerPool:
                     if end == 0:
                         break
                     self.tasks[worker].put(("chunk", slot, end))
+                    pending.append((slot, end))
                     dispatched += 1
         # isal's stub declares IsalError an instance of Exception, not the class it is.
         except (OSError, EOFError, zlib.error, IsalError,  # type: ignore[misc]
@@ -355,7 +412,7 @@ class _WorkerPool:
             if message[0] != "done":
                 raise QCError(f"QC worker failed: {message[1]}")
             tally.merge(message[1])
-        return tally, tracker
+        return tally, tracker, tiles
 
     def _receive(self, worker: int) -> tuple[Any, ...]:
         while True:
@@ -416,12 +473,13 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
                 continue
             _, slot, size = task
             reads_before = tally.reads
+            detail = ChunkDetail()
             try:
                 data = np.frombuffer(
                     shared, dtype=np.uint8, count=size, offset=slot * chunk_size
                 )
                 try:
-                    keys = count_chunk(data, tally)
+                    keys = count_chunk(data, tally, detail)
                 finally:
                     del data
             except IrregularChunk:
@@ -435,7 +493,11 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
                 continue
             kept = (dict(keys) if frozen is None
                     else {key: keys[key] for key in keys.keys() & frozen})
-            results.put(("chunk", tally.reads - reads_before, kept))
+            # Where the records lie, for the main process's per-tile sampling (int32: a
+            # chunk is far smaller than 2 GiB).
+            layout = tuple(array.astype(np.int32) for array in
+                           (detail.seq_starts, detail.qual_starts, detail.lengths))
+            results.put(("chunk", tally.reads - reads_before, kept, layout))
         results.put(("done", tally))
     finally:
         memory.close()
@@ -557,7 +619,8 @@ def _chunks(stream: BinaryIO, chunk_size: int) -> Iterator[memoryview]:
 # -- report -----------------------------------------------------------------------------
 
 
-def _build_report(tally: Tally, tracker: _KeyTracker, file_type: str) -> QCReport:
+def _build_report(tally: Tally, tracker: _KeyTracker, tiles: TileTally,
+                  file_type: str) -> QCReport:
     if tally.reads == 0:
         raise QCError("the file contains no FASTQ records")
     lengths = np.flatnonzero(tally.lengths)
@@ -614,6 +677,10 @@ def _build_report(tally: Tally, tracker: _KeyTracker, file_type: str) -> QCRepor
                          for a, c, g, t, n in tally.position_bases],
         length_counts={int(length): int(tally.lengths[length]) for length in lengths},
         gc_distribution=gc_distribution(tally.gc_reads),
+        duplication=duplication_levels(tracker.counts.values(), tracker.count_at_limit,
+                                       total),
+        adapter_content=adapter_content(tally.adapter_hits, total, max_length),
+        per_tile_quality=tiles.table(),
     )
 
 

@@ -32,6 +32,22 @@ OVERREPRESENTED_PREFIX = 50
 # Reported when count / total * 100 exceeds this (FastQC's "overrepresented warn" limit).
 OVERREPRESENTED_MIN_PERCENT = 0.1
 
+# FastQC's adapter list (Configuration/adapter_list.txt): name and the 12-mer searched for.
+ADAPTERS: tuple[tuple[str, bytes], ...] = (
+    ("Illumina Universal Adapter", b"AGATCGGAAGAG"),
+    ("Illumina Small RNA 3' Adapter", b"TGGAATTCTCGG"),
+    ("Illumina Small RNA 5' Adapter", b"GATCGTCGGACT"),
+    ("Nextera Transposase Sequence", b"CTGTCTCTTATA"),
+    ("SOLID Small RNA Adapter", b"CGCCTTGGCCGT"),
+)
+ADAPTER_LENGTH = max(len(sequence) for _name, sequence in ADAPTERS)
+
+# Per-tile quality looks at every TILE_SAMPLING-th read (the 10th, 20th, ... of the file)
+# and gives up (module not reported) beyond TILE_LIMIT tiles: the headers are then
+# probably not Illumina's.
+TILE_SAMPLING = 10
+TILE_LIMIT = 1000
+
 CONVENTIONAL = "Conventional base calls"
 COLORSPACE = "Colorspace converted to bases"
 

@@ -108,6 +108,73 @@ class BaseGroupQuality:
         return str(self.first) if self.first == self.last else f"{self.first}-{self.last}"
 
 
+@dataclass(frozen=True)
+class DuplicationLevels:
+    """FastQC's "Sequence Duplication Levels" table.
+
+    ``levels`` are FastQC's 16 labels (``"1"`` ... ``"9"``, ``">10"``, ``">50"``,
+    ``">100"``, ``">500"``, ``">1k"``, ``">5k"``, ``">10k"``); ``deduplicated`` and
+    ``total`` the percentage of distinct and of all sequences at each level, after
+    FastQC's correction for the sequences it stopped tracking; ``deduplicated_percentage``
+    is "Total Deduplicated Percentage" (the share of reads left if deduplicated).
+    """
+
+    deduplicated_percentage: float
+    levels: list[str]
+    deduplicated: list[float]
+    total: list[float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"totalDeduplicatedPercentage": self.deduplicated_percentage,
+                "levels": list(self.levels), "deduplicated": list(self.deduplicated),
+                "total": list(self.total)}
+
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, Any]) -> DuplicationLevels:
+        return cls(stored["totalDeduplicatedPercentage"], list(stored["levels"]),
+                   list(stored["deduplicated"]), list(stored["total"]))
+
+
+@dataclass(frozen=True)
+class AdapterContent:
+    """FastQC's "Adapter Content" table: for each adapter of ``adapters``, the cumulative
+    percentage of reads in which it was found at or before each position group of
+    ``positions`` (FastQC's labels, e.g. ``"10-11"``). ``positions`` is empty when no read
+    is longer than the adapters (FastQC: "read length is too short", a warning)."""
+
+    adapters: list[str]
+    positions: list[str]
+    percentages: list[list[float]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"adapters": list(self.adapters), "positions": list(self.positions),
+                "percentages": [list(row) for row in self.percentages]}
+
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, Any]) -> AdapterContent:
+        return cls(list(stored["adapters"]), list(stored["positions"]),
+                   [list(row) for row in stored["percentages"]])
+
+
+@dataclass(frozen=True)
+class PerTileQuality:
+    """FastQC's "Per tile sequence quality" table: for each tile (ascending) and position
+    group, the tile's mean quality minus the average of all tiles' means there."""
+
+    tiles: list[int]
+    positions: list[str]
+    deviations: list[list[float]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tiles": list(self.tiles), "positions": list(self.positions),
+                "deviations": [list(row) for row in self.deviations]}
+
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, Any]) -> PerTileQuality:
+        return cls([int(tile) for tile in stored["tiles"]], list(stored["positions"]),
+                   [list(row) for row in stored["deviations"]])
+
+
 def fastqc_base_groups(max_length: int, nogroup: bool = False) -> list[tuple[int, int]]:
     """FastQC's default (linear) grouping of read positions, as 1-based inclusive ranges.
 
@@ -193,6 +260,11 @@ class QCReport:
     # FastQC's per-sequence GC content: reads by GC percentage (0-100), spread by its GC
     # model. Empty in records made before it was kept.
     gc_distribution: list[float] = field(default_factory=list)
+    # FastQC's duplication, adapter and per-tile tables; ``None`` in records made before
+    # they were kept, and per-tile quality also for reads without Illumina tile numbers.
+    duplication: DuplicationLevels | None = None
+    adapter_content: AdapterContent | None = None
+    per_tile_quality: PerTileQuality | None = None
 
     def grouped_per_base_quality(self, nogroup: bool = False) -> list[BaseGroupQuality]:
         """Per-base quality in FastQC's position groups (``nogroup`` as ``--nogroup``)."""
@@ -233,13 +305,14 @@ class QCReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready stored form, with camelCase keys: the REST representation plus
-        ``perBaseCounts``, ``lengthCounts`` and ``gcDistribution``, which REST leaves out
+        ``perBaseCounts``, ``lengthCounts``, ``gcDistribution``, ``duplicationLevels``,
+        ``adapterContent`` and ``perTileQuality`` (when measured), which REST leaves out
         (IRIDA's record has no such fields) and the QC report page draws.
 
         ``perSequenceQuality`` and ``lengthCounts`` keys are strings because JSON object keys
         are strings. NaN never appears: unreported percentiles are ``null``.
         """
-        return {
+        stored: dict[str, Any] = {
             "fileType": self.file_type,
             "encoding": self.encoding,
             "totalSequences": self.total_sequences,
@@ -258,6 +331,13 @@ class QCReport:
                              for length, count in sorted(self.length_counts.items())},
             "gcDistribution": list(self.gc_distribution),
         }
+        if self.duplication is not None:
+            stored["duplicationLevels"] = self.duplication.to_dict()
+        if self.adapter_content is not None:
+            stored["adapterContent"] = self.adapter_content.to_dict()
+        if self.per_tile_quality is not None:
+            stored["perTileQuality"] = self.per_tile_quality.to_dict()
+        return stored
 
 
 def finite_or_none(value: float) -> float | None:

@@ -59,8 +59,9 @@ def decode_colorspace(reads: str, record: int) -> str:
     return "".join(bases)
 
 
-def iter_records(stream: BinaryIO) -> Iterator[tuple[bytes, bytes, bool]]:
-    """Yield ``(sequence, quality, colorspace)`` per record, the way FastQC reads them.
+def iter_records(stream: BinaryIO) -> Iterator[tuple[bytes, bytes, bytes, bool]]:
+    """Yield ``(header, sequence, quality, colorspace)`` per record, the way FastQC reads
+    them (the header with its ``@``).
 
     Sequences are upper-cased (and decoded from colorspace when the first read is
     colorspace). Raises :class:`QCError` where FastQC would stop with an error.
@@ -107,7 +108,8 @@ def iter_records(stream: BinaryIO) -> Iterator[tuple[bytes, bytes, bool]]:
         if colorspace is None:
             colorspace = is_colorspace(sequence)
         bases = decode_colorspace(sequence, record) if colorspace else sequence.upper()
-        yield bases.encode("latin-1"), quality.encode("latin-1"), colorspace
+        yield (header.encode("latin-1"), bases.encode("latin-1"), quality.encode("latin-1"),
+               colorspace)
 
 
 def normalised_chunks(
@@ -115,21 +117,21 @@ def normalised_chunks(
 ) -> Iterator[tuple[bytes, int, bool]]:
     """Re-emit the records as plain 4-line FASTQ chunks for :func:`count_chunk`.
 
-    Yields ``(chunk, first_record_number, colorspace)``. Headers are dropped (QC does
-    not look at them), so the chunks are small and strictly regular.
+    Yields ``(chunk, first_record_number, colorspace)``. The chunks are strictly regular;
+    headers are kept (per-tile quality reads the tile from them).
     """
     parts: list[bytes] = []
     size = 0
     first = 1
     count = 0
     colorspace = False
-    for sequence, quality, colorspace in iter_records(stream):
+    for header, sequence, quality, colorspace in iter_records(stream):
         if len(sequence) != len(quality):
             raise QCError(
                 f"record {first + count} has a sequence of {len(sequence)} bases but "
                 f"{len(quality)} quality characters"
             )
-        parts.append(b"@\n" + sequence + b"\n+\n" + quality + b"\n")
+        parts.append(header + b"\n" + sequence + b"\n+\n" + quality + b"\n")
         size += len(parts[-1])
         count += 1
         if size >= chunk_size:

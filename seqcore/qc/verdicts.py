@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .report import BaseQuality, OverrepresentedSequence, QCReport, fastqc_base_groups
+from .report import (
+    AdapterContent,
+    BaseQuality,
+    DuplicationLevels,
+    OverrepresentedSequence,
+    PerTileQuality,
+    QCReport,
+    fastqc_base_groups,
+)
 
 
 class Verdict(StrEnum):
@@ -206,10 +214,21 @@ def overrepresented(percentages: Iterable[float]) -> Verdict:
 
 def adapter_content(rows: Iterable[Iterable[float]]) -> Verdict:
     """From the cumulative percentage of each adapter at each position group: above 10
-    fails, above 5 warns."""
+    fails, above 5 warns. No positions at all (no read longer than the 12-base adapters:
+    FastQC's "read length is too short") warns, as in FastQC."""
     values = [value for row in rows for value in row]
+    if not values:
+        return Verdict.WARN
     return _grade(any(v > ADAPTER.error for v in values),
                   any(v > ADAPTER.warn for v in values))
+
+
+def per_tile_quality(deviations: Iterable[Iterable[float]]) -> Verdict:
+    """From each tile's deviation from the all-tile average at each position group: a
+    deviation of more than 10 either way fails, more than 5 warns (FastQC compares the
+    absolute value, so a tile much better than the others is flagged too)."""
+    largest = max((abs(value) for row in deviations for value in row), default=0.0)
+    return _grade(largest > TILE.error, largest > TILE.warn)
 
 
 @dataclass(frozen=True)
@@ -274,14 +293,20 @@ def report_of(stored: Mapping[str, Any]) -> QCReport:
         length_counts={int(length): count
                        for length, count in stored.get("lengthCounts", {}).items()},
         gc_distribution=list(stored.get("gcDistribution", [])),
+        # Missing in records made before these tables were kept: not measured.
+        duplication=(DuplicationLevels.from_dict(stored["duplicationLevels"])
+                     if "duplicationLevels" in stored else None),
+        adapter_content=(AdapterContent.from_dict(stored["adapterContent"])
+                         if "adapterContent" in stored else None),
+        per_tile_quality=(PerTileQuality.from_dict(stored["perTileQuality"])
+                          if "perTileQuality" in stored else None),
     )
 
 
 def verdicts(report: QCReport) -> list[ModuleVerdict]:
     """Every FastQC module's verdict on a stored report, in FastQC's order; ``None`` for the
-    modules whose numbers the record does not hold (per tile quality, duplication and
-    adapter content; base content, N content and GC in records made before they were
-    kept)."""
+    modules whose numbers the record does not hold (records made before they were kept;
+    per-tile quality also for reads whose names carry no tile, which FastQC leaves out)."""
     judged: dict[str, Verdict] = {
         BASIC: Verdict.PASS,
         PER_BASE_QUALITY: per_base_quality(
@@ -302,6 +327,12 @@ def verdicts(report: QCReport) -> list[ModuleVerdict]:
         judged[PER_BASE_N] = per_base_n(row.n for row in content)
     if report.gc_distribution:
         judged[PER_SEQUENCE_GC] = per_sequence_gc(report.gc_distribution)
+    if report.duplication is not None:
+        judged[DUPLICATION_LEVELS] = duplication(report.duplication.deduplicated_percentage)
+    if report.adapter_content is not None:
+        judged[ADAPTER_CONTENT] = adapter_content(report.adapter_content.percentages)
+    if report.per_tile_quality is not None:
+        judged[PER_TILE_QUALITY] = per_tile_quality(report.per_tile_quality.deviations)
     return [ModuleVerdict(module, judged.get(module)) for module in MODULES]
 
 
@@ -315,5 +346,5 @@ def worst(judged: Iterable[ModuleVerdict]) -> Verdict | None:
 __all__ = ["MODULES", "GroupContent", "Limits", "ModuleVerdict", "Verdict", "adapter_content",
            "duplication", "gc_deviation", "grouped_content", "length_distribution",
            "overrepresented", "per_base_content", "per_base_n", "per_base_quality",
-           "per_sequence_gc", "per_sequence_quality", "report_of", "theoretical_gc",
-           "verdicts", "worst"]
+           "per_sequence_gc", "per_sequence_quality", "per_tile_quality", "report_of",
+           "theoretical_gc", "verdicts", "worst"]

@@ -39,6 +39,7 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.accounts")
     config.include("seqcore.web.clients")
     config.include("seqcore.web.qc")
+    config.include("seqcore.web.projectqc")
     config.include("seqcore.web.pluginviews")
     # /-/analyses/new before /-/analyses/{id}, which would take it otherwise.
     config.include("seqcore.web.launch")

@@ -1,5 +1,5 @@
 """Small charts drawn on the server as inline SVG: a line chart, a box plot per position, a
-bar chart and a scatter plot, each with axes, tick labels and axis titles.
+bar chart, a scatter plot and a heat map, each with axes, tick labels and axis titles.
 
 Pages that show numbers as plots stay readable without JavaScript and without a plotting
 library in the browser, and screen readers get each chart's ``<title>`` and ``<desc>`` (the
@@ -153,6 +153,12 @@ def _thin(labels: Sequence[str], limit: int = 20) -> set[int]:
     return set(range(0, len(labels), step))
 
 
+def thinned(labels: Sequence[str], limit: int = 20) -> set[int]:
+    """Indexes of the category labels a chart prints (at most about ``limit``), for
+    callers that pass their own ticks."""
+    return _thin(labels, limit)
+
+
 def _markup(svg: ET.Element) -> Markup:
     return Markup(ET.tostring(svg, encoding="unicode", short_empty_elements=True))
 
@@ -172,17 +178,23 @@ def _bands(svg: ET.Element, frame: Frame, bands: Sequence[Band]) -> None:
 
 def line_chart(ident: str, title: str, description: str, series: Sequence[Series], *,
                x_label: str, y_label: str, y_range: tuple[float, float] | None = None,
-               x_range: tuple[float, float] | None = None) -> Markup:
-    """Lines through each series' points, with a legend when there is more than one."""
+               x_range: tuple[float, float] | None = None,
+               x_ticks: Sequence[tuple[float, str]] | None = None,
+               rules: Sequence[tuple[float, str]] = ()) -> Markup:
+    """Lines through each series' points, with a legend when there is more than one.
+
+    ``x_ticks`` (x, label) replaces the numeric x ticks, for categories such as FastQC's
+    duplication levels; ``rules`` draws dashed horizontal lines (y, label)."""
     xs = [x for line in series for x, _y in line.points]
     ys = [y for line in series for _x, y in line.points]
     x_min, x_max = x_range or (min(xs, default=0), max(xs, default=1))
     y_min, y_max = y_range or (0, max(ys, default=1) * 1.05 or 1)
     frame = Frame(x_min, x_max, y_min, y_max)
     svg = _svg(ident, title, description, frame)
-    _axes(svg, frame, x_label, y_label,
-          [(frame.x(t), _label(t)) for t in nice_ticks(frame.x_min, frame.x_max, 10)],
-          nice_ticks(frame.y_min, frame.y_max))
+    ticks = ([(frame.x(x), text) for x, text in x_ticks] if x_ticks is not None else
+             [(frame.x(t), _label(t)) for t in nice_ticks(frame.x_min, frame.x_max, 10)])
+    _axes(svg, frame, x_label, y_label, ticks, nice_ticks(frame.y_min, frame.y_max))
+    _rules(svg, frame, rules)
     for index, line in enumerate(series):
         css = f"series series-{index}" + (" dashed" if line.dashed else "")
         group = ET.SubElement(svg, "g", {"class": css})
@@ -195,17 +207,32 @@ def line_chart(ident: str, title: str, description: str, series: Sequence[Series
     return _markup(svg)
 
 
+def _rules(svg: ET.Element, frame: Frame, rules: Sequence[tuple[float, str]]) -> None:
+    """Dashed horizontal lines (class ``rule``) at the given y values, labelled."""
+    left, _top, right, _bottom = frame.inner
+    for value, text in rules:
+        if not frame.y_min <= value <= frame.y_max:
+            continue
+        y = frame.y(value)
+        group = ET.SubElement(svg, "g", {"class": "rule"})
+        ET.SubElement(group, "line", {"x1": str(left), "x2": str(right),
+                                      "y1": str(y), "y2": str(y)})
+        ET.SubElement(group, "text", {"x": str(left + 4), "y": str(y - 4)}).text = text
+
+
 def _legend(svg: ET.Element, frame: Frame, names: Sequence[str],
             dashed: Sequence[bool]) -> None:
     _left, top, right, _bottom = frame.inner
     legend = ET.SubElement(svg, "g", {"class": "legend", "aria-hidden": "true"})
+    # Room for the longest name (about 6 units a character at the charts' font size).
+    start = right - max(150, 30 + 6 * max((len(name) for name in names), default=0))
     for index, name in enumerate(names):
         y = top + 8 + index * 16
         css = f"series series-{index}" + (" dashed" if dashed[index] else "")
         group = ET.SubElement(legend, "g", {"class": css})
-        ET.SubElement(group, "line", {"x1": str(right - 150), "x2": str(right - 130),
+        ET.SubElement(group, "line", {"x1": str(start), "x2": str(start + 20),
                                       "y1": str(y), "y2": str(y)})
-        ET.SubElement(legend, "text", {"x": str(right - 124), "y": str(y + 4)}).text = name
+        ET.SubElement(legend, "text", {"x": str(start + 26), "y": str(y + 4)}).text = name
 
 
 def box_plot(ident: str, title: str, description: str, boxes: Sequence[Box], *,
@@ -283,11 +310,79 @@ def bar_chart(ident: str, title: str, description: str, bars: Sequence[tuple[str
     return _markup(svg)
 
 
+def heatmap(ident: str, title: str, description: str,
+            rows: Sequence[tuple[str, Sequence[float]]], columns: Sequence[str], *,
+            x_label: str, y_label: str, limit: float, step: float = 1.0) -> Markup:
+    """A grid of cells (class ``cell``), one row per (label, values) from the top and one
+    column per ``columns`` label, coloured by value (:func:`heat_colour`: 0 blue,
+    ``-limit`` and below red, yellow between; positive values fade to white).
+
+    Values are coloured in ``step``-sized bands, and neighbouring cells of a row with the
+    same colour are drawn as one rectangle, so a flow cell of hundreds of tiles stays a page
+    of reasonable size. Each rectangle's ``<title>`` holds its row, columns and values; the
+    chart's description should say in words what stands out, since a screen reader does
+    not walk the cells."""
+    frame = Frame(0, max(len(columns), 1), 0, max(len(rows), 1))
+    svg = _svg(ident, title, description, frame)
+    shown = _thin(columns)
+    _axes(svg, frame, x_label, y_label,
+          [(frame.x(i + 0.5), label) for i, label in enumerate(columns) if i in shown], [])
+    left, _top, _right, _bottom = frame.inner
+    labels = ET.SubElement(svg, "g", {"class": "axes", "aria-hidden": "true"})
+    row_shown = _thin([label for label, _values in rows], 24)
+    height = round(frame.y(0) - frame.y(1), 2)
+    cells = ET.SubElement(svg, "g", {"class": "cells"})
+    for index, (label, values) in enumerate(rows):
+        top = frame.y(len(rows) - index)
+        if index in row_shown:
+            ET.SubElement(labels, "text", {"x": str(left - 6),
+                                           "y": str(round(top + height / 2 + 4, 2)),
+                                           "text-anchor": "end"}).text = label
+        colours = [heat_colour(round(value / step) * step, limit) for value in values]
+        start = 0
+        while start < len(values):
+            colour = colours[start]
+            end = start + 1
+            while end < len(values) and colours[end] == colour:
+                end += 1
+            cell = ET.SubElement(cells, "rect", {
+                "class": "cell", "x": str(frame.x(start)), "y": str(top),
+                "width": str(round(frame.x(end) - frame.x(start), 2)), "height": str(height),
+                "fill": colour})
+            run = values[start:end]
+            where = columns[start] if end - start == 1 else f"{columns[start]} - {columns[end - 1]}"
+            numbers = (f"{run[0]:.2f}" if len(run) == 1
+                       else f"{min(run):.2f} .. {max(run):.2f}")
+            ET.SubElement(cell, "title").text = f"{label}, {where}: {numbers}"
+            start = end
+    return _markup(svg)
+
+
+def heat_colour(value: float, limit: float) -> str:
+    """The heat map's colour of ``value``: blue at 0 and above (paler the higher), through
+    yellow at ``-limit / 2`` to red at ``-limit`` and below."""
+    if value >= 0:
+        share = min(value / limit, 1.0) if limit > 0 else 0.0
+        start, end = (46, 109, 164), (214, 228, 240)
+    else:
+        share = min(-value / limit, 1.0) if limit > 0 else 1.0
+        if share <= 0.5:
+            start, end, share = (46, 109, 164), (240, 196, 25), share * 2
+        else:
+            start, end, share = (240, 196, 25), (192, 57, 43), share * 2 - 1
+    red, green, blue = (round(a + (b - a) * share) for a, b in zip(start, end, strict=True))
+    return f"#{red:02x}{green:02x}{blue:02x}"
+
+
 def scatter_chart(ident: str, title: str, description: str,
                   points: Sequence[tuple[float, float, str]], *, x_label: str, y_label: str,
-                  log_x: bool = False) -> Markup:
+                  log_x: bool = False, rules: Sequence[tuple[float, str]] = (),
+                  x_range: tuple[float, float] | None = None,
+                  x_ticks: Sequence[tuple[float, str]] | None = None) -> Markup:
     """One point (class ``point``, its ``<title>`` the label and values) per (x, y, label);
-    ``log_x`` spaces x by powers of ten (contig lengths from hundreds to millions)."""
+    ``log_x`` spaces x by powers of ten (contig lengths from hundreds to millions);
+    ``rules`` draws dashed horizontal lines (y, label), e.g. limits; ``x_range`` and
+    ``x_ticks`` (x, label) replace the computed ones (categories such as samples)."""
     def place_x(value: float) -> float:
         return math.log10(max(value, 1.0)) if log_x else value
 
@@ -296,9 +391,14 @@ def scatter_chart(ident: str, title: str, description: str,
     low, high = (min(xs, default=0), max(xs, default=1))
     if log_x:
         low, high = math.floor(low), math.ceil(high)
-    frame = Frame(low, high, 0, max(ys, default=1) * 1.05 or 1)
+    if x_range is not None:
+        low, high = x_range
+    frame = Frame(low, high, 0, max([*ys, *(y for y, _t in rules)], default=1) * 1.05 or 1)
     svg = _svg(ident, title, description, frame)
-    if log_x:
+    _rules(svg, frame, rules)
+    if x_ticks is not None:
+        x_ticks = [(frame.x(x), text) for x, text in x_ticks]
+    elif log_x:
         x_ticks = [(frame.x(p), f"{10 ** p:,.0f}") for p in range(int(frame.x_min),
                                                                  int(frame.x_max) + 1)]
     else:
@@ -312,5 +412,5 @@ def scatter_chart(ident: str, title: str, description: str,
     return _markup(svg)
 
 
-__all__ = ["Band", "Box", "Frame", "Series", "bar_chart", "box_plot", "line_chart",
-           "nice_ticks", "scatter_chart"]
+__all__ = ["Band", "Box", "Frame", "Series", "bar_chart", "box_plot", "heat_colour", "heatmap",
+           "line_chart", "nice_ticks", "scatter_chart", "thinned"]

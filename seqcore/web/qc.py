@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from markupsafe import Markup
@@ -113,6 +113,7 @@ def plots(request: Request, report: QCReport) -> dict[str, Markup]:
                 "plot-length-distribution", title, words,
                 [charts.Series(t(_("Reads")), [(float(n), float(c)) for n, c in lengths])],
                 x_label=t(_("Sequence length (bp)")), y_label=t(_("Reads")))
+    _fastqc_tables(t, report, drawn)
     distribution = sorted(report.per_sequence_quality.items())
     if distribution:
         drawn[qc.PER_SEQUENCE_QUALITY] = charts.line_chart(
@@ -121,6 +122,59 @@ def plots(request: Request, report: QCReport) -> dict[str, Markup]:
             [charts.Series(t(_("Reads")), [(float(q), float(n)) for q, n in distribution])],
             x_label=t(_("Mean sequence quality (Phred score)")), y_label=t(_("Reads")))
     return drawn
+
+
+def _fastqc_tables(t: Callable[..., str], report: QCReport, drawn: dict[str, Markup]) -> None:
+    """The plots of the duplication, adapter and per-tile modules, drawn as FastQC draws
+    them, when the record holds their tables."""
+    levels = report.duplication
+    if levels is not None:
+        drawn[qc.DUPLICATION_LEVELS] = charts.line_chart(
+            "plot-duplication-levels",
+            t(_("Percent of sequences remaining if deduplicated: ${percentage} %"),
+              percentage=f"{levels.deduplicated_percentage:.2f}"),
+            t(_("For each duplication level (the number of copies of a sequence): the "
+                "percentage of the distinct sequences, and of all reads, at that level, as "
+                "FastQC estimates them from the first 100,000 distinct sequences.")),
+            [charts.Series(t(_("% Deduplicated sequences")),
+                           [(float(i), value) for i, value in enumerate(levels.deduplicated, 1)]),
+             charts.Series(t(_("% Total sequences")),
+                           [(float(i), value) for i, value in enumerate(levels.total, 1)])],
+            x_label=t(_("Sequence duplication level")), y_label=t(_("Percentage")),
+            y_range=(0, 100), x_range=(1, len(levels.levels)),
+            x_ticks=[(float(i), label) for i, label in enumerate(levels.levels, 1)])
+    adapters = report.adapter_content
+    if adapters is not None and adapters.positions:
+        starts = [float(label.split("-")[0]) for label in adapters.positions]
+        drawn[qc.ADAPTER_CONTENT] = charts.line_chart(
+            "plot-adapter-content", t(_("% Adapter")),
+            t(_("For each adapter of FastQC's list and each read position: the percentage of "
+                "reads in which the adapter was found at or before that position. The "
+                "highest is ${adapter}: ${percentage} %."),
+              adapter=max(zip(adapters.adapters, adapters.percentages, strict=True),
+                          key=lambda item: max(item[1], default=0.0))[0],
+              percentage=f"{max(max(row, default=0.0) for row in adapters.percentages):.2f}"),
+            [charts.Series(name, list(zip(starts, row, strict=True)))
+             for name, row in zip(adapters.adapters, adapters.percentages, strict=True)],
+            x_label=t(_("Position in read (bp)")), y_label=t(_("Percentage of reads")),
+            y_range=(0, 100))
+    tiles = report.per_tile_quality
+    if tiles is not None:
+        cells = [(tile, position, value) for tile, row in zip(tiles.tiles, tiles.deviations,
+                                                              strict=True)
+                 for position, value in zip(tiles.positions, row, strict=True)]
+        tile, position, value = max(cells, key=lambda cell: abs(cell[2]))
+        drawn[qc.PER_TILE_QUALITY] = charts.heatmap(
+            "plot-per-tile-quality", t(_("Quality per tile")),
+            t(_("For each tile (rows) and read position (columns): the tile's mean quality "
+                "minus the average of all tiles' means there. Blue is at or above the "
+                "average, yellow 5 below, red 10 or more below. The largest difference is "
+                "tile ${tile} at position ${position}: ${deviation}."),
+              tile=tile, position=position, deviation=f"{value:.2f}"),
+            [(str(number), row) for number, row in zip(tiles.tiles, tiles.deviations,
+                                                       strict=True)],
+            tiles.positions, x_label=t(_("Position in read (bp)")), y_label=t(_("Tile")),
+            limit=10)
 
 
 def length_words(request: Request, report: QCReport) -> str:

@@ -49,6 +49,24 @@ def _reads(seed: int, make: Callable[[random.Random, int], str], high: int = 40,
     return records
 
 
+def _tiled(seed: int, bad_tile_drop: int, old_names: bool = False,
+           length: int = LENGTH) -> list[Record]:
+    """Illumina-named reads on 4 tiles; tile 1102's qualities are ``bad_tile_drop`` lower."""
+    rng = random.Random(seed)
+    records = []
+    for index in range(READS):
+        tile = 1101 + index // 10 % 4  # FastQC looks at every 10th read
+        sequence = random_sequence(rng, length)
+        drop = bad_tile_drop if tile == 1102 else 0
+        # Every tile has low qualities too, so every tile's lowest character says Sanger.
+        quality = "".join(chr(33 + max(2, 38 - drop - rng.randint(0, 2)))
+                          for _ in sequence[1:]) + chr(33 + rng.randint(2, 8))
+        name = (f"HWI-1:{tile // 1000}:{tile}:{index}:{index}#0/1" if old_names
+                else f"M0:7:FC1:1:{tile}:{index}:{index} 1:N:0:1")
+        records.append((name, sequence, quality))
+    return records
+
+
 def _plain(rng: random.Random, _index: int) -> str:
     return random_sequence(rng, LENGTH)
 
@@ -118,6 +136,15 @@ FILES: dict[str, list[Record]] = {
     "long_reads": _reads(18, lambda rng, _i: random_sequence(rng, 150, 0.01)),
     "longer_reads": _reads(19, lambda rng, i: random_sequence(rng, (250, 420, 1500)[i % 3]),
                            count=600),
+    "tile_pass": _tiled(20, 3),
+    "tile_warn": _tiled(21, 8),
+    "tile_fail": _tiled(22, 16),
+    "tile_old_names": _tiled(23, 16, old_names=True),
+    # 150 bp: tile and adapter positions in FastQC's groups.
+    "tile_long_reads": _tiled(24, 9, length=150),
+    "adapter_long_reads": _reads(25, lambda rng, index: (
+        random_sequence(rng, index % 140) + ADAPTER + random_sequence(rng, 150))[:150]
+        if index % 9 == 0 else random_sequence(rng, 150)),
 }
 
 
@@ -164,7 +191,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, Fa
 
 
 def _from_tables(fastqc: FastQCOutput) -> dict[str, v.Verdict]:
-    """The verdicts of the modules the stored record lacks, from FastQC's tables."""
+    """The verdicts of FastQC's tables, judged by the same functions."""
     gc_counts = [row[0] for row in fastqc.numbers(v.PER_SEQUENCE_GC)]
     assert fastqc.deduplicated is not None
     return {
@@ -174,19 +201,19 @@ def _from_tables(fastqc: FastQCOutput) -> dict[str, v.Verdict]:
         v.PER_BASE_N: v.per_base_n(row[0] for row in fastqc.numbers(v.PER_BASE_N)),
         v.DUPLICATION_LEVELS: v.duplication(fastqc.deduplicated),
         v.ADAPTER_CONTENT: v.adapter_content(fastqc.numbers(v.ADAPTER_CONTENT)),
+        **({v.PER_TILE_QUALITY: v.per_tile_quality(
+            [[float(row[2])] for row in fastqc.rows[v.PER_TILE_QUALITY]])}
+           if v.PER_TILE_QUALITY in fastqc.rows else {}),
     }
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_verdicts_of_the_stored_record_equal_fastqcs(judged: dict, name: str) -> None:
     ours, fastqc, _report = judged[name]
-    for module in (v.BASIC, v.PER_BASE_QUALITY, v.PER_SEQUENCE_QUALITY, v.PER_BASE_CONTENT,
-                   v.PER_SEQUENCE_GC, v.PER_BASE_N, v.LENGTH_DISTRIBUTION,
-                   v.OVERREPRESENTED_SEQUENCES):
-        assert ours[module] == fastqc.status[module], module
-    # The record has no tile, duplication or adapter numbers: not measured.
-    assert [m for m, verdict in ours.items() if verdict is None] == [
-        v.PER_TILE_QUALITY, v.DUPLICATION_LEVELS, v.ADAPTER_CONTENT]
+    for module in v.MODULES:
+        # FastQC leaves per-tile quality out for reads without tile numbers; so does the
+        # record (not measured).
+        assert ours[module] == fastqc.status.get(module), module
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
@@ -211,13 +238,57 @@ def test_gc_distribution_equals_fastqcs_table(judged: dict, name: str) -> None:
                                                    rel=1e-9, abs=1e-6)
 
 
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_duplication_table_equals_fastqcs(judged: dict, name: str) -> None:
+    _ours, fastqc, report = judged[name]
+    levels = report.duplication
+    assert levels.deduplicated_percentage == pytest.approx(fastqc.deduplicated, rel=1e-12)
+    expected = fastqc.rows[v.DUPLICATION_LEVELS]
+    assert [label.rstrip("+") for label, _d, _t in expected] == levels.levels
+    assert levels.deduplicated == pytest.approx([float(d) for _l, d, _t in expected],
+                                                rel=1e-9, abs=1e-9)
+    assert levels.total == pytest.approx([float(t) for _l, _d, t in expected],
+                                         rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_adapter_table_equals_fastqcs(judged: dict, name: str) -> None:
+    _ours, fastqc, report = judged[name]
+    table = report.adapter_content
+    expected = fastqc.rows[v.ADAPTER_CONTENT]
+    assert table.positions == [row[0] for row in expected]
+    assert [list(column) for column in zip(*table.percentages, strict=True)] == [
+        pytest.approx([float(value) for value in row[1:]], abs=1e-12) for row in expected]
+
+
+@pytest.mark.parametrize("name", sorted(name for name in FILES if name.startswith("tile")))
+def test_per_tile_table_equals_fastqcs(judged: dict, name: str) -> None:
+    _ours, fastqc, report = judged[name]
+    table = report.per_tile_quality
+    rows = [(str(tile), position, value) for tile, deviations
+            in zip(table.tiles, table.deviations, strict=True)
+            for position, value in zip(table.positions, deviations, strict=True)]
+    expected = fastqc.rows[v.PER_TILE_QUALITY]
+    assert [row[:2] for row in rows] == [(tile, base) for tile, base, _mean in expected]
+    assert [row[2] for row in rows] == pytest.approx(
+        [float(mean) for _tile, _base, mean in expected], abs=1e-9)
+
+
+def test_reads_without_tiles_leave_per_tile_quality_out(judged: dict) -> None:
+    assert judged["clean"][2].per_tile_quality is None
+    assert v.PER_TILE_QUALITY not in judged["clean"][1].status
+
+
 def test_records_made_before_base_counts_leave_content_unmeasured(judged: dict) -> None:
-    stored = judged["clean"][2].to_dict()
+    stored = judged["tile_fail"][2].to_dict()
     del stored["perBaseCounts"], stored["lengthCounts"], stored["gcDistribution"]
+    del stored["duplicationLevels"], stored["adapterContent"], stored["perTileQuality"]
     judged = {item.module: item.verdict for item in v.verdicts(v.report_of(stored))}
     assert judged[v.PER_BASE_CONTENT] is None and judged[v.PER_BASE_N] is None
     assert judged[v.PER_SEQUENCE_GC] is None
-    assert judged[v.PER_BASE_QUALITY] == v.Verdict.PASS
+    assert judged[v.DUPLICATION_LEVELS] is None and judged[v.ADAPTER_CONTENT] is None
+    assert judged[v.PER_TILE_QUALITY] is None
+    assert judged[v.PER_BASE_QUALITY] is not None
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
@@ -234,8 +305,8 @@ def test_every_module_is_seen_passing_warning_and_failing(judged: dict) -> None:
         for module, verdict in every.items():
             seen.setdefault(module, set()).add(str(verdict))
     for module in v.MODULES:
-        if module in (v.BASIC, v.PER_TILE_QUALITY):
-            continue  # Basic statistics always pass; generated reads carry no tile.
+        if module == v.BASIC:
+            continue  # Basic statistics always pass.
         assert seen[module] == {"pass", "warn", "fail"}, module
 
 

@@ -255,6 +255,9 @@ def qc_fields(record: Any, fastqc_version: str | None = None) -> dict[str, Any]:
     report.pop("perBaseCounts", None)
     report.pop("lengthCounts", None)
     report.pop("gcDistribution", None)
+    report.pop("duplicationLevels", None)
+    report.pop("adapterContent", None)
+    report.pop("perTileQuality", None)
     overrepresented = [
         {**item, "createdDate": epoch_ms(record.created), "label": item.get("sequence"),
          "identifier": str(index)}

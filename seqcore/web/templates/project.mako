@@ -22,6 +22,7 @@
 % endif
 </dl>
 <p><a href="${request.route_path('web.project.manage', id=project.id)}">${_("Members, metadata fields, templates and activity")}</a></p>
+<p><a id="project-qc" href="${request.route_path('web.project.qc', id=project.id)}">${_("QC overview of the samples")}</a></p>
 <h2>${_("Samples")}</h2>
 % if can_import:
 <p><a id="import-samples" href="${request.route_path('web.project.import', id=project.id)}">${_("Import samples and metadata from a spreadsheet")}</a></p>

@@ -43,13 +43,20 @@ ${fmt.verdict(item.verdict.value)}\
 ${fmt.verdict(item.verdict.value)}\
 % endif
 </h2>
-% if item.verdict is None:
+% if item.verdict is None and item.module == "Per tile sequence quality":
+<p class="muted">${_("Not measured: the reads' names carry no Illumina tile number (FastQC leaves this module out too), or the QC record was made before tiles were measured.")}</p>
+% elif item.verdict is None:
 <p class="muted">${_("Not measured: the QC record of this file holds no numbers for this module.")}</p>
 % elif item.module in plots:
 % if item.module == "Sequence Length Distribution":
 <p>${length_words}</p>
 % endif
 <figure class="chart-figure">${plots[item.module] | n}</figure>
+% if item.module == "Sequence Duplication Levels":
+<p id="deduplicated">${_("Percent of sequences remaining if deduplicated: ${percentage} %", percentage="%.2f" % report.duplication.deduplicated_percentage)}</p>
+% endif
+% elif item.module == "Adapter Content":
+<p>${_("No read is longer than the adapters (12 bases): adapters cannot be searched for.")}</p>
 % elif item.module == "Sequence Length Distribution":
 <p>${length_words}</p>
 % elif item.module == "Overrepresented sequences":
