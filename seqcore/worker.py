@@ -15,6 +15,7 @@ from pyramid.registry import Registry
 from seqcore.analysis.worker import AnalysisWorker
 from seqcore.exports.worker import ExportWorker
 from seqcore.files.attachments import BlobSweeper
+from seqcore.files.directuploads import DirectUploadChecker
 from seqcore.governance.trash import TrashWorker
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.notifications.delivery import MailWorker
@@ -34,6 +35,7 @@ class WorkerLoop:
         self.ncbi = NcbiWorker(registry, self.name)
         self.exports = ExportWorker(registry, self.name)
         self.blobs = BlobSweeper(registry)
+        self.arrivals = DirectUploadChecker(registry)
         self.trash = TrashWorker(registry)
         self.memberships = MembershipExpiryWorker(registry)
         self.mail = MailWorker(registry)
@@ -43,7 +45,8 @@ class WorkerLoop:
         instruments.heartbeat(self.name)
         busy = 0
         for step in (self.processing.run_once, self.analyses.run_once, self.ncbi.run_once,
-                     self.exports.run_once, self.blobs.run_once, self.trash.run_once,
+                     self.exports.run_once, self.arrivals.run_once, self.blobs.run_once,
+                     self.trash.run_once,
                       self.memberships.run_once, self.mail.run_once, self.tokens.run_once):
             try:
                 busy += step()

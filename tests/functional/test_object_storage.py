@@ -1,0 +1,120 @@
+"""seqcore on an object store (an S3 bucket on moto, an Azure container on Azurite): REST
+uploads stream into the store, downloads answer 303 to a signed URL of the store (streamed
+with ?stream=1), deleting removes the objects, and IRIDA Next's direct upload PUTs to the
+store itself, the worker checking the bytes before they can be attached (a refused upload
+leaves no object)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import urllib.parse
+import urllib.request
+
+import pytest
+import transaction
+
+from seqcore.files.directuploads import DirectUploadChecker
+from seqcore.services import IStorage, registry_service
+from seqcore.testing.uploads import CREATE_DIRECT_UPLOAD, fastq, gz, md5_base64, multipart
+
+ATTACH = """mutation($files: [String!]!, $sampleId: ID) {
+  attachFilesToSample(input: {files: $files, sampleId: $sampleId}) {
+    status errors { path message } } }"""
+
+
+@pytest.fixture(params=["s3", "azure"])
+def store_app(request, build_app):
+    server = request.getfixturevalue(f"{request.param}_server")
+    app = build_app(**server.settings())
+    storage = registry_service(app.app.app.registry, IStorage)
+    return app, storage
+
+
+def _objects(storage):
+    return sorted(storage.backend.keys())
+
+
+def _fetch(url):
+    with urllib.request.urlopen(url) as response:
+        return response.read()
+
+
+def test_rest_upload_download_and_delete(store_app, factories):
+    app, storage = store_app
+    owner = factories.user(username="owner")
+    project = factories.project(owner=owner)
+    sample = factories.sample(project, name="isolate-1")
+    headers = factories.headers(owner)
+    reads = gz(fastq(reads=2000, seed=3))
+    body, content_type = multipart([("file", "isolate-1_R1.fastq.gz", reads, None)])
+    res = app.post(f"/api/samples/{sample.id}/sequenceFiles", body,
+                   headers={**headers, "Content-Type": content_type}, status=201)
+    resource = res.json["resource"]
+    assert resource["file"].startswith(("s3://", "az://"))
+    [key] = _objects(storage)
+    assert resource["file"].endswith(key)
+    url = res.headers["Location"]
+    redirect = app.get(url, headers={**headers, "Accept": "application/fastq"}, status=303)
+    assert redirect.headers["Cache-Control"] == "no-store"
+    assert _fetch(redirect.headers["Location"]) == reads
+    streamed = app.get(url + "?stream=1", headers={**headers, "Accept": "application/fastq"},
+                       status=200)
+    assert streamed.body == reads
+    assert "isolate-1_R1.fastq.gz" in streamed.headers["Content-Disposition"]
+    app.delete(f"/api/projects/{project.id}/samples/{sample.id}", headers=headers)
+    assert _objects(storage) == []
+
+
+def _put(upload, data):
+    url = urllib.parse.urlsplit(upload["url"])
+    conn = http.client.HTTPConnection(url.hostname, url.port)
+    conn.request("PUT", f"{url.path}?{url.query}", body=data,
+                 headers=json.loads(upload["headers"]))
+    response = conn.getresponse()
+    response.read()
+    return response.status
+
+
+def test_direct_upload_goes_to_the_store_and_is_checked_before_attaching(
+        store_app, factories):
+    app, storage = store_app
+    owner = factories.user(username="owner")
+    sample = factories.sample(factories.project(owner=owner), name="isolate-1")
+    headers = factories.graphql_headers(owner, ("read_api", "api"))
+    checker = DirectUploadChecker(app.app.app.registry)
+
+    def announce(name, data):
+        res = app.post_json("/api/graphql", {"query": CREATE_DIRECT_UPLOAD, "variables": {
+            "filename": name, "contentType": "application/octet-stream",
+            "checksum": md5_base64(data), "byteSize": len(data)}}, headers=headers)
+        return res.json["data"]["createDirectUpload"]["directUpload"]
+
+    def attach(blob):
+        res = app.post_json("/api/graphql", {"query": ATTACH, "variables": {
+            "files": [blob], "sampleId": f"gid://seqcore/Sample/{sample.id}"}},
+            headers=headers)
+        assert "errors" not in res.json, res.json
+        return res.json["data"]["attachFilesToSample"]
+
+    good = fastq(seed=4)
+    upload = announce("reads.fastq", good)
+    assert upload["url"].startswith(storage.backend.location.split(" at ")[-1]
+                                    if storage.backend.kind == "azure" else "http://127.0.0.1")
+    assert "/api/directUploads/" not in upload["url"]
+    assert _put(upload, good) in (200, 201)
+    waiting = attach(upload["signedBlobId"])
+    assert "still being checked" in waiting["errors"][0]["message"]
+    with transaction.manager:
+        pass
+    assert checker.run_once() == 1
+    assert attach(upload["signedBlobId"])["status"] == {upload["signedBlobId"]: "success"}
+
+    bad = b"this is not FASTQ at all\n"
+    refused = announce("bad.fastq", bad)
+    assert _put(refused, bad) in (200, 201)
+    keys_before = _objects(storage)
+    checker._next = 0.0
+    assert checker.run_once() == 1
+    assert len(_objects(storage)) == len(keys_before) - 1  # the refused object is gone
+    assert attach(refused["signedBlobId"])["status"] == {refused["signedBlobId"]: "error"}
