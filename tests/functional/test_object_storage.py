@@ -32,7 +32,7 @@ def store_app(request, build_app):
 
 
 def _objects(storage):
-    return sorted(storage.backend.keys())
+    return sorted(storage.backend.stored_keys())
 
 
 def _fetch(url):

@@ -28,7 +28,7 @@ def storage(storage_backend_settings, tmp_path):
 
 
 def _stored(storage):
-    return sorted(storage.backend.keys())
+    return sorted(storage.backend.stored_keys())
 
 
 def _write(storage, name, blocks):

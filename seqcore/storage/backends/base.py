@@ -42,7 +42,7 @@ class Backend(Protocol):
     def delete(self, key: str) -> None:
         """Remove ``key`` (nothing if absent)."""
 
-    def keys(self, prefix: str = "") -> Iterator[str]:
+    def stored_keys(self, prefix: str = "") -> Iterator[str]:
         """Every stored key under ``prefix``."""
 
     def signed_url(self, key: str, method: str, seconds: int) -> str | None:

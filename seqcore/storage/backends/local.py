@@ -68,7 +68,7 @@ class LocalBackend:
             except OSError:
                 break
 
-    def keys(self, prefix: str = "") -> Iterator[str]:
+    def stored_keys(self, prefix: str = "") -> Iterator[str]:
         for path in sorted(self.root.rglob("*")):
             relative = path.relative_to(self.root).as_posix()
             if path.is_file() and relative.startswith(prefix) and not relative.startswith(

@@ -135,7 +135,7 @@ class ObjectBackend:
         with contextlib.suppress(FileNotFoundError):
             obstore.delete(self.store, key)
 
-    def keys(self, prefix: str = "") -> Iterator[str]:
+    def stored_keys(self, prefix: str = "") -> Iterator[str]:
         import obstore
 
         for batch in obstore.list(self.store, prefix=prefix or None):
