@@ -118,3 +118,30 @@ def test_direct_upload_goes_to_the_store_and_is_checked_before_attaching(
     assert checker.run_once() == 1
     assert len(_objects(storage)) == len(keys_before) - 1  # the refused object is gone
     assert attach(refused["signedBlobId"])["status"] == {refused["signedBlobId"]: "error"}
+
+
+def test_processing_reads_from_the_store_and_writes_the_new_revision_back(
+        request, build_app, factories, db):
+    from seqcore.models.sequencing import QCRecord, SequenceFile
+    from seqcore.testing.workers import Worker
+
+    server = request.getfixturevalue("s3_server")
+    app = build_app(**server.settings(), **{"seqcore.processing.decompress": True})
+    storage = registry_service(app.app.app.registry, IStorage)
+    owner = factories.user(username="owner")
+    sample = factories.sample(factories.project(owner=owner), name="isolate-1")
+    headers = factories.headers(owner)
+    reads = fastq(reads=200, seed=6)
+    body, content_type = multipart([("file", "isolate-1.fastq.gz", gz(reads), None)])
+    res = app.post(f"/api/samples/{sample.id}/sequenceFiles", body,
+                   headers={**headers, "Content-Type": content_type}, status=201)
+    Worker(app.app.app.registry).run_until_idle()
+    record = db.query(SequenceFile).one()
+    assert record.revision == 2 and record.file_name == "isolate-1.fastq"
+    assert sorted(_objects(storage)) == sorted([record.path, record.original_path])
+    with storage.open(record.path) as fh:
+        assert fh.read() == reads
+    assert db.query(QCRecord).filter_by(file_id=record.id).one().report["totalSequences"] == 200
+    streamed = app.get(res.headers["Location"] + "?stream=1",
+                       headers={**headers, "Accept": "application/fastq"})
+    assert streamed.body == reads
