@@ -80,3 +80,35 @@ def test_an_altered_file_is_reported_and_extra_objects_are_pruned(
     pruned = _run(source_ini, "--to", str(target_ini), "--prune")
     assert "1 removed from the target" in pruned.output
     assert "aa/deleted-since/x.fastq" not in set(target.stored_keys())
+
+
+def test_check_verifies_the_objects_and_backup_points_to_versioning(
+        app_config, factories, s3_server, tmp_path):
+    settings = app_config.get_settings()
+    database, local = settings["sqlalchemy.url"], settings["seqcore.storage.path"]
+    sample = factories.sample(project=factories.project())
+    factories.sequencing_object(sample, kind="unpaired")
+    s3 = s3_server.settings()
+    target_ini = _ini(tmp_path / "s3.ini", database, local, s3)
+    assert _run(_ini(tmp_path / "local.ini", database, local, {}),
+                "--to", str(target_ini)).exit_code == 0
+
+    def cli(*args: str):
+        return CliRunner().invoke(main, ["-c", str(target_ini), *args],
+                                  catch_exceptions=False)
+
+    ok = cli("check")
+    assert ok.exit_code == 0, ok.output
+    assert "1 stored files present and intact" in ok.output
+    target = backend_from_settings(s3, Path(local))
+    [key] = target.stored_keys()
+    altered = tmp_path / "altered"
+    altered.write_bytes(b"@r\nA\n+\nI\n")
+    target.put_file(key, altered)
+    target.put_file("zz/stray/y.fastq", altered)
+    bad = cli("check")
+    assert bad.exit_code == 1
+    assert f"checksum or size differs: {key}" in bad.output
+    assert "unreferenced: zz/stray/y.fastq" in bad.output
+    refused = cli("backup", str(tmp_path / "backup"))
+    assert refused.exit_code == 1 and "versioning" in refused.output
