@@ -273,7 +273,7 @@ class AnalysisWorker(LeasedWorker):
                 work_dir = self.work_root / f"{sub.id}-{sub.attempts}"
                 if work_dir.exists():
                     shutil.rmtree(work_dir)
-                write_job(work_dir, self._job(db, sub, analysis_type))
+                write_job(work_dir, self._job(db, sub, analysis_type, work_dir))
                 executor_name = self.executor_for(analysis_type)
                 self._move(db, sub, S.PREPARED, work_dir=str(work_dir),
                            executor=executor_name, remote_input_data_id=str(work_dir),
@@ -339,7 +339,10 @@ class AnalysisWorker(LeasedWorker):
             log.exception("submission %s could not start", submission_id)
             self.fail(submission_id, f"Could not start: {type(err).__name__}: {err}")
 
-    def _job(self, db: Session, sub: AnalysisSubmission, analysis_type: Any) -> dict[str, Any]:
+    def _job(self, db: Session, sub: AnalysisSubmission, analysis_type: Any,
+             work_dir: Path) -> dict[str, Any]:
+        """The job's description; its input files are where they are stored in a local
+        directory, copies staged into ``work_dir/inputs`` from an object store."""
         kinds = {k.name: k for k in self.registry.get("seqcore.file_kinds", {}).values()}
         inputs = []
         for link in sub.inputs:
@@ -350,7 +353,8 @@ class AnalysisWorker(LeasedWorker):
             sample = db.get_one(Sample, obj.sample_id)
             inputs.append({"object_id": obj.id, "kind": obj.kind, "sample_id": sample.id,
                            "sample_name": sample.name,
-                           "files": [str(self.storage.path(f.path)) for f in files]})
+                           "files": [str(self.storage.stage(f.path, work_dir / "inputs"))
+                                     for f in files]})
         schema = {p.name for p in analysis_type.parameters}
         typed, _ = check_parameters(analysis_type, {k: v for k, v in sub.parameters.items()
                                                     if k in schema})

@@ -428,6 +428,23 @@ class Storage:
             target.unlink(missing_ok=True)
             stage.rmdir()
 
+    def stage(self, relative: str, directory: Path) -> Path:
+        """A local file holding a stored file's bytes for as long as ``directory`` lives (an
+        analysis's inputs): the file itself in a local directory, else a copy made under
+        ``directory`` (by key, so two inputs of one name do not meet)."""
+        if self.is_local:
+            return self.path(relative)
+        target = (directory / relative).resolve()
+        if directory.resolve() not in target.parents:
+            raise StorageError(f"{relative!r} cannot be staged under {directory}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.backend.download(relative, target)
+        except FileNotFoundError:
+            raise StorageError(f"{relative!r} is missing from "
+                               f"{self.backend.describe()}") from None
+        return target
+
     def open(self, relative: str) -> BinaryIO:
         """A stored file's bytes as a stream (a file, or the object read in blocks)."""
         if self.is_local:

@@ -145,3 +145,35 @@ def test_processing_reads_from_the_store_and_writes_the_new_revision_back(
     streamed = app.get(res.headers["Location"] + "?stream=1",
                        headers={**headers, "Accept": "application/fastq"})
     assert streamed.body == reads
+
+
+def test_an_analysis_stages_its_inputs_and_writes_its_outputs_back(request, build_app,
+                                                                   factories):
+    from seqcore.analysis.worker import AnalysisWorker
+
+    server = request.getfixturevalue("s3_server")
+    app = build_app(**server.settings())
+    storage = registry_service(app.app.app.registry, IStorage)
+    owner = factories.user(username="owner")
+    sample = factories.sample(factories.project(owner=owner), name="isolate-1")
+    headers = factories.headers(owner)
+    body, content_type = multipart([
+        ("file1", "s_R1.fastq", fastq(reads=30, length=50, seed=1), None),
+        ("file2", "s_R2.fastq", fastq(reads=30, length=70, seed=2), None)])
+    res = app.post(f"/api/samples/{sample.id}/pairs", body,
+                   headers={**headers, "Content-Type": content_type}, status=201)
+    pair_id = int(res.headers["Location"].rsplit("/", 1)[-1])
+    launched = app.post_json("/api/analysisSubmissions/analysisType/readcount",
+                             {"name": "counts", "sequencingObjects": [pair_id]},
+                             headers=headers, status=201)
+    url = launched.headers["Location"].replace("http://localhost", "")
+    AnalysisWorker(app.app.app.registry).run_until_idle(timeout=120)
+    submission = app.get(url, headers=headers).json["resource"]
+    assert submission["analysisState"] == "COMPLETED", submission
+    analysis = app.get(url + "/analysis", headers=headers).json["resource"]
+    counts = next(link["href"] for link in analysis["links"]
+                  if link["rel"] == "outputFile/counts")
+    redirect = app.get(counts, headers={**headers, "Accept": "text/plain"}, status=303)
+    assert _fetch(redirect.headers["Location"]).decode().splitlines()[-1] == \
+        "isolate-1\ts_R2.fastq\t30\t2100"
+    assert len(_objects(storage)) > 2  # the inputs and the outputs
