@@ -180,6 +180,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "How many analyses may be between PREPARING and COMPLETED at once.", int),
     Setting("seqcore.analysis.threads", 2,
             "Threads a pipeline may use (keep max_running x threads within the cores).", int),
+    Setting("seqcore.analysis.input_url_hours", 48.0,
+            "With an object-store backend, how long the signed URLs an executor that reads "
+            "URLs (WES) gets for an analysis's input files stay valid: longer than the "
+            "longest run is expected to wait and take.", float),
     Setting("seqcore.analysis.work_path", "var/work",
             "Directory of the analyses' work directories (shared with remote executors)."),
     Setting("seqcore.analysis.cleanup_days", "",

@@ -148,7 +148,7 @@ def test_processing_reads_from_the_store_and_writes_the_new_revision_back(
 
 
 def test_an_analysis_stages_its_inputs_and_writes_its_outputs_back(request, build_app,
-                                                                   factories):
+                                                                   factories, db, tmp_path):
     from seqcore.analysis.worker import AnalysisWorker
 
     server = request.getfixturevalue("s3_server")
@@ -177,3 +177,13 @@ def test_an_analysis_stages_its_inputs_and_writes_its_outputs_back(request, buil
     assert _fetch(redirect.headers["Location"]).decode().splitlines()[-1] == \
         "isolate-1\ts_R2.fastq\t30\t2100"
     assert len(_objects(storage)) > 2  # the inputs and the outputs
+    # An executor that reads URLs (WES) gets signed URLs of the inputs and no copies.
+    from seqcore.models.analysis import AnalysisSubmission
+
+    worker = AnalysisWorker(app.app.app.registry)
+    sub = db.query(AnalysisSubmission).one()
+    job = worker._job(db, sub, worker.analyses.type(sub.analysis_type), tmp_path / "job",
+                      reads_urls=True)
+    [item] = job["inputs"]
+    assert item["files"] == [] and not (tmp_path / "job").exists()
+    assert _fetch(item["urls"][1]) == fastq(reads=30, length=70, seed=2)
