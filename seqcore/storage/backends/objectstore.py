@@ -59,7 +59,11 @@ class ObjectBackend:
         if endpoint and not endpoint.startswith(("http://", "https://")):
             raise BackendSettingsError(f"setting 'seqcore.storage.endpoint': {endpoint!r} is "
                                        "not an http:// or https:// URL")
-        options: Any = {"allow_http": True} if endpoint.startswith("http://") else {}
+        # A part of a large upload may wait behind others on a busy store: obstore's default
+        # of 30 s per request would abort the upload.
+        options: Any = {"timeout": timedelta(minutes=10), "connect_timeout": timedelta(seconds=30)}
+        if endpoint.startswith("http://"):
+            options["allow_http"] = True
         key_id = str(settings.get("seqcore.storage.access_key_id") or "").strip()
         secret = str(settings.get("seqcore.storage.secret_access_key") or "").strip()
         if bool(key_id) != bool(secret):
