@@ -187,3 +187,35 @@ def test_an_analysis_stages_its_inputs_and_writes_its_outputs_back(request, buil
     [item] = job["inputs"]
     assert item["files"] == [] and not (tmp_path / "job").exists()
     assert _fetch(item["urls"][1]) == fastq(reads=30, length=70, seed=2)
+
+
+def test_an_export_reads_the_store_and_its_bundle_is_downloaded_from_it(request, build_app,
+                                                                         factories):
+    import io
+    import zipfile
+
+    from seqcore.exports.worker import ExportWorker
+    from seqcore.testing.workers import Worker
+
+    server = request.getfixturevalue("s3_server")
+    app = build_app(**server.settings())
+    storage = registry_service(app.app.app.registry, IStorage)
+    owner = factories.user(username="owner")
+    project = factories.project(owner=owner)
+    sample = factories.sample(project, name="isolate-1")
+    headers = factories.headers(owner)
+    reads = fastq(reads=40, seed=8)
+    body, content_type = multipart([("file", "isolate-1.fastq", reads, None)])
+    app.post(f"/api/samples/{sample.id}/sequenceFiles", body,
+             headers={**headers, "Content-Type": content_type}, status=201)
+    Worker(app.app.app.registry).run_until_idle()
+    created = app.post_json(f"/api/projects/{project.id}/exports",
+                            {"samples": [sample.id], "fileKinds": ["unpaired"]},
+                            headers=headers, status=201).json["resource"]
+    ExportWorker(app.app.app.registry, "w").run_once()
+    self_link = next(link["href"] for link in created["links"] if link["rel"] == "self")
+    assert app.get(self_link, headers=headers).json["resource"]["state"] == "READY"
+    assert any(key.startswith("exports/") for key in _objects(storage))
+    redirect = app.get(self_link + "/download", headers=headers, status=303)
+    bundle = zipfile.ZipFile(io.BytesIO(_fetch(redirect.headers["Location"])))
+    assert reads in [bundle.read(name) for name in bundle.namelist()]

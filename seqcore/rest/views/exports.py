@@ -21,6 +21,7 @@ from seqcore.models.export import DataExport, ExportState
 from seqcore.resources.exports import ExportDownload, ExportResource, ProjectExports
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry, links_only
+from seqcore.rest.storedfiles import stored_file_response
 from seqcore.rest.values import epoch_ms
 from seqcore.security.access import EXPORT
 from seqcore.security.permissions import Permission
@@ -126,6 +127,9 @@ def download(request: Request) -> Response:
     if export.state != ExportState.READY.value or not export.path:
         raise NotFound(f"Data export {export.id} has no bundle to download: it is "
                        f"{export.state}.")
+    if not request.storage.is_local:  # from the store itself, ranges and all
+        return stored_file_response(request, export.path,
+                                    f"seqcore-export-{export.id}.zip", "application/zip")
     path = request.storage.path(export.path)
     try:
         handle = open(path, "rb")  # noqa: SIM115 - the response's iterator closes it
