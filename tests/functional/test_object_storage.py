@@ -164,7 +164,8 @@ def test_an_analysis_stages_its_inputs_and_writes_its_outputs_back(request, buil
                    headers={**headers, "Content-Type": content_type}, status=201)
     pair_id = int(res.headers["Location"].rsplit("/", 1)[-1])
     launched = app.post_json("/api/analysisSubmissions/analysisType/readcount",
-                             {"name": "counts", "sequencingObjects": [pair_id]},
+                             {"name": "counts", "sequencingObjects": [pair_id],
+                              "writeResultsToSamples": True},
                              headers=headers, status=201)
     url = launched.headers["Location"].replace("http://localhost", "")
     AnalysisWorker(app.app.app.registry).run_until_idle(timeout=120)
@@ -177,6 +178,9 @@ def test_an_analysis_stages_its_inputs_and_writes_its_outputs_back(request, buil
     assert _fetch(redirect.headers["Location"]).decode().splitlines()[-1] == \
         "isolate-1\ts_R2.fastq\t30\t2100"
     assert len(_objects(storage)) > 2  # the inputs and the outputs
+    metadata = app.get(f"/api/samples/{sample.id}/metadata",
+                       headers=headers).json["resource"]["metadata"]
+    assert metadata["read count"] == {"value": "60", "type": "text"}  # written back
     # An executor that reads URLs (WES) gets signed URLs of the inputs and no copies.
     from seqcore.models.analysis import AnalysisSubmission
 
