@@ -66,6 +66,19 @@ def test_rest_upload_download_and_delete(store_app, factories):
     assert _objects(storage) == []
 
 
+def test_a_refused_rest_upload_leaves_no_object(store_app, factories):
+    app, storage = store_app
+    owner = factories.user(username="owner")
+    sample = factories.sample(factories.project(owner=owner), name="isolate-1")
+    headers = factories.headers(owner)
+    truncated = gz(fastq(reads=3000, seed=5))[:-100]
+    body, content_type = multipart([("file1", "s_R1.fastq.gz", gz(fastq(seed=1)), None),
+                                    ("file2", "s_R2.fastq.gz", truncated, None)])
+    app.post(f"/api/samples/{sample.id}/pairs", body,
+             headers={**headers, "Content-Type": content_type}, status=400)
+    assert _objects(storage) == []
+
+
 def _put(upload, data):
     url = urllib.parse.urlsplit(upload["url"])
     conn = http.client.HTTPConnection(url.hostname, url.port)
