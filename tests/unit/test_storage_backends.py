@@ -129,3 +129,19 @@ def test_bad_settings_stop_the_start_with_the_setting_named(settings, message, t
 
     with pytest.raises(ConfigurationError, match=message):
         includeme(Config())  # type: ignore[arg-type]
+
+
+def test_a_stored_stream_seeks_for_a_resumed_ftp_upload(storage):
+    from functools import partial
+
+    from seqcore.ncbi.ftp import _open
+
+    manager = transaction.TransactionManager()
+    manager.begin()
+    content = os.urandom(3 << 20)
+    key = _write(storage, "reads.fastq.gz", [content]).place(manager)
+    manager.commit()
+    with _open(partial(storage.open, key)) as stream:
+        stream.seek(1 << 20)
+        assert stream.tell() == 1 << 20
+        assert stream.read() == content[1 << 20:]

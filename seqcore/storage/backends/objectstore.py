@@ -175,6 +175,15 @@ class _Reader(io.RawIOBase):
             return bytes(self._raw.readall())
         return bytes(self._raw.read(size))
 
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return int(self._raw.seek(offset, whence))
+
+    def tell(self) -> int:
+        return int(self._raw.tell())
+
     def readinto(self, buffer: Any) -> int:
         data = self._raw.read(len(buffer))
         view = memoryview(data)
