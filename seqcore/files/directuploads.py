@@ -34,7 +34,7 @@ from seqcore.files.uploads import BadContent
 from seqcore.models.attachment import DirectUpload, file_metadata
 from seqcore.models.sequencing import SequenceFile
 from seqcore.services import ISessionFactory, IStorage, registry_service
-from seqcore.storage.service import Storage, disk_name
+from seqcore.storage.service import Storage, object_name
 
 log = logging.getLogger(__name__)
 BLOCK = 8 << 20
@@ -75,7 +75,7 @@ def content_check(settings: Any, filename: str, length: int) -> Any:
 
 def object_key(blob: DirectUpload) -> str:
     """The key a blob's bytes are ``PUT`` under in an object store (and stay under)."""
-    return f"direct/{blob.key}/{disk_name(blob.filename)}"
+    return f"direct/{blob.key}/{object_name(blob.filename)}"
 
 
 def upload_target(storage: Storage, blob: DirectUpload) -> tuple[str, dict[str, str]] | None:

@@ -81,6 +81,15 @@ def disk_name(file_name: str) -> str:
     return cleaned if cleaned not in ("", ".", "..") else "file"
 
 
+def object_name(file_name: str) -> str:
+    """The last part of a file's key in an object store: its disk name with every character
+    but ASCII letters, digits, ``.``, ``-`` and ``_`` as ``_``. Keys then need no escaping in
+    signed URLs (Azure's signatures of escaped names are not read alike by every server);
+    the database keeps the client's name, and downloads carry it."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_"
+                   for c in disk_name(file_name))
+
+
 Block = bytes | memoryview
 
 
@@ -289,7 +298,7 @@ class ObjectWriter:
         self.limit = limit
         self.size = 0
         self.written = 0
-        self.key = f"{secrets.token_hex(1)}/{secrets.token_hex(10)}/{disk_name(file_name)}"
+        self.key = f"{secrets.token_hex(1)}/{secrets.token_hex(10)}/{object_name(file_name)}"
         self._sha = hashlib.sha256()
         self._digest: str | None = None
         self._out: Any = storage.backend.writer(self.key)

@@ -98,7 +98,8 @@ def test_signed_urls_read_and_write_without_credentials(storage):
         return
     manager = transaction.TransactionManager()
     manager.begin()
-    key = _write(storage, "reads.fastq", [b"@r\nACGT\n+\nIIII\n"]).place(manager)
+    key = _write(storage, "reads of é 1.fastq", [b"@r\nACGT\n+\nIIII\n"]).place(manager)
+    assert key.endswith("/reads_of___1.fastq")
     manager.commit()
     with urllib.request.urlopen(storage.signed_url(key, seconds=60)) as response:
         assert response.read() == b"@r\nACGT\n+\nIIII\n"
