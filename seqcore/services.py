@@ -20,12 +20,29 @@ from zope.interface import Attribute, Interface
 
 
 class IStorage(Interface):
-    """Where uploaded and generated files live (:class:`seqcore.storage.service.Storage`)."""
+    """Where uploaded and generated files live (:class:`seqcore.storage.service.Storage`):
+    a local directory, or an object store (``seqcore.storage.backend``). Code that needs a
+    file on disk asks for :meth:`local_copy` (the file itself, or a staged copy); code that
+    can stream asks for :meth:`open`; :meth:`path` answers only for a local directory."""
 
-    root = Attribute("The storage directory (a pathlib.Path).")
+    root = Attribute("The storage directory (a pathlib.Path); an object store's scratch "
+                     "directory.")
+    is_local = Attribute("Whether stored files are files under root (path answers).")
 
     def path(relative: str) -> Any:
-        """The absolute path of a stored file."""
+        """The absolute path of a stored file (a local directory only)."""
+
+    def local_copy(relative: str) -> Any:
+        """A context manager giving a local file with a stored file's bytes."""
+
+    def open(relative: str) -> Any:
+        """A stored file's bytes as a binary stream."""
+
+    def location(relative: str) -> Any:
+        """Where a stored file is, for representations (a path, ``s3://bucket/key``)."""
+
+    def signed_url(relative: str, method: str = "GET", seconds: Any = None) -> Any:
+        """A short-lived URL of the object store for the file; ``None`` for a directory."""
 
     def store_file(source: Any, name: str, manager: Any) -> Any:
         """Move ``source`` into storage, joined to ``manager``'s transaction."""

@@ -15,6 +15,7 @@ from pyramid.registry import Registry
 from seqcore.analysis.worker import AnalysisWorker
 from seqcore.exports.worker import ExportWorker
 from seqcore.files.attachments import BlobSweeper
+from seqcore.files.directuploads import DirectUploadChecker
 from seqcore.governance.trash import TrashWorker
 from seqcore.ncbi.worker import NcbiWorker
 from seqcore.notifications.delivery import MailWorker
@@ -28,8 +29,8 @@ log = logging.getLogger(__name__)
 
 # The rounds of the loop by name, for ``seqcore worker --only`` (docs/operations.md, "Several
 # machines"): e.g. machines without the analyses' work directory run all but ``analyses``.
-ROUNDS = ("processing", "analyses", "ncbi", "exports", "blobs", "trash", "memberships", "mail",
-          "tokens")
+ROUNDS = ("processing", "analyses", "ncbi", "exports", "arrivals", "blobs", "trash",
+          "memberships", "mail", "tokens")
 
 
 class WorkerLoop:
@@ -46,6 +47,7 @@ class WorkerLoop:
         self.ncbi = NcbiWorker(registry, self.name)
         self.exports = ExportWorker(registry, self.name)
         self.blobs = BlobSweeper(registry)
+        self.arrivals = DirectUploadChecker(registry)
         self.trash = TrashWorker(registry)
         self.memberships = MembershipExpiryWorker(registry)
         self.mail = MailWorker(registry)

@@ -57,7 +57,7 @@ class WriteBack:
     db: Any
     #: The transaction manager (``purge_files``/storage removal after commit).
     manager: Any
-    #: The storage service (``IStorage``): ``storage.path(relative)`` and friends.
+    #: The storage service (``IStorage``): ``storage.local_copy(relative)`` and friends.
     storage: Any
     #: The ``AnalysisSubmission`` completing (``.id``, ``.parameters``, ``.inputs``, ...).
     submission: Any
@@ -67,9 +67,16 @@ class WriteBack:
 
     def output_path(self, key: str) -> Path:
         """The absolute path of the stored output ``key`` (``KeyError`` if the pipeline did
-        not return it), to read it."""
-        path: Path = self.storage.path(self.outputs[key].path)
-        return path
+        not return it), to read it: in a local directory the stored file, from an object
+        store a copy staged into the submission's work directory."""
+        relative = self.outputs[key].path
+        if getattr(self.storage, "is_local", True):
+            path: Path = self.storage.path(relative)
+            return path
+        work = self.submission.work_dir
+        directory = (Path(work) if work else self.storage.root / "tmp") / "staged-outputs"
+        staged: Path = self.storage.stage(relative, directory)
+        return staged
 
     def samples(self) -> list[int]:
         """The ids (ints, sorted, each once) of the samples whose sequencing objects the

@@ -282,8 +282,9 @@ class AnalysisWorker(LeasedWorker):
                 work_dir = self.work_root / f"{sub.id}-{sub.attempts}"
                 if work_dir.exists():
                     shutil.rmtree(work_dir)
-                write_job(work_dir, self._job(db, sub, analysis_type))
                 executor_name = self.executor_for(analysis_type)
+                reads_urls = bool(getattr(self.executor(executor_name), "reads_urls", False))
+                write_job(work_dir, self._job(db, sub, analysis_type, work_dir, reads_urls))
                 self._move(db, sub, S.PREPARED, work_dir=str(work_dir),
                            executor=executor_name, remote_input_data_id=str(work_dir),
                            remote_workflow_id=None)
@@ -348,7 +349,12 @@ class AnalysisWorker(LeasedWorker):
             log.exception("submission %s could not start", submission_id)
             self.fail(submission_id, f"Could not start: {type(err).__name__}: {err}")
 
-    def _job(self, db: Session, sub: AnalysisSubmission, analysis_type: Any) -> dict[str, Any]:
+    def _job(self, db: Session, sub: AnalysisSubmission, analysis_type: Any,
+             work_dir: Path, reads_urls: bool = False) -> dict[str, Any]:
+        """The job's description; its input files are where they are stored in a local
+        directory, copies staged into ``work_dir/inputs`` from an object store, or, for an
+        executor that reads URLs (``reads_urls``: the WES executor), signed URLs of the store
+        in ``urls`` (valid ``seqcore.analysis.input_url_hours``) and no copies."""
         kinds = {k.name: k for k in self.registry.get("seqcore.file_kinds", {}).values()}
         inputs = []
         for link in sub.inputs:
@@ -357,9 +363,16 @@ class AnalysisWorker(LeasedWorker):
             files = (kind.pipeline_files(db, obj) if kind is not None and
                      kind.pipeline_files is not None else obj.files)
             sample = db.get_one(Sample, obj.sample_id)
-            inputs.append({"object_id": obj.id, "kind": obj.kind, "sample_id": sample.id,
-                           "sample_name": sample.name,
-                           "files": [str(self.storage.path(f.path)) for f in files]})
+            item: dict[str, Any] = {"object_id": obj.id, "kind": obj.kind,
+                                    "sample_id": sample.id, "sample_name": sample.name}
+            if reads_urls and not self.storage.is_local:
+                seconds = int(float(self.settings["seqcore.analysis.input_url_hours"]) * 3600)
+                item["urls"] = [self.storage.signed_url(f.path, "GET", seconds) for f in files]
+                item["files"] = []
+            else:
+                item["files"] = [str(self.storage.stage(f.path, work_dir / "inputs"))
+                                 for f in files]
+            inputs.append(item)
         schema = {p.name for p in analysis_type.parameters}
         typed, _ = check_parameters(analysis_type, {k: v for k, v in sub.parameters.items()
                                                     if k in schema})

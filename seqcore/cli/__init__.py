@@ -14,6 +14,7 @@ from seqcore.cli import (
     init,
     plugins,
     serve,
+    storage,
     tokens,
     tools,
     users,
@@ -23,4 +24,4 @@ from seqcore.cli.base import Env, main, pass_env
 from seqcore.cli.serve import bootstrap
 
 __all__ = ["Env", "backups", "bootstrap", "bots", "clients", "database", "init", "main", "pass_env",
-           "plugins", "serve", "tokens", "tools", "users", "worker"]
+           "plugins", "serve", "storage", "tokens", "tools", "users", "worker"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -34,6 +34,30 @@ def _backup_errors() -> tuple[type[Exception], ...]:
     return (BackupError, SQLAlchemyError)
 
 
+def _backend(env: Env) -> Any:
+    """The deployment's storage backend (``seqcore.storage.backend``)."""
+    from pathlib import Path
+
+    from seqcore.storage.backends import BackendSettingsError, backend_from_settings
+
+    try:
+        return backend_from_settings(env.settings,
+                                     Path(env.settings["seqcore.storage.path"]).resolve())
+    except BackendSettingsError as err:
+        raise click.ClickException(str(err)) from None
+
+
+def _local_only(env: Env, command: str) -> None:
+    """``backup`` and ``restore`` copy a storage directory; an object store keeps its own
+    history (docs/operations.md, Storage backends)."""
+    if env.settings.get("seqcore.storage.backend", "local") != "local":
+        raise click.ClickException(
+            f"seqcore {command} copies a local storage directory; this deployment's files are "
+            "in an object store: turn on the bucket's versioning (S3) or soft delete and "
+            "point-in-time restore (Azure) and back the database up as docs/operations.md, "
+            "Storage backends, says (seqcore check verifies the objects)")
+
+
 @main.command("backup")
 @click.argument("directory", type=click.Path(file_okay=False))
 @pass_env
@@ -42,6 +66,7 @@ def backup_command(env: Env, directory: str) -> None:
     a later backup into the same DIRECTORY copies only new files."""
     from seqcore.exports.backups import backup
 
+    _local_only(env, "backup")
     try:
         report = backup(env.settings["sqlalchemy.url"], env.settings["seqcore.storage.path"],
                         directory, terminal_progress)
@@ -61,6 +86,7 @@ def restore_command(env: Env, directory: str) -> None:
     this seqcore is newer than the backup's."""
     from seqcore.exports.backups import restore
 
+    _local_only(env, "restore")
     ensure_sqlite_dir(env.settings["sqlalchemy.url"])
     try:
         count = restore(env.settings["sqlalchemy.url"], env.settings["seqcore.storage.path"],
@@ -80,7 +106,7 @@ def check_command(env: Env) -> None:
 
     try:
         report = check(env.settings["sqlalchemy.url"], env.settings["seqcore.storage.path"],
-                       terminal_progress)
+                       terminal_progress, backend=_backend(env))
     except _backup_errors() as err:
         raise click.ClickException(str(err).splitlines()[0]) from None
     for problem in report.problems:

@@ -46,6 +46,7 @@ from seqcore import __version__
 from seqcore.db import utcnow
 from seqcore.exports.jobs import BUNDLE_DIRECTORY
 from seqcore.models.export import DataExport, ExportState
+from seqcore.storage.backends.base import Backend
 
 MANIFEST = "manifest.json"
 FILES = "files"
@@ -442,9 +443,10 @@ def _files_on_disk(storage: Path) -> Iterator[str]:
 
 
 def check(database_url: str, storage_root: str | Path,
-          track: Track = untracked) -> CheckReport:
+          track: Track = untracked, backend: Backend | None = None) -> CheckReport:
     """Every stored file the database refers to is in storage with its recorded size and
-    checksum, and storage holds no file the database does not refer to."""
+    checksum, and storage holds no file the database does not refer to. With an object-store
+    ``backend``, its objects are checked (each read once to hash it)."""
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite" and not _sqlite_path(url).is_file():
         raise BackupError(f"no database at {_sqlite_path(url)}")
@@ -459,6 +461,8 @@ def check(database_url: str, storage_root: str | Path,
                      if "data_export" in inspect(conn).get_table_names() else [])
     finally:
         engine.dispose()
+    if backend is not None and backend.kind != "local":
+        return _check_objects(backend, files, ready, track)
     storage = Path(storage_root)
     report = CheckReport()
     for relative in track(sorted(files), "checking stored files"):
@@ -476,3 +480,29 @@ def check(database_url: str, storage_root: str | Path,
                          if not path or not _inside(storage, path).is_file()]
     return report
 
+
+
+def _check_objects(backend: Backend, files: dict[str, StoredFile],
+                   ready: Sequence[Any], track: Track) -> CheckReport:
+    """:func:`check` of an object store: each object's size, then its SHA-256 read back."""
+    from seqcore.storage.migrate import sha256_of as object_sha256
+
+    report = CheckReport()
+    for relative in track(sorted(files), "checking stored objects"):
+        stored = files[relative]
+        report.checked += 1
+        size = backend.size(relative)
+        if size is None:
+            report.missing.append(relative)
+        elif ((stored.size is not None and size != stored.size)
+              or (stored.sha256 is not None and object_sha256(backend, relative)
+                  != stored.sha256)):
+            report.mismatched.append(relative)
+    exported = {path for _, path in ready if path}
+    report.unreferenced = sorted(
+        key for key in backend.stored_keys()
+        if key not in files and key not in exported
+        and key.split("/", 1)[0] not in (TEMPORARY_DIRECTORY, BUNDLE_DIRECTORY))
+    report.bundleless = [f"export {export_id} ({path})" for export_id, path in ready
+                         if not path or backend.size(path) is None]
+    return report

@@ -266,5 +266,7 @@ def analysis_entries(db: Session, analysis_ids: Sequence[int], keys: Sequence[st
 
 def missing(storage: Any, entries: Iterable[StoredEntry]) -> list[str]:
     """The bundle paths whose stored bytes are gone."""
-    return [entry.path for entry in entries
-            if not Path(storage.path(entry.storage_path)).is_file()]
+    if storage.is_local:
+        return [entry.path for entry in entries
+                if not Path(storage.path(entry.storage_path)).is_file()]
+    return [entry.path for entry in entries if storage.size(entry.storage_path) is None]

@@ -84,11 +84,20 @@ class ExportWorker(LeasedWorker):
         with (requestid.bound(origin), tracing.continued(parent, "export", attributes),
               self._heartbeat(export_id)):
             relative = bundle_path(export_id)
-            final = self.storage.path(relative)
+            # In a local directory the bundle is written beside its place and renamed into
+            # it; for an object store, in the scratch directory, then uploaded.
+            final = (self.storage.path(relative) if self.storage.is_local else
+                     self.storage.root / "tmp" / f"export-{export_id}-{os.getpid()}.zip")
             partial = final.with_name(final.name + ".part")
             try:
                 size, manifest = self._write(export_id, partial)
-                os.replace(partial, final)
+                if self.storage.is_local:
+                    os.replace(partial, final)
+                else:
+                    try:
+                        self.storage.backend.put_file(relative, partial)
+                    finally:
+                        partial.unlink(missing_ok=True)
             except MissingFiles as err:
                 partial.unlink(missing_ok=True)
                 log.error("data export %s cannot be built: %s", export_id, err)
@@ -159,7 +168,8 @@ class ExportWorker(LeasedWorker):
 
 
 def _opener(storage: Any, relative: str) -> Any:
-    return lambda: open(storage.path(relative), "rb")
+    """Opens a stored file when the bundle reaches it (a file, or the object streamed)."""
+    return lambda: storage.open(relative)
 
 
 class _Unclosing:

@@ -18,7 +18,6 @@ Metadata (``format``, ``compression``, and for pairs ``type``, ``direction``,
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 import secrets
 import time
@@ -34,6 +33,7 @@ from sqlalchemy.orm import Session
 from seqcore.db import session_for, utcnow
 from seqcore.db.locks import lock_row
 from seqcore.errors.domain import Invalid
+from seqcore.files.directuploads import md5_base64, object_key
 from seqcore.files.uploads import ReceivedFile, add_object, lock_sample, store_file
 from seqcore.framework.contrib import FileKind
 from seqcore.governance.activity import operation
@@ -53,6 +53,8 @@ PE_REGIONS = {"1": ("forward", "1-2"), "2": ("reverse", "1-2"), "R1": ("forward"
               "R2": ("reverse", "R1-R2"), "F": ("forward", "F-R"), "R": ("reverse", "F-R"),
               "f": ("forward", "f-r"), "r": ("reverse", "f-r")}
 BLOB_ERROR = "Blob id could not be processed. Blob id is invalid or file is missing."
+PENDING_ERROR = ("The upload has not arrived in storage yet, or is still being checked; "
+                 "attach it again in a few seconds.")
 DUPLICATE_ERROR = "checksum matches existing file"
 FASTQ = "fastq"
 
@@ -128,26 +130,6 @@ def find_pairs(attachments: Sequence[Attachment]) -> list[tuple[Attachment, Atta
 # -- direct uploads ----------------------------------------------------------------------------
 
 
-def md5_base64(checksum: object) -> bytes | None:
-    """The 16 bytes of an MD5 given as base64 (Active Storage's ``checksum``, 24 characters)
-    or as 32 hexadecimal digits (what ``md5sum`` prints), or ``None``.
-
-    The two forms cannot be confused: a 32-character base64 text decodes to 24 bytes, not
-    16, so a 32-character value is read as hexadecimal only."""
-    if not isinstance(checksum, str):
-        return None
-    if len(checksum) == 32:
-        try:
-            return bytes.fromhex(checksum)
-        except ValueError:
-            return None
-    try:
-        raw = base64.b64decode(checksum, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    return raw if len(raw) == 16 else None
-
-
 def pending_blobs(db: Session, user_id: int) -> int:
     """How many blobs the account announced that no attachment holds yet (never ``PUT``,
     or uploaded and not attached)."""
@@ -218,6 +200,17 @@ def blob_by_signed_id(db: Session, value: object, user_id: int) -> DirectUpload 
     return blob
 
 
+def awaiting_check(db: Session, value: object, user_id: int) -> bool:
+    """Whether a ``signedBlobId`` names the caller's blob whose bytes the worker has not
+    received yet (a direct upload into an object store: :mod:`seqcore.files.directuploads`)."""
+    if not isinstance(value, str) or "--" not in value:
+        return False
+    pk, _, key = value.partition("--")
+    blob = blob_by_key(db, key)
+    return (blob is not None and str(blob.id) == pk and blob.user_id == user_id
+            and blob.file_id is None)
+
+
 def complete_upload(db: Session, tm: Any, blob: DirectUpload, received: ReceivedFile) -> None:
     """Keep the bytes a ``PUT`` brought (their size and MD5 already checked against the
     announcement). A blob is filled once: :class:`Invalid` for a second ``PUT``."""
@@ -268,7 +261,9 @@ def attach(request: Any, owner: Owner, signed_ids: Sequence[str], user_id: int,
     for value in dict.fromkeys(signed_ids):
         blob = blob_by_signed_id(db, value, user_id)
         if blob is None or blob.file is None:
-            outcome.errors.append({"path": ["blob_id", value], "message": BLOB_ERROR})
+            waiting = awaiting_check(db, value, user_id)
+            outcome.errors.append({"path": ["blob_id", value],
+                                   "message": PENDING_ERROR if waiting else BLOB_ERROR})
             continue
         identity = (blob.file.upload_sha256, blob.file.file_name)
         if identity in seen or _duplicate(db, owner, *identity):
@@ -345,13 +340,17 @@ def expire_blobs(db: Session, storage: Any, manager: Any, older_than: Any) -> in
     """Delete the direct uploads announced before ``older_than`` and never attached, and
     purge their files (a file an attachment holds stays): an abandoned upload leaves nothing
     behind. Returns how many went."""
-    stale = list(db.execute(select(DirectUpload.id, DirectUpload.file_id).where(
-        DirectUpload.created < older_than)))
+    stale = list(db.scalars(select(DirectUpload).where(DirectUpload.created < older_than)))
     if not stale:
         return 0
-    db.execute(delete(DirectUpload).where(DirectUpload.id.in_([pk for pk, _ in stale]))
+    if not getattr(storage, "is_local", True):
+        # Bytes PUT straight into the object store and never checked (arrived too late).
+        storage.remove_after_commit([object_key(b) for b in stale if b.file_id is None],
+                                    manager)
+    file_ids = [b.file_id for b in stale if b.file_id is not None]
+    db.execute(delete(DirectUpload).where(DirectUpload.id.in_([b.id for b in stale]))
                .execution_options(synchronize_session=False))
-    purge_files(db, storage, manager, [fid for _, fid in stale if fid is not None])
+    purge_files(db, storage, manager, file_ids)
     return len(stale)
 
 

@@ -17,7 +17,7 @@ from isal import isal_zlib
 from seqcore.files.uploads import BadContent
 
 if TYPE_CHECKING:
-    from seqcore.storage.service import StorageWriter
+    from seqcore.storage.service import Writer
 
 GZIP_MAGIC = b"\x1f\x8b"
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
@@ -72,7 +72,7 @@ class _Decompressing:
         self._error: BadContent | None = None
         self._stop = False
 
-    def follow(self, writer: StorageWriter) -> None:
+    def follow(self, writer: Writer) -> None:
         """Verify by reading the file ``writer`` writes, as it grows, instead of inline."""
         if self.verify_gzip:
             self._path = writer.tmp_path

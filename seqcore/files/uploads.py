@@ -33,7 +33,7 @@ from seqcore.models.sequencing import (
     UploadStatus,
 )
 from seqcore.observability import instruments
-from seqcore.storage.service import StorageWriter
+from seqcore.storage.service import ObjectWriter, Writer
 
 
 class ContentCheck(Protocol):
@@ -54,7 +54,7 @@ class ReceivedFile:
     writer holding its bytes (size and SHA-256 known)."""
 
     file_name: str
-    writer: StorageWriter
+    writer: Writer
 
 
 def keep(received: ReceivedFile, tm: Any) -> str:
@@ -170,6 +170,14 @@ def store_file(tm: Any, received: ReceivedFile,
     reference): ``inspect(path)`` may read all of it first and raise to refuse it. Returns
     the unsaved :class:`SequenceFile`."""
     if inspect is not None:
-        inspect(received.writer.tmp_path)
+        writer = received.writer
+        if isinstance(writer, ObjectWriter):
+            # In an object store: a staged copy (the caller discards the writer on refusal).
+            writer.close()
+            with writer.storage.local_copy(writer.key) as staged:
+                inspect(staged)
+        else:
+            assert writer.tmp_path is not None
+            inspect(writer.tmp_path)
     return SequenceFile(path=keep(received, tm), file_name=received.file_name,
                         size=received.writer.size, upload_sha256=received.writer.sha256)

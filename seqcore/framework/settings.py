@@ -75,12 +75,59 @@ def positive_int(value: Any) -> int:
     return number
 
 
+def as_backend(value: Any) -> str:
+    """A storage backend's name (``seqcore.storage.backend``)."""
+    text = str(value).strip().lower()
+    if text not in ("local", "s3", "azure"):
+        raise ValueError("not local, s3 or azure")
+    return text
+
+
+as_backend.type_name = "local | s3 | azure"  # type: ignore[attr-defined]
+
+
+def as_download_mode(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text not in ("redirect", "stream"):
+        raise ValueError("not redirect or stream")
+    return text
+
+
+as_download_mode.type_name = "redirect | stream"  # type: ignore[attr-defined]
+
+
 CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("sqlalchemy.url", "sqlite:///var/seqcore.sqlite",
             "Database URL. SQLite (the default) or PostgreSQL (postgresql+psycopg://...).",
             required=True),
     Setting("seqcore.storage.path", "var/storage",
-            "Directory where uploaded and generated files are stored.", required=True),
+            "Directory where uploaded and generated files are stored (with an object-store "
+            "backend: the scratch directory for staged copies).", required=True),
+    Setting("seqcore.storage.backend", "local",
+            "Where stored files live: 'local' (seqcore.storage.path), 's3' (an "
+            "S3-compatible bucket) or 'azure' (an Azure Blob container). "
+            "docs/operations.md, Storage backends.", as_backend),
+    Setting("seqcore.storage.bucket", "",
+            "The S3 bucket or Azure container of the s3 and azure backends (it must exist)."),
+    Setting("seqcore.storage.endpoint", "",
+            "The object store's URL (MinIO, Ceph, Azurite...); empty: AWS S3, or the Azure "
+            "account's own blob endpoint."),
+    Setting("seqcore.storage.region", "us-east-1", "The S3 region (the s3 backend)."),
+    Setting("seqcore.storage.access_key_id", "",
+            "S3 access key id, or the Azure storage account name; empty: taken from the "
+            "environment as the store's own tools take it (AWS_ACCESS_KEY_ID, "
+            "AZURE_STORAGE_ACCOUNT_NAME...)."),
+    Setting("seqcore.storage.secret_access_key", "",
+            "S3 secret access key, or the Azure storage account key (keep it in the "
+            "environment: SEQCORE_STORAGE_SECRET_ACCESS_KEY)."),
+    Setting("seqcore.storage.signed_url_seconds", 900,
+            "How long a signed URL of the object store (a download's redirect, a direct "
+            "upload's PUT) stays valid.", positive_int),
+    Setting("seqcore.storage.downloads", "redirect",
+            "How file downloads are answered with an object-store backend: 'redirect' (303 "
+            "to a signed URL of the store: the bytes never pass through seqcore) or "
+            "'stream' (seqcore reads the object and sends it). A request with ?stream=1 is "
+            "streamed either way.", as_download_mode),
     Setting("seqcore.tools.path", "var/tools",
             "Directory of the tool environments: virtualenvs of their own for tools that pin "
             "old libraries (seqcore tools install). Readiness, which has no ini file, reads "
@@ -139,6 +186,10 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "How many analyses may be between PREPARING and COMPLETED at once.", int),
     Setting("seqcore.analysis.threads", 2,
             "Threads a pipeline may use (keep max_running x threads within the cores).", int),
+    Setting("seqcore.analysis.input_url_hours", 48.0,
+            "With an object-store backend, how long the signed URLs an executor that reads "
+            "URLs (WES) gets for an analysis's input files stay valid: longer than the "
+            "longest run is expected to wait and take.", float),
     Setting("seqcore.analysis.work_path", "var/work",
             "Directory of the analyses' work directories (shared with remote executors)."),
     Setting("seqcore.analysis.cleanup_days", "",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ftplib
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +26,9 @@ from typing import Any, BinaryIO
 log = logging.getLogger(__name__)
 
 BLOCK = 1 << 16
+#: What is sent: a local file, bytes, or a function opening a stored file (an object store's
+#: stream, which seeks for a resumed upload).
+Source = Path | bytes | Callable[[], BinaryIO]
 
 #: Errors meaning the connection (or the server's state for it) was lost: worth reconnecting.
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
@@ -117,7 +120,7 @@ class FtpSession:
                 self.sizes = False  # SIZE not implemented
             return None
 
-    def upload(self, name: str, source: Path | bytes, size: int) -> int:
+    def upload(self, name: str, source: Source, size: int) -> int:
         """Make ``name`` hold ``source`` (``size`` bytes), sending only what the server lacks;
         returns how many bytes were sent."""
         present = self.size(name)
@@ -164,9 +167,12 @@ class FtpSession:
 
 
 @contextmanager
-def _open(source: Path | bytes) -> Iterator[BinaryIO]:
+def _open(source: Source) -> Iterator[BinaryIO]:
     if isinstance(source, bytes):
         yield io.BytesIO(source)
+    elif callable(source):  # a stored file in an object store, opened when sent
+        with source() as stream:
+            yield stream
     else:
         with open(source, "rb") as stream:
             yield stream

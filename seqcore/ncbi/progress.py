@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
+from functools import partial
 from typing import Any
 
 from sqlalchemy import or_, select, update
@@ -32,6 +32,7 @@ from seqcore.ncbi.documents import (
     SampleDocument,
     SubmissionDocument,
 )
+from seqcore.ncbi.ftp import Source
 from seqcore.parsing.timestamps import epoch_ms
 
 log = logging.getLogger(__name__)
@@ -122,7 +123,7 @@ class PlannedFile:
 
     row_id: int
     remote_name: str
-    source: Path | bytes
+    source: Source
     size: int
     uploaded: bool
 
@@ -180,7 +181,7 @@ def plan_files(db: Session, registry: Any, storage: Any, submission: NcbiSubmiss
         NcbiUploadFile.submission_id == submission.id))}
     planned: list[PlannedFile] = []
 
-    def plan(name: str, source: Path | bytes, size: int, run_id: int | None,
+    def plan(name: str, source: Source, size: int, run_id: int | None,
              file_id: int | None) -> None:
         row = rows.get(name)
         if row is None:
@@ -197,8 +198,13 @@ def plan_files(db: Session, registry: Any, storage: Any, submission: NcbiSubmiss
             if obj is None:
                 raise FileNotFoundError(f"the reads of run {run.spuid} were deleted")
             for stored in _ordered_files(registry, obj, db):
-                path = storage.path(stored.path)
-                plan(remote_name(stored.id, stored.file_name), path, stored.size, run.id,
+                if not storage.is_local and storage.size(stored.path) is None:
+                    raise FileNotFoundError(f"the stored file behind "
+                                            f"{remote_name(stored.id, stored.file_name)} is "
+                                            "missing")
+                source: Source = (storage.path(stored.path) if storage.is_local else
+                                  partial(storage.open, stored.path))
+                plan(remote_name(stored.id, stored.file_name), source, stored.size, run.id,
                      stored.id)
     plan(SUBMISSION_XML, xml, len(xml), None, None)
     plan(SUBMIT_READY, b"", 0, None, None)

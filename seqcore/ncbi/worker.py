@@ -25,6 +25,7 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -122,7 +123,8 @@ class NcbiWorker(LeasedWorker):
                 directory = f"{account.directory.rstrip('/')}/{submission.directory}" \
                     if account.directory else str(submission.directory)
             for planned_file in planned:
-                if isinstance(planned_file.source, bytes):
+                # (A stored file in an object store was found there when it was planned.)
+                if not isinstance(planned_file.source, Path):
                     continue
                 if not planned_file.source.is_file():
                     raise FtpRefused(f"the stored file behind {planned_file.remote_name} is "

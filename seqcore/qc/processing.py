@@ -250,15 +250,23 @@ class Worker(LeasedWorker):
 
     def _process_file(self, file_id: int, path: str, sha: str | None, name: str,
                       kind: Any) -> Any:
-        """Hash, decompress and QC one file; its QC report (``None``: the kind has no QC)."""
-        full = self.storage.path(path)
-        if sha is None:
-            digest = _sha256(full)
-            with self.session() as (db, _):
-                db.get_one(SequenceFile, file_id).upload_sha256 = digest
-        if (kind is not None and kind.decompress and self.settings[
-                "seqcore.processing.decompress"] and _is_gzip(full)):
-            full = self._decompress(file_id, full, name)
+        """Hash, decompress and QC one file; its QC report (``None``: the kind has no QC).
+
+        The file is read where it is in a local directory, from a staged copy in an object
+        store (:meth:`~seqcore.storage.service.Storage.local_copy`)."""
+        with self.storage.local_copy(path) as full:
+            if sha is None:
+                digest = _sha256(full)
+                with self.session() as (db, _):
+                    db.get_one(SequenceFile, file_id).upload_sha256 = digest
+            if not (kind is not None and kind.decompress and self.settings[
+                    "seqcore.processing.decompress"] and _is_gzip(full)):
+                return self._qc(file_id, full, kind)
+            path = self._decompress(file_id, full, name)
+        with self.storage.local_copy(path) as full:
+            return self._qc(file_id, full, kind)
+
+    def _qc(self, file_id: int, full: Path, kind: Any) -> Any:
         if kind is not None and kind.qc:
             engine = registry_service(self.registry, IQCEngine)
             with instruments.QC_DURATION.time(), tracing.span("qc", {
@@ -275,8 +283,9 @@ class Worker(LeasedWorker):
             return report
         return None
 
-    def _decompress(self, file_id: int, full: Path, name: str) -> Path:
-        """Write the decompressed file as a new revision; the compressed original stays."""
+    def _decompress(self, file_id: int, full: Path, name: str) -> str:
+        """Write the decompressed file as a new revision (the compressed original stays);
+        its storage path."""
         new_name = name[:-3] if name.endswith(".gz") else name
         tmp = self.storage.root / "tmp" / f"decompress-{file_id}-{os.getpid()}"
         tmp.parent.mkdir(parents=True, exist_ok=True)
@@ -294,7 +303,7 @@ class Worker(LeasedWorker):
                 record.modified = utcnow()
         finally:
             tmp.unlink(missing_ok=True)
-        return cast("Path", self.storage.path(relative))
+        return cast("str", relative)
 
     def _finish(self, object_id: int, state: ProcessingState, error: str | None) -> None:
         with self.session() as (db, _):

@@ -24,7 +24,7 @@ from seqcore.storage.service import (
     FileTooLarge,
     Storage,
     StorageError,
-    StorageWriter,
+    Writer,
     name_too_long,
     safe_basename,
 )
@@ -76,7 +76,7 @@ class Part:
     filename: str | None = None
     content_type: str | None = None
     data: bytearray = field(default_factory=bytearray)
-    writer: StorageWriter | None = None
+    writer: Writer | None = None
     check: ContentCheck | None = None
 
 

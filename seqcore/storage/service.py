@@ -1,21 +1,26 @@
 """File storage: streamed writes that hash as they go, atomic placement, and cleanup tied to
 the database transaction.
 
-A file is written to a temporary name inside the storage root while its SHA-256 and size are
-computed, then renamed into place. The rename happens before the transaction commits; a
-:class:`TransactionFiles` joined to the transaction deletes the placed files if it aborts,
-so a failed request leaves no orphan file, and deletes files removed from the database only
-once that removal has committed.
+Where the bytes live is the backend's business (:mod:`seqcore.storage.backends`: the local
+directory, the default, or an object store). With the local directory, a file is written to a
+temporary name inside the storage root while its SHA-256 and size are computed, then renamed
+into place. With an object store, it streams into its final key as a multipart upload (memory
+stays flat) that becomes visible only when complete; the key is its place.
+
+Placing happens before the transaction commits; a :class:`TransactionFiles` joined to the
+transaction deletes the placed files if it aborts, so a failed request leaves no orphan file,
+and deletes files removed from the database only once that removal has committed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import queue
 import secrets
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -25,6 +30,8 @@ from pyramid.request import Request
 from zope.interface import implementer
 
 from seqcore.services import IStorage
+from seqcore.storage.backends import Backend, BackendSettingsError, backend_from_settings
+from seqcore.storage.backends.local import LocalBackend
 from seqcore.storage.directwrite import DirectFile, write_all
 
 # Blocks at least this large are written and hashed by the writer's companion threads, at
@@ -72,6 +79,15 @@ def disk_name(file_name: str) -> str:
     encoded = cleaned.encode("utf-8", "surrogatepass")[:FILE_NAME_LIMIT]
     cleaned = encoded.decode("utf-8", "ignore").strip()
     return cleaned if cleaned not in ("", ".", "..") else "file"
+
+
+def object_name(file_name: str) -> str:
+    """The last part of a file's key in an object store: its disk name with every character
+    but ASCII letters, digits, ``.``, ``-`` and ``_`` as ``_``. Keys then need no escaping in
+    signed URLs (Azure's signatures of escaped names are not read alike by every server);
+    the database keeps the client's name, and downloads carry it."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_"
+                   for c in disk_name(file_name))
 
 
 Block = bytes | memoryview
@@ -131,6 +147,9 @@ class StorageWriter:
 
     :meth:`on_written` lets a reader follow the file as it grows (an upload's gzip check).
     """
+
+    #: Where a reader can follow the file as it grows (an object store's writer has none).
+    tmp_path: Path | None
 
     def __init__(self, storage: Storage, file_name: str, limit: int | None = None) -> None:
         self.storage = storage
@@ -237,6 +256,7 @@ class StorageWriter:
         except StorageError:
             pass  # the file goes anyway
         finally:
+            assert self.tmp_path is not None
             self.tmp_path.unlink(missing_ok=True)
 
     def place(self, manager: transaction.TransactionManager) -> str:
@@ -249,6 +269,7 @@ class StorageWriter:
         final = self.storage.root / relative
         try:
             final.parent.mkdir(parents=True, exist_ok=True)
+            assert self.tmp_path is not None
             os.replace(self.tmp_path, final)
         except OSError as err:
             self.storage.remove_now([relative])  # the directories made for it, if empty
@@ -259,26 +280,200 @@ class StorageWriter:
         return relative
 
 
+class ObjectWriter:
+    """Receives one file's bytes straight into an object store, hashing and counting them.
+
+    The bytes go to the file's final key as a multipart upload (parts of
+    :data:`~seqcore.storage.backends.objectstore.PART` bytes, a few in flight: flat memory),
+    which the store makes visible only when :meth:`close` completes it; a writer discarded
+    before that leaves no object (the upload is aborted), one discarded after is deleted.
+    As :class:`StorageWriter`, uploading and hashing run in companion threads.
+    """
+
+    tmp_path: Path | None = None
+
+    def __init__(self, storage: Storage, file_name: str, limit: int | None = None) -> None:
+        self.storage = storage
+        self.file_name = file_name
+        self.limit = limit
+        self.size = 0
+        self.written = 0
+        self.key = f"{secrets.token_hex(1)}/{secrets.token_hex(10)}/{object_name(file_name)}"
+        self._sha = hashlib.sha256()
+        self._digest: str | None = None
+        self._out: Any = storage.backend.writer(self.key)
+        self._uploading: _Companion | None = _Companion("storage-upload", self._upload)
+        self._hashing: _Companion | None = _Companion("sha256", self._sha.update)
+        self._completed = False
+        self.placed: str | None = None
+
+    def on_written(self, listener: Callable[[int], None]) -> None:
+        """Nothing to follow: content checks read the bytes as they arrive instead."""
+
+    def _upload(self, data: Block) -> None:
+        self._out.write(data)
+        self.written += len(data)
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.size += len(data)
+        if self.limit is not None and self.size > self.limit:
+            raise FileTooLarge(self.limit)
+        if not (isinstance(data, bytes) or (isinstance(data, memoryview) and data.readonly)):
+            data = bytes(data)
+        if self._uploading is None or self._hashing is None:
+            raise StorageError(f"{self.file_name}: written after it was closed")
+        try:
+            self._uploading.put(data)
+            self._hashing.put(data)
+        except Exception as err:
+            raise StorageError(f"{self.file_name} could not be stored: {err}") from None
+
+    def _stop_companions(self) -> None:
+        uploading, hashing = self._uploading, self._hashing
+        self._uploading = self._hashing = None
+        try:
+            if uploading is not None:
+                uploading.close()
+        except Exception as err:
+            raise StorageError(f"{self.file_name} could not be stored: {err}") from None
+        finally:
+            if hashing is not None:
+                hashing.close()
+
+    @property
+    def sha256(self) -> str:
+        if self._digest is None:
+            self._stop_companions()
+            self._digest = self._sha.hexdigest()
+        return self._digest
+
+    def close(self) -> None:
+        """No more bytes: complete the multipart upload (the object appears)."""
+        self._stop_companions()
+        if not self._completed:
+            try:
+                self._out.close()
+            except Exception as err:
+                raise StorageError(f"{self.file_name} could not be stored: {err}") from None
+            self._completed = True
+
+    def discard(self) -> None:
+        """Forget the file: abort the upload, or delete the object if it was completed."""
+        with contextlib.suppress(Exception):
+            self._stop_companions()
+        if self._completed:
+            self.storage.backend.delete(self.key)
+        self._out = None  # an upload never completed is aborted when its writer goes
+
+    def place(self, manager: transaction.TransactionManager) -> str:
+        """The object is its place: complete it and tie it to ``manager``'s transaction."""
+        self.close()
+        self.placed = self.key
+        self.storage.guard(manager).created([self.key])
+        return self.key
+
+
+#: What :meth:`Storage.writer` hands out, whichever the backend.
+Writer = StorageWriter | ObjectWriter
+
+
 @implementer(IStorage)
 class Storage:
-    """The local-directory storage backend (the embedded default)."""
+    """The storage service: stored files by key, in the backend the settings chose (the
+    local directory by default). ``root`` is the local directory: the local backend's store,
+    and an object store's scratch space for staged copies."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, backend: Backend | None = None) -> None:
         self.root = Path(root).resolve()
         self.root.mkdir(parents=True, exist_ok=True)
+        self.backend: Backend = backend if backend is not None else LocalBackend(self.root)
+        #: Whether stored files are files under :attr:`root` (:meth:`path` answers).
+        self.is_local = self.backend.kind == "local"
+        self.signed_url_seconds = 900
 
-    def writer(self, file_name: str, limit: int | None = None) -> StorageWriter:
-        return StorageWriter(self, file_name, limit)
+    def writer(self, file_name: str, limit: int | None = None) -> Writer:
+        if self.is_local:
+            return StorageWriter(self, file_name, limit)
+        return ObjectWriter(self, file_name, limit)
 
     def path(self, relative: str) -> Path:
-        """The absolute path of a stored file; refuses anything outside the root."""
+        """The absolute path of a stored file; refuses anything outside the root, and every
+        file of an object store (ask for :meth:`local_copy` instead)."""
+        if not self.is_local:
+            raise StorageError(f"{relative!r} is in {self.backend.describe()}, not on a local "
+                               "disk: ask for a local copy")
         full = (self.root / relative).resolve()
         if self.root not in full.parents:
             raise StorageError(f"{relative!r} is outside the storage root")
         return full
 
+    def location(self, relative: str) -> str:
+        """Where a stored file is, for representations that name it (IRIDA's ``file``
+        field): its absolute path in a local directory, ``s3://bucket/key`` or
+        ``azure://container/key`` in an object store."""
+        if self.is_local:
+            return str(self.path(relative))
+        return self.backend.uri(relative)
+
+    @contextlib.contextmanager
+    def local_copy(self, relative: str) -> Iterator[Path]:
+        """A local file holding a stored file's bytes, for code that needs a path (a tool
+        run on it): the file itself in a local directory, a staged copy (removed afterwards)
+        from an object store."""
+        if self.is_local:
+            yield self.path(relative)
+            return
+        stage = self.root / "tmp" / f"stage-{secrets.token_hex(8)}"
+        stage.mkdir(parents=True)
+        target = stage / disk_name(relative.rsplit("/", 1)[-1])
+        try:
+            try:
+                self.backend.download(relative, target)
+            except FileNotFoundError:
+                raise StorageError(f"{relative!r} is missing from "
+                                   f"{self.backend.describe()}") from None
+            yield target
+        finally:
+            target.unlink(missing_ok=True)
+            stage.rmdir()
+
+    def stage(self, relative: str, directory: Path) -> Path:
+        """A local file holding a stored file's bytes for as long as ``directory`` lives (an
+        analysis's inputs): the file itself in a local directory, else a copy made under
+        ``directory`` (by key, so two inputs of one name do not meet)."""
+        if self.is_local:
+            return self.path(relative)
+        target = (directory / relative).resolve()
+        if directory.resolve() not in target.parents:
+            raise StorageError(f"{relative!r} cannot be staged under {directory}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.backend.download(relative, target)
+        except FileNotFoundError:
+            raise StorageError(f"{relative!r} is missing from "
+                               f"{self.backend.describe()}") from None
+        return target
+
     def open(self, relative: str) -> BinaryIO:
-        return open(self.path(relative), "rb")
+        """A stored file's bytes as a stream (a file, or the object read in blocks)."""
+        if self.is_local:
+            return open(self.path(relative), "rb")
+        try:
+            return self.backend.open(relative)
+        except FileNotFoundError:
+            raise StorageError(f"{relative!r} is missing from "
+                               f"{self.backend.describe()}") from None
+
+    def size(self, relative: str) -> int | None:
+        """The stored size of a file, ``None`` if it is not stored."""
+        return self.backend.size(relative)
+
+    def signed_url(self, relative: str, method: str = "GET",
+                   seconds: int | None = None) -> str | None:
+        """A URL of the object store that reads (``GET``) or writes (``PUT``) the file for
+        ``seconds`` (``seqcore.storage.signed_url_seconds`` by default) without other
+        credentials; ``None`` for a local directory (its bytes go through seqcore)."""
+        return self.backend.signed_url(relative, method, seconds or self.signed_url_seconds)
 
     def store_file(self, source: Path, file_name: str, manager: transaction.TransactionManager
                    ) -> tuple[str, str, int]:
@@ -294,6 +489,10 @@ class Storage:
             raise
 
     def remove_now(self, relatives: Iterable[str]) -> None:
+        if not self.is_local:
+            for relative in relatives:
+                self.backend.delete(relative)
+            return
         for relative in relatives:
             try:
                 full = self.path(relative)
@@ -321,6 +520,15 @@ class Storage:
             txn.join(data)
             txn.set_data(self, data)
         return data
+
+
+def storage_from_settings(settings: Any) -> Storage:
+    """The storage service the settings describe; :class:`BackendSettingsError` names a bad
+    setting."""
+    root = Path(settings["seqcore.storage.path"])
+    storage = Storage(root, backend_from_settings(settings, root.resolve()))
+    storage.signed_url_seconds = int(settings.get("seqcore.storage.signed_url_seconds") or 900)
+    return storage
 
 
 def _has_data(txn: Any, key: object) -> bool:
@@ -379,6 +587,12 @@ def get_storage(request: Request) -> Storage:
 
 
 def includeme(config: Configurator) -> None:
+    from pyramid.exceptions import ConfigurationError
+
     settings = config.get_settings()
-    config.register_service(Storage(settings["seqcore.storage.path"]), IStorage)
+    try:
+        storage = storage_from_settings(settings)
+    except BackendSettingsError as err:
+        raise ConfigurationError(str(err)) from None
+    config.register_service(storage, IStorage)
     config.add_request_method(get_storage, "storage", reify=True)

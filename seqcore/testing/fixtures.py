@@ -41,6 +41,41 @@ def seqcore_settings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]
     }
 
 
+def _store_server(kind: str) -> Iterator[Any]:
+    from seqcore.testing.objectstores import StoreUnavailable, start
+
+    try:
+        server = start(kind)
+    except StoreUnavailable as err:
+        pytest.skip(str(err))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[Any]:
+    """An S3-compatible server (moto) on loopback, for the session
+    (:class:`seqcore.testing.objectstores.StoreServer`; ``settings()`` gives a new bucket)."""
+    yield from _store_server("s3")
+
+
+@pytest.fixture(scope="session")
+def azure_server() -> Iterator[Any]:
+    """Azure Blob storage (Azurite) on loopback, for the session."""
+    yield from _store_server("azure")
+
+
+@pytest.fixture(params=["local", "s3", "azure"])
+def storage_backend_settings(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The ``seqcore.storage.*`` settings of each backend in turn: the local directory (no
+    settings), a new S3 bucket, a new Azure container."""
+    if request.param == "local":
+        return {}
+    server = request.getfixturevalue("s3_server" if request.param == "s3"
+                                     else "azure_server")
+    return dict(server.settings())
+
+
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")

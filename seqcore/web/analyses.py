@@ -12,8 +12,9 @@ from html import escape
 from typing import Any
 
 from pyramid.config import Configurator
+from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.request import Request
-from pyramid.response import FileResponse, Response
+from pyramid.response import FileIter, FileResponse, Response
 from sqlalchemy import select
 
 from seqcore.analysis.logs import log_tail
@@ -97,8 +98,18 @@ def output_download(request: Request) -> Response:
     if hooked is not None:
         return hooked
     stored = context.file
-    response = FileResponse(str(request.storage.path(stored.path)), request=request,
-                            content_type=media_type)
+    storage = request.storage
+    if not storage.is_local:
+        if request.registry.settings.get("seqcore.storage.downloads") != "stream":
+            # The object store's signed URL: the bytes go to the browser from the store.
+            redirect = HTTPSeeOther(location=storage.signed_url(stored.path, "GET"))
+            redirect.cache_control = "no-store"
+            return redirect
+        response = Response(app_iter=FileIter(storage.open(stored.path)),
+                            content_type=media_type, content_length=storage.size(stored.path))
+    else:
+        response = FileResponse(str(storage.path(stored.path)), request=request,
+                                content_type=media_type)
     response.content_disposition = content_disposition(stored.file_name)
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -126,7 +126,8 @@ def download(request: Request) -> Response:
     signed_in(request)
     context = context_at(request, "exports", request.matchdict["id"], "download")
     require(request, context, Permission.EXPORT_READ)
-    response = bundle_response(request.storage, context.export)
+    response = bundle_response(request.storage, context.export, stream=request.registry.settings
+                               .get("seqcore.storage.downloads") == "stream")
     # The page answers' headers, but not ``no-store``: a download may be resumed.
     response.headers["X-Frame-Options"] = "DENY"
     return response

@@ -192,12 +192,15 @@ def output_views(request: Request, submission: Any) -> list[ShownOutput]:
             (views[(ANY_TYPE, rel)] for rel in rels if (ANY_TYPE, rel) in views), None)
         html = None
         if view is not None:
-            view_input = ViewInput(request=request, subject=submission, item=output,
-                                   path=request.storage.path(output.file.path), outputs=outputs)
-            html = _render(request, view, {
-                "submission": submission, "output": output,
-                "download_path": lambda shown: request.route_path(
-                    "web.analysis.output", id=submission.id, output=shown.id)}, view_input)
+            # A local file for the view: the stored file itself, or a copy from an object
+            # store that lives while the view renders.
+            with request.storage.local_copy(output.file.path) as path:
+                view_input = ViewInput(request=request, subject=submission, item=output,
+                                       path=path, outputs=outputs)
+                html = _render(request, view, {
+                    "submission": submission, "output": output,
+                    "download_path": lambda shown: request.route_path(
+                        "web.analysis.output", id=submission.id, output=shown.id)}, view_input)
         shown.append(ShownOutput(output.key, output, html))
     return shown
 
@@ -222,10 +225,14 @@ def kind_view(request: Request, sample: Any, obj: Any) -> Markup | None:
     if view is None:
         return None
     files = obj.files
-    view_input = ViewInput(request=request, subject=sample, item=obj,
-                           path=request.storage.path(files[0].path) if files else None,
-                           outputs={})
-    return _render(request, view, {"sample": sample, "object": obj}, view_input)
+    if not files:
+        return _render(request, view, {"sample": sample, "object": obj},
+                       ViewInput(request=request, subject=sample, item=obj, path=None,
+                                 outputs={}))
+    with request.storage.local_copy(files[0].path) as path:
+        return _render(request, view, {"sample": sample, "object": obj},
+                       ViewInput(request=request, subject=sample, item=obj, path=path,
+                                 outputs={}))
 
 
 def includeme(config: Configurator) -> None:

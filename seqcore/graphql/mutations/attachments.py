@@ -1,7 +1,8 @@
 """``createDirectUpload`` and ``attachFilesTo<Owner>`` (IRIDA Next's upload path).
 
 ``createDirectUpload`` announces a file and answers where to ``PUT`` it (seqcore's own
-storage endpoint, ``/api/directUploads/{key}``) and with which headers (``Content-Type`` and
+storage endpoint, ``/api/directUploads/{key}``, or with an object-store backend a signed URL
+of the store: :mod:`seqcore.files.directuploads`) and with which headers (``Content-Type`` and
 the client's ``Content-MD5``, JSON-encoded as IRIDA Next sends them). ``attachFilesTo<Owner>``
 attaches uploaded blobs by ``signedBlobId``; each owner kind is one entry of :data:`OWNERS`
 (how to find it by gid or PUID, which permission attaching needs), and one call of
@@ -22,6 +23,7 @@ from sqlalchemy import select
 
 from seqcore.errors.domain import Invalid
 from seqcore.files.attachments import Owner, announce, attach, signed_id
+from seqcore.files.directuploads import upload_target
 from seqcore.graphql.groups import Group
 from seqcore.graphql.mutations.base import (
     UserError,
@@ -101,10 +103,14 @@ class CreateDirectUpload(graphene.relay.ClientIDMutation):
         except Invalid as err:  # IRIDA Next answers bad arguments with a top-level error
             messages = [m for ms in err.problems.values() for m in ms] or [err.message]
             raise GraphQLError(messages[0], extensions={"code": "invalid"}) from None
-        headers = {"Content-Type": content_type, "Content-MD5": blob.checksum}
+        target = upload_target(request.storage, blob)
+        if target is None:  # a local directory: the bytes come to seqcore
+            url = f"{request.application_url}/api/directUploads/{blob.key}"
+            headers = {"Content-Type": content_type, "Content-MD5": blob.checksum}
+        else:  # an object store's signed URL: the bytes go straight to the store
+            url, headers = target
         return cls(direct_upload=DirectUpload(
-            url=f"{request.application_url}/api/directUploads/{blob.key}",
-            headers=json.dumps(headers, separators=(",", ":")),
+            url=url, headers=json.dumps(headers, separators=(",", ":")),
             blob_id=str(blob.id), signed_blob_id=signed_id(blob)))
 
 

@@ -226,7 +226,7 @@ def get_output(request: Request) -> Response | dict:
         "createdDate": epoch_ms(output.created),
         "fileRevisionNumber": 0,
         "label": stored.file_name,
-        "file": str(request.storage.path(stored.path)),
+        "file": request.storage.location(stored.path),
         "executionManagerFileId": output.key,
         "fileSizeBytes": stored.size,
     }, identifier=output.id)}

@@ -16,40 +16,28 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from typing import Any
 
 from pyramid.request import Request
-from pyramid.response import FileResponse, Response
+from pyramid.response import Response
 
 from seqcore.errors.domain import Invalid
-from seqcore.files.attachments import blob_by_key, complete_upload, md5_base64
-from seqcore.files.contentchecks import FastaCheck, FastqCheck, verify_gzip
-from seqcore.files.disposition import content_disposition
+from seqcore.files.attachments import blob_by_key, complete_upload
+from seqcore.files.directuploads import content_check, md5_base64
 from seqcore.files.uploads import BadContent, ReceivedFile
 from seqcore.framework.contrib import Endpoint, View
-from seqcore.models.attachment import Attachment, file_metadata
+from seqcore.models.attachment import Attachment
 from seqcore.parsing.identifiers import parse_id
 from seqcore.rest.bodyreader import body_reader
 from seqcore.rest.errors import ApiError
+from seqcore.rest.storedfiles import stored_file_response
 from seqcore.storage.service import FileTooLarge, StorageError
 
 BLOCK = 1 << 20
 
 
-def _content_check(settings: Any, filename: str, length: int) -> Any:
-    """The check a REST upload of this format gets (FASTQ, FASTA); none for other files."""
-    fmt = file_metadata(filename)["format"]
-    gzip = verify_gzip(settings, length)
-    if fmt == "fastq":
-        return FastqCheck(verify_gzip=gzip)
-    if fmt == "fasta":
-        return FastaCheck(verify_gzip=gzip)
-    return None
-
-
 def put_upload(request: Request) -> Response:
     blob = blob_by_key(request.db, request.matchdict["key"])
-    if blob is None:
+    if blob is None or not request.storage.is_local:  # object stores take the PUT themselves
         raise ApiError(404, message="No such upload: the URL is not one createDirectUpload "
                                     "gave.")
     if blob.file_id is not None:
@@ -63,7 +51,7 @@ def put_upload(request: Request) -> Response:
         raise ApiError(400, message=f"The body has {length} bytes; createDirectUpload "
                                     f"announced {blob.byte_size}.")
     writer = request.storage.writer(blob.filename, limit=blob.byte_size)
-    check = _content_check(request.registry.settings, blob.filename, blob.byte_size)
+    check = content_check(request.registry.settings, blob.filename, blob.byte_size)
     md5 = hashlib.md5(usedforsecurity=False)
     try:
         stream = body_reader(request)
@@ -117,11 +105,8 @@ def download_attachment(request: Request) -> Response:
     if attachment is None or not hmac.compare_digest(attachment.download_key.encode(),
                                                      key.encode()):
         raise ApiError(404, message="No such attachment, or the URL's key is wrong.")
-    path = request.storage.path(attachment.file.path)
-    response = FileResponse(str(path), request=request,
-                            content_type="application/octet-stream")
-    response.content_disposition = content_disposition(attachment.file.file_name)
-    return response
+    return stored_file_response(request, attachment.file.path, attachment.file.file_name,
+                                "application/octet-stream")
 
 
 ENDPOINTS = [

@@ -20,6 +20,7 @@ from seqcore.models.export import DataExport, ExportState
 from seqcore.resources.exports import ExportDownload, ExportResource, ProjectExports
 from seqcore.rest.body import read_json
 from seqcore.rest.envelope import collection, entry, links_only
+from seqcore.rest.storedfiles import wants_stream
 from seqcore.rest.values import epoch_ms
 from seqcore.security.access import EXPORT
 from seqcore.security.permissions import Permission
@@ -117,7 +118,7 @@ def download(request: Request) -> Response:
     """The bundle (:func:`seqcore.exports.download.bundle_response`: ranges for resuming);
     404 until it is ready and once it expired."""
     context: ExportDownload = request.context
-    return bundle_response(request.storage, context.export)
+    return bundle_response(request.storage, context.export, stream=wants_stream(request))
 
 
 ENDPOINTS = [

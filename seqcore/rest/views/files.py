@@ -6,10 +6,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pyramid.request import Request
-from pyramid.response import FileResponse, Response
+from pyramid.response import Response
 from sqlalchemy import select
 
-from seqcore.files.disposition import content_disposition
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
 from seqcore.governance.purge import delete_sequencing_object
@@ -28,6 +27,7 @@ from seqcore.resources.files import (
 )
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import ApiError
+from seqcore.rest.storedfiles import stored_file_response
 
 # Plugins import receive_file from here (until they import it from the public plugin API).
 from seqcore.rest.uploads import receive, receive_file  # noqa: F401
@@ -41,7 +41,7 @@ from seqcore.services import IQCEngine
 def file_fields(request: Request, sequence_file: SequenceFile) -> dict[str, Any]:
     """A stored file: its server path, name, size, checksum, and the upload's extra keys."""
     fields = {
-        "file": str(request.storage.path(sequence_file.path)),
+        "file": request.storage.location(sequence_file.path),
         "fileName": sequence_file.file_name,
         "fileSizeBytes": sequence_file.size,
         "uploadSha256": sequence_file.upload_sha256,
@@ -241,10 +241,8 @@ def download(request: Request, context: Any, media_type: str) -> Response:
                                                        media_type=media_type)
     if hooked is not None:
         return hooked
-    path = request.storage.path(context.file.path)
-    response = FileResponse(str(path), request=request, content_type=media_type)
-    response.content_disposition = content_disposition(context.file.file_name)
-    return response
+    return stored_file_response(request, context.file.path, context.file.file_name,
+                                media_type)
 
 
 def qc_fields(record: Any, fastqc_version: str | None = None) -> dict[str, Any]:

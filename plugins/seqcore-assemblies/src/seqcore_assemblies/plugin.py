@@ -87,7 +87,7 @@ def assembly_entry(request: Request, context: AssemblyResource) -> dict[str, Any
         "label": stored.file_name,
         "fileSizeBytes": stored.size,
         "fileSize": human_size(stored.size),
-        "file": str(request.storage.path(stored.path)),
+        "file": request.storage.location(stored.path),
         "fileName": stored.file_name,
         "fileRevisionNumber": stored.revision,
     }

@@ -96,11 +96,14 @@ def tree_context(view: ViewInput) -> dict[str, Any]:
         root, categories=categories, legend_title=chosen, missing=translate("no value"),
         clade_title=translate("Clade of ${count} tips"))
     matrix = filter_stats = None
+    # Read through local copies: the files themselves, or copies staged from an object store.
     if "matrix" in view.outputs:
-        rows = _read_tsv(request.storage.path(view.outputs["matrix"].file.path))
+        with request.storage.local_copy(view.outputs["matrix"].file.path) as path:
+            rows = _read_tsv(path)
         matrix = rows if len(rows) <= MAX_MATRIX + 1 else None
     if "filter-stats" in view.outputs:
-        filter_stats = request.storage.path(view.outputs["filter-stats"].file.path).read_text()
+        with request.storage.local_copy(view.outputs["filter-stats"].file.path) as path:
+            filter_stats = path.read_text()
     return {"drawing": drawing, "fields": fields, "chosen": chosen, "matrix": matrix,
             "filter_stats": filter_stats, "tips": len(root.tips())}
 

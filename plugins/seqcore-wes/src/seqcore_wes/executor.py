@@ -77,6 +77,8 @@ def job_status(state: str) -> JobStatus | None:
 class WesExecutor:
     name = "wes"
     queues = True  # QUEUED and INITIALIZING runs keep their submission SUBMITTING
+    # With an object-store backend, inputs come as signed URLs of the store, not paths.
+    reads_urls = True
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.client = WesClient.from_settings(settings)

@@ -6,7 +6,8 @@ Its columns are the samplesheet schema's ``items.properties``, in order. A row p
   ``iridanext.output.json.gz`` name samples by this value;
 * ``sample_name``: the sample's name;
 * ``fastq_1``, ``fastq_2``, ... (``fastq_<n>``): the n-th file of the sample's sequencing
-  object, a pair's forward file first; empty when it has fewer files;
+  object, a pair's forward file first (its absolute path, or with an object-store backend a
+  signed URL of the store); empty when it has fewer files;
 * a column with ``meta`` or ``x-irida-next-selected``: the sample's metadata field of that
   name (``x-irida-next-selected`` names the field, else the column's own name); empty when
   the sample has none;
@@ -58,9 +59,13 @@ def rows(schema: Mapping[str, Any], inputs: list[Mapping[str, Any]],
                 row.append(str(item["sample_name"]))
             elif match:
                 index = int(match.group(1)) - 1
+                urls = item.get("urls") or []
                 files = item["files"]
-                # Absolute: the WES server reads them from its own working directory.
-                row.append(str(Path(files[index]).resolve()) if index < len(files) else "")
+                if urls:  # in an object store: signed URLs the WES server reads
+                    row.append(str(urls[index]) if index < len(urls) else "")
+                else:  # absolute: the WES server reads them from its own working directory
+                    row.append(str(Path(files[index]).resolve()) if index < len(files)
+                               else "")
             elif field is not None:
                 row.append(values.get(field, ""))
             else:
