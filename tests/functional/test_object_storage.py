@@ -35,6 +35,18 @@ def _objects(storage):
     return sorted(storage.backend.stored_keys())
 
 
+def _browser(app, user):
+    """A browser session of ``user`` on the same application (the pages' sign-in)."""
+    from webtest import TestApp
+
+    browser = TestApp(app.app, extra_environ=app.extra_environ)
+    page = browser.get("/users/sign_in")
+    page.form["username"] = user.username
+    page.form["password"] = "Password1!"
+    page.form.submit(status=303)
+    return browser
+
+
 def _fetch(url):
     with urllib.request.urlopen(url) as response:
         return response.read()
@@ -191,6 +203,14 @@ def test_an_analysis_stages_its_inputs_and_writes_its_outputs_back(request, buil
     assert _fetch(redirect.headers["Location"]).decode().splitlines()[-1] == \
         "isolate-1\ts_R2.fastq\t30\t2100"
     assert len(_objects(storage)) > 2  # the inputs and the outputs
+    # The page's download of the same output: the store's signed URL too.
+    browser = _browser(app, owner)
+    page_url = f"/-/analyses/{url.rsplit('/', 1)[-1]}/outputs/{counts.rsplit('/', 1)[-1]}"
+    from_page = browser.get(page_url, status=303)
+    assert from_page.headers["Cache-Control"] == "no-store"
+    assert _fetch(from_page.headers["Location"]).decode().splitlines()[-1] == \
+        "isolate-1\ts_R2.fastq\t30\t2100"
+    assert "counts" in browser.get(f"/-/analyses/{url.rsplit('/', 1)[-1]}").text
     metadata = app.get(f"/api/samples/{sample.id}/metadata",
                        headers=headers).json["resource"]["metadata"]
     assert metadata["read count"] == {"value": "60", "type": "text"}  # written back
@@ -235,4 +255,10 @@ def test_an_export_reads_the_store_and_its_bundle_is_downloaded_from_it(request,
     assert any(key.startswith("exports/") for key in _objects(storage))
     redirect = app.get(self_link + "/download", headers=headers, status=303)
     bundle = zipfile.ZipFile(io.BytesIO(_fetch(redirect.headers["Location"])))
+    assert reads in [bundle.read(name) for name in bundle.namelist()]
+    # The data exports page's download: the same redirect, never cached.
+    export_id = self_link.rstrip("/").rsplit("/", 1)[-1]
+    from_page = _browser(app, owner).get(f"/-/exports/{export_id}/download", status=303)
+    assert from_page.headers["Cache-Control"] == "no-store"
+    bundle = zipfile.ZipFile(io.BytesIO(_fetch(from_page.headers["Location"])))
     assert reads in [bundle.read(name) for name in bundle.namelist()]
