@@ -1,5 +1,5 @@
-"""``seqcore import``: copy projects from another install (IRIDA's REST API, which seqcore
-speaks too) into this one (``docs/sync.md``)."""
+"""``seqcore import``: copy projects from another install (IRIDA's REST API, IRIDA Next's
+GraphQL API; seqcore speaks both) into this one (``docs/sync.md``)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def _run(env: Env, kind: str, url: str, projects: tuple[str, ...], everything: b
                                          credentials["username"]):
         raise click.UsageError("give --token, or --client-id, --username and --password")
     mapping = read_member_map(member_map)
-    remote = Remote(url, **credentials)
+    remote = Remote(url, basic=kind == "irida-next", **credentials)
     app = get_app(env.ini, "main")
     prepared = prepare(registry=app.registry)
     try:
@@ -161,5 +161,22 @@ def import_irida(env: Env, url: str, projects: tuple[str, ...], everything: bool
     descriptions, members, samples with their metadata, sequence files (checksums checked),
     assemblies and completed analyses. Run it again to resume or to copy what is new."""
     _run(env, "irida", url, projects, everything, dry_run, strict, owner, member_map,
+         {"token": token, "client_id": client_id, "client_secret": client_secret,
+          "username": username, "password": password})
+
+
+@import_group.command("irida-next")
+@_options
+@pass_env
+def import_irida_next(env: Env, url: str, projects: tuple[str, ...], everything: bool,
+                      dry_run: bool, strict: bool, owner: str | None, member_map: str | None,
+                      token: str | None, client_id: str | None, client_secret: str,
+                      username: str | None, password: str | None) -> None:
+    """Copy groups and projects from an IRIDA Next install at URL, over its GraphQL API:
+    the group structure, PUIDs, samples with their metadata and attached files. --project
+    takes a project's PUID or full path; --token a personal access token, sent with
+    --username (the account's e-mail) as IRIDA Next's clients send it. Run it again to
+    resume or to copy what is new."""
+    _run(env, "irida-next", url, projects, everything, dry_run, strict, owner, member_map,
          {"token": token, "client_id": client_id, "client_secret": client_secret,
           "username": username, "password": password})

@@ -13,10 +13,12 @@ attached, and the next run copies the sample again from the start.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from seqcore.db import utcnow
@@ -25,7 +27,14 @@ from seqcore.files.contentchecks import FastaCheck
 from seqcore.files.uploads import BadContent, ReceivedFile, receive_upload, store_file
 from seqcore.governance.activity import Actor, acting
 from seqcore.imports.idmap import IdMap
-from seqcore.imports.plan import Plan, RemoteFile, RemoteProject, RemoteSample, RemoteSubmission
+from seqcore.imports.plan import (
+    Plan,
+    RemoteFile,
+    RemoteGroup,
+    RemoteProject,
+    RemoteSample,
+    RemoteSubmission,
+)
 from seqcore.imports.remote import Remote, RemoteError
 from seqcore.models.analysis import AnalysisOutput, AnalysisState
 from seqcore.models.imports import ImportRun
@@ -36,6 +45,19 @@ from seqcore.models.user import User
 from seqcore.parsing.timestamps import epoch_ms
 from seqcore.security.fieldaccess import Caller
 from seqcore.storage.service import StorageError
+
+
+def keep_puid(db: Session, row: Any, value: str | None) -> bool:
+    """Give a copy the PUID of its original when no object here holds or held it (entered
+    in the register, so this install never issues it again); else it keeps its own."""
+    from seqcore.models.puid import IssuedPuid, is_puid
+
+    if not value or not is_puid(value) or db.get(IssuedPuid, value) is not None:
+        return False
+    db.add(IssuedPuid(value=value))
+    row.puid = value
+    db.flush()
+    return True
 
 
 class Progress(Protocol):
@@ -117,6 +139,9 @@ class Copier:
             self.run_id = record.id
 
         self._transaction(start, "import")
+        for group in plan.groups:
+            self._transaction(lambda g=group: self._copy_group(g),  # type: ignore[misc]
+                              f"group {group.path}")
         for project in plan.projects:
             self._project(plan, project)
         state = "failed" if self.outcome.failures else "finished"
@@ -142,9 +167,10 @@ class Copier:
 
             local_id = self._existing(Project, "project", project.remote_id)
             if local_id is None:
-                group = self._group(plan, project.group)
+                group = self._group(project.group)
                 created = new_project(self.db, self.owner.id, self.owner.username,
                                       project.values, group=group)  # type: ignore[arg-type]
+                keep_puid(self.db, created, project.puid)
                 self.idmap.record(self.db, "project", project.remote_id, created.id,
                                   self.run_id)
                 self.outcome.add("project")
@@ -164,7 +190,26 @@ class Copier:
             self._transaction(lambda s=submission: self._submission(local_id, s),  # type: ignore[misc]
                               f"analysis submission {submission.remote_id}")
 
-    def _group(self, plan: Plan, remote_group: str | None) -> Any:
+    def _copy_group(self, remote: RemoteGroup) -> None:
+        from seqcore.models.group import Group
+        from seqcore.projects.groups import create_group
+
+        if self._existing(Group, "group", remote.remote_id) is not None:
+            return
+        parent = self._group(remote.parent)
+        if remote.parent is not None and parent is None:
+            raise CopyFailed("the group above it was not copied")
+        path = remote.path.rsplit("/", 1)[-1]
+        if self.db.scalar(select(Group.id).where(Group.full_path == (
+                f"{parent.full_path}/{path}" if parent is not None else path))):
+            path = f"{path}-imported"
+        group = create_group(self.db, self.owner.id, remote.name, path, remote.description,
+                             parent)
+        keep_puid(self.db, group, remote.puid)
+        self.idmap.record(self.db, "group", remote.remote_id, group.id, self.run_id)
+        self.outcome.add("group")
+
+    def _group(self, remote_group: str | None) -> Any:
         if remote_group is None:
             return None
         from seqcore.models.group import Group
@@ -203,8 +248,7 @@ class Copier:
         local_id = self._existing(Sample, "sample", remote.remote_id)
         if local_id is None:
             sample = create_sample(self.db, project_id, remote.values)  # type: ignore[arg-type]
-            if remote.puid:
-                sample.puid = remote.puid
+            keep_puid(self.db, sample, remote.puid)
             self.db.flush()
             if remote.metadata:
                 set_metadata(self.db, [sample], [(remote.metadata, set())],
@@ -235,6 +279,7 @@ class Copier:
             self.idmap.record(self.db, "sequencing_object", key, made.id, self.run_id)
             self.outcome.add("sequencing_object")
             self.outcome.add("file", len(obj.files))
+        self._attachments(local_id, remote)
         for assembly in remote.assemblies:
             if self.idmap.local(self.db, "assembly", assembly.remote_id) is not None:
                 continue
@@ -247,8 +292,47 @@ class Copier:
             self.idmap.record(self.db, "assembly", assembly.remote_id, row.id, self.run_id)
             self.outcome.add("assembly")
 
+    def _attachments(self, sample_id: int, remote: RemoteSample) -> None:
+        """Files attached to the sample there, attached here as a client of IRIDA Next's
+        GraphQL attaches them (announced, received, attached: FASTQ pairs become pairs)."""
+        from seqcore.files.attachments import (
+            Owner,
+            announce,
+            attach,
+            complete_upload,
+            signed_id,
+        )
+        from seqcore.models.attachment import Attachment
+
+        settings = self.request.registry.settings
+        blobs = []
+        for item in remote.attachments:
+            if self._existing(Attachment, "attachment", item.remote_id) is not None:
+                continue
+            md5 = hashlib.md5(usedforsecurity=False)
+            received = self._download(item, None, md5.update)
+            blob = announce(self.db, self.owner.id, filename=item.file_name,
+                            content_type="application/octet-stream", checksum=md5.hexdigest(),
+                            byte_size=received.writer.size,
+                            limit=int(settings["seqcore.upload.max_bytes"]),
+                            max_pending=int(settings["seqcore.upload.max_pending_direct_uploads"]))
+            complete_upload(self.db, self.request.tm, blob, received)
+            blobs.append((item, blob))
+        if not blobs:
+            return
+        done = attach(self.request, Owner("sample", sample_id), [signed_id(b) for _, b in blobs],
+                      self.owner.id, self.request.registry.get("seqcore.file_kinds", {}))
+        if done.errors:
+            raise CopyFailed("; ".join(e["message"] for e in done.errors))
+        for (item, _), attachment in zip(blobs, done.attachments, strict=True):
+            keep_puid(self.db, attachment, item.properties.get("puid"))
+            self.idmap.record(self.db, "attachment", item.remote_id, attachment.id,
+                              self.run_id)
+            self.outcome.add("file")
+
     def _download(self, remote_file: RemoteFile,
-                  content_check: Callable[[Mapping[str, Any]], Any] | None) -> ReceivedFile:
+                  content_check: Callable[[Mapping[str, Any]], Any] | None,
+                  also: Callable[[bytes], Any] | None = None) -> ReceivedFile:
         """The file's bytes in a storage writer (not placed), checked against the other
         install's size and SHA-256 and by the kind's content check."""
         writer = self.request.storage.writer(remote_file.file_name)
@@ -258,6 +342,8 @@ class Copier:
             writer.write(block)
             if check is not None:
                 check.feed(block)
+            if also is not None:
+                also(block)
             self.progress.advance("bytes", len(block))
 
         try:

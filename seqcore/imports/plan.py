@@ -57,6 +57,8 @@ class RemoteSample:
     metadata: dict[str, tuple[str, str]] = field(default_factory=dict)
     objects: list[RemoteObject] = field(default_factory=list)
     assemblies: list[RemoteObject] = field(default_factory=list)
+    #: Files attached to the sample (IRIDA Next): attached here as they were there.
+    attachments: list[RemoteFile] = field(default_factory=list)
     puid: str | None = None
 
 
@@ -117,11 +119,6 @@ class Plan:
     @property
     def samples(self) -> int:
         return sum(len(p.samples) for p in self.projects)
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(f.size or 0 for p in self.projects for s in p.samples
-                   for o in (*s.objects, *s.assemblies) for f in o.files)
 
     def describe(self) -> list[str]:
         """What will be copied (new objects only), then every problem, one a line."""

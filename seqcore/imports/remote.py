@@ -7,6 +7,7 @@ import needs no dependency beyond the server's own.
 
 from __future__ import annotations
 
+import base64
 import json
 import urllib.error
 import urllib.parse
@@ -29,18 +30,24 @@ def api_root(url: str) -> str:
 
 
 class Remote:
-    """One install read with one bearer token: given (``token``), or obtained with the
-    OAuth2 password grant as IRIDA's clients do (client id and secret, user name and
-    password) from ``/api/oauth/token``."""
+    """One install read with one credential: a bearer token given (``token``) or obtained
+    with the OAuth2 password grant as IRIDA's clients do (client id and secret, user name and
+    password) from ``/api/oauth/token``; or, with ``basic``, a personal access token sent
+    as IRIDA Next's clients send it (``Authorization: Basic`` of ``e-mail:token``)."""
 
     def __init__(self, url: str, *, token: str | None = None, client_id: str | None = None,
                  client_secret: str | None = None, username: str | None = None,
-                 password: str | None = None, timeout: float = 120) -> None:
+                 password: str | None = None, basic: bool = False,
+                 timeout: float = 120) -> None:
         self.api = api_root(url)
         self.base = self.api[: -len("/api")]
         self.timeout = timeout
         self._token = token
         self._grant = (client_id, client_secret, username, password)
+        self._authorization: str | None = None
+        if basic and token and username:
+            pair = base64.b64encode(f"{username}:{token}".encode()).decode()
+            self._authorization = f"Basic {pair}"
 
     @property
     def token(self) -> str:
@@ -74,7 +81,8 @@ class Remote:
 
     def _request(self, url: str, accept: str, data: bytes | None = None,
                  content_type: str | None = None) -> urllib.request.Request:
-        headers = {"Authorization": f"Bearer {self.token}", "Accept": accept}
+        headers = {"Authorization": self._authorization or f"Bearer {self.token}",
+                   "Accept": accept}
         if content_type:
             headers["Content-Type"] = content_type
         return urllib.request.Request(self.url(url), data=data, headers=headers)

@@ -26,6 +26,11 @@ def read(request: Any, remote: Remote, remote_kind: str, member_map: Mapping[str
     idmap = IdMap(remote.base, remote_kind)
     request.tm.begin()
     try:
+        if remote_kind == "irida-next":
+            from seqcore.imports.iridanext import read_plan as read_next
+
+            return read_next(remote, request.db, request.registry, idmap, member_map,
+                             project_ids)
         from seqcore.imports.irida import read_plan
 
         return read_plan(remote, request.db, request.registry, idmap, member_map, project_ids)

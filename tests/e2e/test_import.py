@@ -328,3 +328,113 @@ def test_an_import_killed_mid_file_resumes_with_no_partial_file(tmp_path):
         assert stored == recorded
     finally:
         src.stop()
+
+
+def put_file(srv, filename, data):
+    """IRIDA Next's direct upload: announce, then PUT the bytes; the signed blob id."""
+    import urllib.request
+
+    from seqcore.testing.uploads import CREATE_DIRECT_UPLOAD, md5_base64
+
+    upload = graphql(srv, CREATE_DIRECT_UPLOAD, {
+        "filename": filename, "contentType": "application/octet-stream",
+        "checksum": md5_base64(data), "byteSize": len(data)})["createDirectUpload"]["directUpload"]
+    req = urllib.request.Request(upload["url"], data=data, method="PUT",
+                                 headers=json.loads(upload["headers"]))
+    with urllib.request.urlopen(req) as res:
+        assert res.status == 204
+    return upload["signedBlobId"]
+
+
+NEXT_SAMPLES = """query($puid: ID) { project(puid: $puid) { puid name description fullPath
+  samples(first: 5) { nodes { puid name description metadata
+    attachments(first: 5) { nodes { puid filename byteSize attachmentUrl } } } } } }"""
+
+
+def test_an_irida_next_install_is_copied_with_its_groups_and_puids(source, tmp_path):
+    made = graphql(source, 'mutation { createGroup(input: {name: "Outbreaks", path: '
+                           '"outbreaks", description: "every outbreak"}) { group { id puid } } }',
+                   {})["createGroup"]["group"]
+    sub = graphql(source, 'mutation($g: ID!) { createGroup(input: {name: "Season 2026", '
+                          'path: "s2026", description: "", groupId: $g}) { group { id } } }',
+                  {"g": made["id"]})["createGroup"]["group"]
+    project = graphql(source, 'mutation($g: ID!) { createProject(input: {name: "Listeria '
+                              'cluster", description: "one cluster", groupId: $g}) { project '
+                              '{ id puid fullPath } } }', {"g": sub["id"]}
+                      )["createProject"]["project"]
+    for n in range(3):
+        sample = graphql(source, 'mutation($p: ID!, $n: String!) { createSample(input: '
+                                 '{projectId: $p, name: $n, description: "x"}) { sample { id } } }',
+                         {"p": project["id"], "n": f"Cluster sample {n}"}
+                         )["createSample"]["sample"]
+        graphql(source, 'mutation($s: ID!, $m: JSON!) { updateSampleMetadata(input: '
+                        '{sampleId: $s, metadata: $m}) { errors { message } } }',
+                {"s": sample["id"], "m": {"st": f"ST{n}", "country": "Canada"}})
+        blobs = [put_file(source, f"cs{n}_R{d}.fastq", fastq(seed=50 + 2 * n + d))
+                 for d in (1, 2)]
+        blobs.append(put_file(source, f"cs{n}-report.txt", b"report %d\n" % n))
+        graphql(source, 'mutation($s: ID!, $f: [String!]!) { attachFilesToSample(input: '
+                        '{sampleId: $s, files: $f}) { errors { message } } }',
+                {"s": sample["id"], "f": blobs})
+    target = target_server(tmp_path, "next_target")
+    done = subprocess.run(
+        [*SEQCORE, "-c", str(target.ini), "import", "irida-next", source.url, "--project",
+         project["puid"], "--owner", "owner", "--username", "admin@example.org", "--token",
+         source.pat], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 group(s)" in done.stdout and "3 sample(s)" in done.stdout
+    target.start()
+    try:
+        target.pat = target.cli("tokens", "create", "owner", "--scope", "api").strip()
+        target_graphql = lambda q, v: graphql_as(target, "owner@example.org", q, v)  # noqa: E731
+        groups = target_graphql("{ groups(first: 10) { nodes { puid fullPath description "
+                                "parent { puid } } } }", {})["groups"]["nodes"]
+        assert {g["fullPath"] for g in groups} == {"outbreaks", "outbreaks/s2026"}
+        assert made["puid"] in {g["puid"] for g in groups}
+        theirs = graphql(source, NEXT_SAMPLES, {"puid": project["puid"]})["project"]
+        ours = target_graphql(NEXT_SAMPLES, {"puid": project["puid"]})["project"]
+        assert ours["fullPath"] == "outbreaks/s2026/listeria-cluster"
+        assert (ours["name"], ours["description"]) == (theirs["name"], theirs["description"])
+        key = lambda s: s["puid"]  # noqa: E731
+        for remote, local in zip(sorted(theirs["samples"]["nodes"], key=key),
+                                 sorted(ours["samples"]["nodes"], key=key), strict=True):
+            for field in ("puid", "name", "description", "metadata"):
+                assert local[field] == remote[field], field
+            files = []
+            for side in (remote, local):
+                files.append(sorted(
+                    (a["puid"], a["filename"], a["byteSize"], hashlib.sha256(
+                        urllib_get(a["attachmentUrl"])).hexdigest())
+                    for a in side["attachments"]["nodes"]))
+            assert files[0] == files[1] and len(files[0]) == 3
+        # Attached FASTQ files that make a pair are a pair here too.
+        token = target.token("client", target.create_client("client"), "owner", PASSWORD)
+        here = target.get_json("/api/projects", token)["resource"]["resources"][0]
+        for sample in by_name(target, token, here["identifier"]).values():
+            pairs = target.get_json(f"/api/samples/{sample['identifier']}/pairs", token)
+            assert len(pairs["resource"]["resources"]) == 1
+        again = subprocess.run(done.args, capture_output=True, text=True, timeout=600)
+        assert "to copy: nothing" in again.stdout, again.stdout + again.stderr
+    finally:
+        target.stop()
+
+
+def graphql_as(srv, email, query, variables):
+    import base64
+    import urllib.request
+
+    basic = base64.b64encode(f"{email}:{srv.pat}".encode()).decode()
+    req = urllib.request.Request(srv.url + "/api/graphql", data=json.dumps(
+        {"query": query, "variables": variables}).encode(), headers={
+        "Authorization": f"Basic {basic}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as res:
+        answer = json.loads(res.read())
+    assert not answer.get("errors"), answer
+    return answer["data"]
+
+
+def urllib_get(url):
+    import urllib.request
+
+    with urllib.request.urlopen(url) as res:
+        return res.read()
