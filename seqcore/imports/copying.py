@@ -14,7 +14,9 @@ attached, and the next run copies the sample again from the start.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -58,6 +60,19 @@ def keep_puid(db: Session, row: Any, value: str | None) -> bool:
     row.puid = value
     db.flush()
     return True
+
+
+#: Samples whose files download while an earlier one is written, and downloads at a time.
+PREFETCH = 8
+DOWNLOADERS = 4
+
+
+def discard(files: Mapping[str, list[ReceivedFile]]) -> None:
+    """Remove the temporary files of downloads that were not kept."""
+    for received in files.values():
+        for item in received:
+            if item.writer.placed is None:
+                item.writer.discard()
 
 
 class Progress(Protocol):
@@ -106,6 +121,9 @@ class Copier:
         from seqcore.resources.files import registered_kinds
 
         self.kinds = {kind.name: kind for kind in registered_kinds(request.registry).values()}
+        self.lock = threading.Lock()
+        #: The objects in the map when the run began (what the download threads skip).
+        self.mapped_objects: set[str] = set()
 
     @property
     def db(self) -> Session:
@@ -137,6 +155,7 @@ class Copier:
             self.db.add(record)
             self.db.flush()
             self.run_id = record.id
+            self.mapped_objects = set(self.idmap.known(self.db, "sequencing_object"))
 
         self._transaction(start, "import")
         for group in plan.groups:
@@ -182,13 +201,51 @@ class Copier:
         self.progress.advance("projects")
         local_id = self.idmap.local(self.db, "project", project.remote_id)
         assert local_id is not None
-        for sample in project.samples:
-            self._transaction(lambda s=sample: self._sample(local_id, s),  # type: ignore[misc]
-                              f"sample {sample.remote_id} ({sample.values.get('name')})")
-            self.progress.advance("samples")
+        self._samples(local_id, project.samples)
         for submission in project.submissions:
             self._transaction(lambda s=submission: self._submission(local_id, s),  # type: ignore[misc]
                               f"analysis submission {submission.remote_id}")
+
+    def _samples(self, project_id: int, samples: list[RemoteSample]) -> None:
+        """Each sample in a transaction of its own, in order, while the files of the next
+        ones download (:data:`PREFETCH` samples ahead, :data:`DOWNLOADERS` at a time)."""
+        pool = ThreadPoolExecutor(DOWNLOADERS)
+        ahead: dict[int, Future[dict[str, list[ReceivedFile]]]] = {}
+        try:
+            for number, sample in enumerate(samples):
+                for later in range(number, min(number + PREFETCH, len(samples))):
+                    if later not in ahead:
+                        ahead[later] = pool.submit(self._prefetch, samples[later])
+                files = ahead.pop(number)
+                try:
+                    self._transaction(lambda s=sample, f=files: self._sample(  # type: ignore[misc]
+                        project_id, s, f.result()),
+                        f"sample {sample.remote_id} ({sample.values.get('name')})")
+                finally:
+                    if files.done() and files.exception() is None:
+                        discard(files.result())  # what the transaction did not keep
+                self.progress.advance("samples")
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            for future in ahead.values():
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    discard(future.result())
+
+    def _prefetch(self, remote: RemoteSample) -> dict[str, list[ReceivedFile]]:
+        """(In a thread of the pool) the files of the sample's objects not in the map,
+        downloaded and checked, not placed; none left behind when one fails."""
+        got: dict[str, list[ReceivedFile]] = {}
+        try:
+            for obj in remote.objects:
+                key = f"{obj.kind}:{obj.remote_id}"
+                if key in self.mapped_objects:
+                    continue
+                kind = self.kinds[obj.kind]
+                got[key] = [self._download(f, kind.content_check) for f in obj.files]
+        except BaseException:
+            discard(got)
+            raise
+        return got
 
     def _copy_group(self, remote: RemoteGroup) -> None:
         from seqcore.models.group import Group
@@ -241,7 +298,8 @@ class Copier:
 
     # -- samples -------------------------------------------------------------------------
 
-    def _sample(self, project_id: int, remote: RemoteSample) -> None:
+    def _sample(self, project_id: int, remote: RemoteSample,
+                prefetched: dict[str, list[ReceivedFile]]) -> None:
         from seqcore.samples.metadata import set_metadata
         from seqcore.samples.samples import create_sample
 
@@ -265,7 +323,8 @@ class Copier:
             if self._existing(SequencingObject, "sequencing_object", key) is not None:
                 continue
             kind = self.kinds[obj.kind]
-            received = [self._download(f, kind.content_check) for f in obj.files]
+            received = prefetched.pop(key, None) or [self._download(f, kind.content_check)
+                                                     for f in obj.files]
             try:
                 made, _, new = receive_upload(self.request, kind, local_id, received,
                                               [f.properties for f in obj.files], None)
@@ -344,7 +403,8 @@ class Copier:
                 check.feed(block)
             if also is not None:
                 also(block)
-            self.progress.advance("bytes", len(block))
+            with self.lock:
+                self.progress.advance("bytes", len(block))
 
         try:
             if not remote_file.href:
@@ -365,7 +425,8 @@ class Copier:
         except BaseException:
             writer.discard()
             raise
-        self.outcome.add("bytes", size)
+        with self.lock:
+            self.outcome.add("bytes", size)
         return ReceivedFile(remote_file.file_name, writer)
 
     # -- analyses ------------------------------------------------------------------------

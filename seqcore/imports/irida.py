@@ -11,6 +11,7 @@ the analysis's intermediate files.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sqlalchemy import func, select
@@ -50,6 +51,9 @@ FILE_FIELDS = {"file", "createdDate", "modifiedDate", "uploadSha256", "label", "
                "fileSizeBytes", "links", "identifier", "processingState", "fileProcessor",
                "fileRevisionNumber", "fileSize"}
 ASSEMBLY_MEDIA_TYPE = "application/fasta"
+ASSEMBLIES = "\0assemblies"  # a key no file kind's segment can be
+#: Requests in flight at once while reading samples' files.
+READERS = 8
 
 
 def _problems(err: Invalid) -> str:
@@ -90,6 +94,7 @@ class IridaReader:
 
     def read(self, project_ids: list[str] | None) -> Plan:
         plan = Plan(self.remote.base, REMOTE_KIND)
+        _ = self.remote.token  # obtained once, before requests run in threads
         if project_ids:
             entries = [self.remote.get_json(f"projects/{pid}")["resource"]
                        for pid in project_ids]
@@ -142,7 +147,11 @@ class IridaReader:
             href = link(entry, "sample") or ""
             metadata[href.rstrip("/").rsplit("/", 1)[-1]] = entry.get("metadata") or {}
         mapped = self.idmap.known(self.db, "sample")
-        for entry in resources(self.remote.get_json(f"projects/{pid}/samples")):
+        listed = resources(self.remote.get_json(f"projects/{pid}/samples"))
+        # Each sample's files take a request per file kind: several at a time.
+        with ThreadPoolExecutor(READERS) as pool:
+            listings = list(pool.map(self._listings, [str(e["identifier"]) for e in listed]))
+        for entry, listing in zip(listed, listings, strict=True):
             sid = str(entry["identifier"])
             subject = f"sample {sid} ({entry.get('sampleName')}) of project {pid}"
             try:
@@ -163,14 +172,23 @@ class IridaReader:
                 plan.count("sample")
                 if entries:
                     plan.count("metadata", len(entries))
-            self._objects(plan, sample, subject)
+            self._objects(plan, sample, subject, listing)
             project.samples.append(sample)
 
-    def _objects(self, plan: Plan, sample: RemoteSample, subject: str) -> None:
-        sid = sample.remote_id
+    def _listings(self, sid: str) -> dict[str, Any]:
+        """The sample's objects of each local file kind, and its assemblies (``None``: the
+        other install has no such kind)."""
+        found = {segment: self.remote.get_json_or_none(f"samples/{sid}/{segment}")
+                 for segment in self.kinds}
+        if self.assemblies:
+            found[ASSEMBLIES] = self.remote.get_json_or_none(f"samples/{sid}/assemblies")
+        return found
+
+    def _objects(self, plan: Plan, sample: RemoteSample, subject: str,
+                 listing: Mapping[str, Any]) -> None:
         mapped = self.idmap.known(self.db, "sequencing_object")
         for segment, kind in self.kinds.items():
-            answer = self.remote.get_json_or_none(f"samples/{sid}/{segment}")
+            answer = listing[segment]
             if answer is None:
                 continue
             for entry in resources(answer):
@@ -188,7 +206,7 @@ class IridaReader:
                     plan.count("bytes", sum(f.size or 0 for f in obj.files))
         if not self.assemblies:
             return
-        answer = self.remote.get_json_or_none(f"samples/{sid}/assemblies")
+        answer = listing[ASSEMBLIES]
         known = self.idmap.known(self.db, "assembly")
         for entry in resources(answer) if answer is not None else []:
             assembly = RemoteObject(str(entry["identifier"]), "assembly",

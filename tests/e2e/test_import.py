@@ -22,7 +22,10 @@ pytestmark = pytest.mark.slow
 
 PASSWORD = "Import-pass1!"
 SAMPLES = 50
-PLUGINS = {"seqcore.plugins.modules": "tests.plugins.readcount"}
+# The analysis the project holds is the test suite's read counter; a server on PostgreSQL
+# needs a session secret.
+SETTINGS = {"seqcore.plugins.modules": "tests.plugins.readcount",
+            "seqcore.session.secret": "import-test-secret"}
 PROJECT = {"name": "Import source", "projectDescription": "Outbreak 2026, all isolates",
            "organism": "Listeria monocytogenes", "genomeSize": 3000000,
            "minimumCoverage": 20, "maximumCoverage": 400}
@@ -48,7 +51,7 @@ def post(srv, token, path, body):
     return json.loads(answer)["resource"]
 
 
-def seed(srv, token, name=PROJECT["name"], samples=SAMPLES, big=0):
+def seed(srv, token, name=PROJECT["name"], samples=SAMPLES, big=0, analysis=True):
     """A project like the acceptance test's: ``samples`` samples with a pair and metadata
     each, an unpaired file on every tenth, an assembly, a completed analysis; the first
     sample's pair ``big`` reads long (a file long enough to be killed in the middle of)."""
@@ -76,6 +79,8 @@ def seed(srv, token, name=PROJECT["name"], samples=SAMPLES, big=0):
         if n % 10 == 0:
             upload(srv, token, f"/api/samples/{sid}/unpaired", [
                 ("file", f"isolate-{n:03d}.fastq", fastq(seed=1000 + n), None)])
+    if not analysis:
+        return pid
     upload(srv, token, f"/api/samples/{ids[0]}/assemblies",
            [("file", "isolate-000.fasta", fasta(seed=5), None)])
     submission = post(srv, token, "/api/analysisSubmissions/analysisType/readcount", {
@@ -96,7 +101,7 @@ def seed(srv, token, name=PROJECT["name"], samples=SAMPLES, big=0):
 def source(tmp_path_factory):
     root = tmp_path_factory.mktemp("source")
     srv = live_server(root / "server", **{
-        "sqlalchemy.url": database.test_database_url(root, "import_source"), **PLUGINS})
+        "sqlalchemy.url": database.test_database_url(root, "import_source"), **SETTINGS})
     srv.create_user("admin", PASSWORD, "ROLE_ADMIN")
     srv.create_user("alice", PASSWORD)
     srv.create_user("bob", PASSWORD)
@@ -110,7 +115,7 @@ def source(tmp_path_factory):
 
 def target_server(tmp_path, name="import_target"):
     srv = live_server(tmp_path / name, **{
-        "sqlalchemy.url": database.test_database_url(tmp_path, name), **PLUGINS})
+        "sqlalchemy.url": database.test_database_url(tmp_path, name), **SETTINGS})
     srv.create_user("owner", PASSWORD, "ROLE_ADMIN")
     srv.create_user("alice", PASSWORD)
     return srv
@@ -275,59 +280,50 @@ def test_a_dry_run_lists_every_problem_and_writes_nothing(source, tmp_path):
         assert status == 200
 
 
-def test_an_import_killed_mid_file_resumes_with_no_partial_file(tmp_path):
-    src = live_server(tmp_path / "source", **{
-        "sqlalchemy.url": database.test_database_url(tmp_path, "resume_source"), **PLUGINS})
-    for name in ("admin", "alice", "bob"):
-        src.create_user(name, PASSWORD, "ROLE_ADMIN" if name == "admin" else "ROLE_USER")
-    src.secret = src.create_client("client")
-    src.start()
+def test_an_import_killed_mid_file_resumes_with_no_partial_file(source, tmp_path):
+    src = source
+    pid = seed(src, src.admin, name="Resume source", samples=4, big=60_000, analysis=False)
+    target = target_server(tmp_path, "resume_target")
+    command = [*SEQCORE, "-c", str(target.ini), "import", "irida", src.url, "--project",
+               pid, "--owner", "owner", "--token", src.admin]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    tmp = tmp_path / "resume_target" / "storage" / "tmp"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if tmp.exists() and any(p.stat().st_size > 0 for p in tmp.glob("upload-*")):
+            break
+        time.sleep(0.005)
+    assert process.poll() is None, "the import ended before a file was half copied"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr
+    target.start()
     try:
-        src.admin = src.token("client", src.secret, "admin", PASSWORD)
-        pid = seed(src, src.admin, samples=4, big=60_000)
-        target = target_server(tmp_path, "resume_target")
-        command = [*SEQCORE, "-c", str(target.ini), "import", "irida", src.url, "--project",
-                   pid, "--owner", "owner", "--token", src.admin]
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        tmp = tmp_path / "resume_target" / "storage" / "tmp"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and process.poll() is None:
-            if tmp.exists() and any(p.stat().st_size > 0 for p in tmp.glob("upload-*")):
-                break
-            time.sleep(0.005)
-        assert process.poll() is None, "the import ended before a file was half copied"
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-        again = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        assert again.returncode == 0, again.stdout + again.stderr
-        target.start()
-        try:
-            secret = target.create_client("client")
-            token = target.token("client", secret, "owner", PASSWORD)
-            here = target.get_json("/api/projects", token)["resource"]["resources"]
-            assert len(here) == 1
-            ours = by_name(target, token, here[0]["identifier"])
-            theirs = by_name(src, src.admin, pid)
-            assert sorted(ours) == sorted(theirs)
-            for name, remote in theirs.items():
-                for kind in ("pairs", "unpaired"):
-                    mine = files_of(target, token, ours[name]["identifier"], kind)
-                    assert mine == files_of(src, src.admin, remote["identifier"], kind)
-        finally:
-            target.stop()
-        # Every stored file is a recorded one: the half-copied file was never placed.
-        stored = {str(p.relative_to(tmp_path / "resume_target" / "storage"))
-                  for p in (tmp_path / "resume_target" / "storage").rglob("*")
-                  if p.is_file() and p.parent.name != "tmp"}
-        from sqlalchemy import create_engine, text
-
-        engine = create_engine(target_url(target))
-        with engine.connect() as conn:
-            recorded = set(conn.execute(text("SELECT path FROM sequence_file")).scalars())
-        engine.dispose()
-        assert stored == recorded
+        secret = target.create_client("client")
+        token = target.token("client", secret, "owner", PASSWORD)
+        here = target.get_json("/api/projects", token)["resource"]["resources"]
+        assert len(here) == 1
+        ours = by_name(target, token, here[0]["identifier"])
+        theirs = by_name(src, src.admin, pid)
+        assert sorted(ours) == sorted(theirs)
+        for name, remote in theirs.items():
+            for kind in ("pairs", "unpaired"):
+                mine = files_of(target, token, ours[name]["identifier"], kind)
+                assert mine == files_of(src, src.admin, remote["identifier"], kind)
     finally:
-        src.stop()
+        target.stop()
+    # Every stored file is a recorded one: the half-copied file was never placed.
+    storage = tmp_path / "resume_target" / "storage"
+    stored = {str(p.relative_to(storage)) for p in storage.rglob("*")
+              if p.is_file() and p.parent.name != "tmp"}
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(target_url(target))
+    with engine.connect() as conn:
+        recorded = set(conn.execute(text("SELECT path FROM sequence_file")).scalars())
+    engine.dispose()
+    assert stored == recorded
 
 
 def put_file(srv, filename, data):
