@@ -4,8 +4,9 @@ own operations: :func:`~seqcore.projects.projects.new_project`,
 :func:`~seqcore.files.uploads.receive_upload` (each file checked by its kind's content check,
 as an upload is), :func:`~seqcore.analysis.service.create_submission`.
 
-Each sample is one transaction: the sample, its metadata, its files and their entries in the
-id map are committed together or not at all. A file is downloaded into a storage writer
+Samples are written a batch to a transaction, and a sample's rows, its metadata, its files
+and their entries in the id map are always in the same one: a sample is copied whole or not
+at all. A file is downloaded into a storage writer
 (a temporary file), its size and SHA-256 compared with what the other install says, and only
 then placed in storage; a failed or killed import therefore leaves no half-copied file
 attached, and the next run copies the sample again from the start.
@@ -62,9 +63,11 @@ def keep_puid(db: Session, row: Any, value: str | None) -> bool:
     return True
 
 
-#: Samples whose files download while an earlier one is written, and downloads at a time.
-PREFETCH = 8
-DOWNLOADERS = 4
+#: Samples whose files download while earlier ones are written, and downloads at a time.
+PREFETCH = 16
+DOWNLOADERS = 8
+#: Samples written in one transaction.
+BATCH = 25
 
 
 def discard(files: Mapping[str, list[ReceivedFile]]) -> None:
@@ -207,24 +210,43 @@ class Copier:
                               f"analysis submission {submission.remote_id}")
 
     def _samples(self, project_id: int, samples: list[RemoteSample]) -> None:
-        """Each sample in a transaction of its own, in order, while the files of the next
-        ones download (:data:`PREFETCH` samples ahead, :data:`DOWNLOADERS` at a time)."""
+        """The samples in order, :data:`BATCH` to a transaction, while the files of the next
+        ones download (:data:`PREFETCH` samples ahead, :data:`DOWNLOADERS` at a time). A
+        batch that fails is rolled back whole and its samples copied again one to a
+        transaction, so one bad sample costs only itself."""
         pool = ThreadPoolExecutor(DOWNLOADERS)
         ahead: dict[int, Future[dict[str, list[ReceivedFile]]]] = {}
         try:
-            for number, sample in enumerate(samples):
-                for later in range(number, min(number + PREFETCH, len(samples))):
+            for start in range(0, len(samples), BATCH):
+                batch = range(start, min(start + BATCH, len(samples)))
+                for later in range(start, min(batch.stop + PREFETCH, len(samples))):
                     if later not in ahead:
                         ahead[later] = pool.submit(self._prefetch, samples[later])
-                files = ahead.pop(number)
+                files = [ahead.pop(number) for number in batch]
+                copied, failures = dict(self.outcome.copied), len(self.outcome.failures)
+
+                def work(numbers: range = batch,
+                         found: list[Future[dict[str, list[ReceivedFile]]]] = files) -> None:
+                    for number, future in zip(numbers, found, strict=True):
+                        self._sample(project_id, samples[number], future.result())
+
                 try:
-                    self._transaction(lambda s=sample, f=files: self._sample(  # type: ignore[misc]
-                        project_id, s, f.result()),
-                        f"sample {sample.remote_id} ({sample.values.get('name')})")
+                    done = self._transaction(work, f"samples {start + 1} to {batch.stop}")
                 finally:
-                    if files.done() and files.exception() is None:
-                        discard(files.result())  # what the transaction did not keep
-                self.progress.advance("samples")
+                    for future in files:
+                        if future.done() and future.exception() is None:
+                            discard(future.result())  # what the transaction did not keep
+                if not done:
+                    del self.outcome.failures[failures:]
+                    with self.lock:  # bytes downloaded meanwhile stay counted
+                        self.outcome.copied = {**copied,
+                                               "bytes": self.outcome.copied.get("bytes", 0)}
+                    for number in batch:
+                        sample = samples[number]
+                        self._transaction(
+                            lambda s=sample: self._sample(project_id, s, {}),  # type: ignore[misc]
+                            f"sample {sample.remote_id} ({sample.values.get('name')})")
+                self.progress.advance("samples", len(batch))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             for future in ahead.values():

@@ -34,10 +34,12 @@ class IdMap:
                import_id: int | None) -> None:
         """Enter an object in the map, in the caller's transaction (forgetting an entry
         whose local row went, so the object is copied again)."""
-        db.execute(delete(ImportedObject).where(
-            ImportedObject.remote == self.remote, ImportedObject.remote_kind == self.remote_kind,
-            ImportedObject.object_type == object_type,
-            ImportedObject.remote_id == str(remote_id)))
+        if str(remote_id) in self.known(db, object_type):
+            db.execute(delete(ImportedObject).where(
+                ImportedObject.remote == self.remote,
+                ImportedObject.remote_kind == self.remote_kind,
+                ImportedObject.object_type == object_type,
+                ImportedObject.remote_id == str(remote_id)))
         db.add(ImportedObject(remote=self.remote, remote_kind=self.remote_kind,
                               object_type=object_type, remote_id=str(remote_id),
                               local_id=local_id, import_id=import_id))
