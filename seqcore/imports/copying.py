@@ -137,6 +137,7 @@ class Copier:
         reported."""
         tm = self.request.tm
         tm.begin()
+        copied = dict(self.outcome.copied)
         try:
             with acting(self.db, self.actor):
                 work()
@@ -145,6 +146,8 @@ class Copier:
         except (CopyFailed, RemoteError, DomainError, StorageError) as err:
             tm.abort()
             self.idmap.forget_cache()
+            with self.lock:  # nothing was copied; the bytes downloaded meanwhile were
+                self.outcome.copied = {**copied, "bytes": self.outcome.copied.get("bytes", 0)}
             self.outcome.failures.append(f"{subject}: {err}")
             return False
         except BaseException:
@@ -223,7 +226,7 @@ class Copier:
                     if later not in ahead:
                         ahead[later] = pool.submit(self._prefetch, samples[later])
                 files = [ahead.pop(number) for number in batch]
-                copied, failures = dict(self.outcome.copied), len(self.outcome.failures)
+                failures = len(self.outcome.failures)
 
                 def work(numbers: range = batch,
                          found: list[Future[dict[str, list[ReceivedFile]]]] = files) -> None:
@@ -238,9 +241,6 @@ class Copier:
                             discard(future.result())  # what the transaction did not keep
                 if not done:
                     del self.outcome.failures[failures:]
-                    with self.lock:  # bytes downloaded meanwhile stay counted
-                        self.outcome.copied = {**copied,
-                                               "bytes": self.outcome.copied.get("bytes", 0)}
                     for number in batch:
                         sample = samples[number]
                         self._transaction(

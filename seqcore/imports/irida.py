@@ -52,6 +52,7 @@ FILE_FIELDS = {"file", "createdDate", "modifiedDate", "uploadSha256", "label", "
                "fileRevisionNumber", "fileSize"}
 ASSEMBLY_MEDIA_TYPE = "application/fasta"
 ASSEMBLIES = "\0assemblies"  # a key no file kind's segment can be
+NONE: dict[str, Any] = {"resource": {"resources": []}}  # an empty collection
 #: Requests in flight at once while reading samples' files.
 READERS = 8
 
@@ -177,8 +178,12 @@ class IridaReader:
 
     def _listings(self, sid: str) -> dict[str, Any]:
         """The sample's objects of each local file kind, and its assemblies (``None``: the
-        other install has no such kind)."""
+        other install has no such kind). The list of all the sample's files, whose links
+        name their kind, saves asking for the kinds it has none of."""
+        files = self.remote.get_json_or_none(f"samples/{sid}/sequenceFiles")
+        hrefs = [link(f, "self") or "" for f in resources(files)] if files else None
         found = {segment: self.remote.get_json_or_none(f"samples/{sid}/{segment}")
+                 if hrefs is None or any(f"/{sid}/{segment}/" in h for h in hrefs) else NONE
                  for segment in self.kinds}
         if self.assemblies:
             found[ASSEMBLIES] = self.remote.get_json_or_none(f"samples/{sid}/assemblies")

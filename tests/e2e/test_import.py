@@ -51,7 +51,8 @@ def post(srv, token, path, body):
     return json.loads(answer)["resource"]
 
 
-def seed(srv, token, name=PROJECT["name"], samples=SAMPLES, big=0, analysis=True):
+def seed(srv, token, name=PROJECT["name"], samples=SAMPLES, big=0, analysis=True,
+         prefix="isolate"):
     """A project like the acceptance test's: ``samples`` samples with a pair and metadata
     each, an unpaired file on every tenth, an assembly, a completed analysis; the first
     sample's pair ``big`` reads long (a file long enough to be killed in the middle of)."""
@@ -62,7 +63,7 @@ def seed(srv, token, name=PROJECT["name"], samples=SAMPLES, big=0, analysis=True
     ids = []
     for n in range(samples):
         sample = post(srv, token, f"/api/projects/{pid}/samples", {
-            "sampleName": f"isolate-{n:03d}", "description": f"isolate {n}",
+            "sampleName": f"{prefix}-{n:03d}", "description": f"isolate {n}",
             "organism": "Listeria", "strain": f"ST{n % 7}", "collectedBy": "Lab One",
             "collectionDate": "2026-03-0" + str(1 + n % 9), "latitude": "45.5",
             "longitude": "-73.6", "geographicLocationName": "Canada:Quebec"})
@@ -74,11 +75,11 @@ def seed(srv, token, name=PROJECT["name"], samples=SAMPLES, big=0, analysis=True
         assert status == 200, answer
         reads = big if (n == 0 and big) else 20
         upload(srv, token, f"/api/samples/{sid}/pairs", [
-            ("file1", f"isolate-{n:03d}_R1.fastq", fastq(reads=reads, seed=2 * n + 1), None),
-            ("file2", f"isolate-{n:03d}_R2.fastq", fastq(reads=reads, seed=2 * n + 2), None)])
+            ("file1", f"{prefix}-{n:03d}_R1.fastq", fastq(reads=reads, seed=2 * n + 1), None),
+            ("file2", f"{prefix}-{n:03d}_R2.fastq", fastq(reads=reads, seed=2 * n + 2), None)])
         if n % 10 == 0:
             upload(srv, token, f"/api/samples/{sid}/unpaired", [
-                ("file", f"isolate-{n:03d}.fastq", fastq(seed=1000 + n), None)])
+                ("file", f"{prefix}-{n:03d}.fastq", fastq(seed=1000 + n), None)])
     if not analysis:
         return pid
     upload(srv, token, f"/api/samples/{ids[0]}/assemblies",
@@ -324,6 +325,32 @@ def test_an_import_killed_mid_file_resumes_with_no_partial_file(source, tmp_path
         recorded = set(conn.execute(text("SELECT path FROM sequence_file")).scalars())
     engine.dispose()
     assert stored == recorded
+
+
+def test_a_file_whose_checksum_differs_costs_only_its_sample(source, tmp_path):
+    pid = seed(source, source.admin, name="Tamper source", samples=3, analysis=False,
+               prefix="tamper")
+    # The stored bytes of one file change behind the source's back: its SHA-256 no longer
+    # matches the one the source gives.
+    (stored,) = (source.root / "storage").rglob("tamper-001_R2.fastq")
+    data = bytearray(stored.read_bytes())
+    data[-2:-1] = b"A" if data[-2:-1] != b"A" else b"C"
+    stored.write_bytes(bytes(data))
+    target = target_server(tmp_path, "tamper_target")
+    done = run_import(target, source, "--project", pid, "--owner", "owner", check=False)
+    assert done.returncode == 1
+    assert "tamper-001" in done.stderr and "SHA-256" in done.stderr, done.stderr
+    assert "2 sample" in done.stdout.split("copied:")[1]
+    target.start()
+    try:
+        token = target.token("client", target.create_client("client"), "owner", PASSWORD)
+        here = target.get_json("/api/projects", token)["resource"]["resources"]
+        assert sorted(by_name(target, token, here[0]["identifier"])) == ["tamper-000",
+                                                                         "tamper-002"]
+    finally:
+        target.stop()
+    again = run_import(target, source, "--project", pid, "--owner", "owner", check=False)
+    assert again.returncode == 1 and "1 sample(s)" in again.stdout
 
 
 def put_file(srv, filename, data):
