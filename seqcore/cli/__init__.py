@@ -11,6 +11,7 @@ from seqcore.cli import (
     bots,
     clients,
     database,
+    imports,
     init,
     plugins,
     serve,
@@ -23,5 +24,6 @@ from seqcore.cli import (
 from seqcore.cli.base import Env, main, pass_env
 from seqcore.cli.serve import bootstrap
 
-__all__ = ["Env", "backups", "bootstrap", "bots", "clients", "database", "init", "main", "pass_env",
-           "plugins", "serve", "storage", "tokens", "tools", "users", "worker"]
+__all__ = ["Env", "backups", "bootstrap", "bots", "clients", "database", "imports", "init",
+           "main", "pass_env", "plugins", "serve", "storage", "tokens", "tools", "users",
+           "worker"]

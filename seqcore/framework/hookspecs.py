@@ -450,3 +450,18 @@ def sequencing_object_processed(sequencing_object: Any, kind: str, registry: Any
 
     .. versionadded:: 26.11
     """
+
+
+@hookspec(firstresult=True)
+def import_assembly(request: Request, sample_id: int, file: Any) -> Any | None:
+    """Keep an assembly ``seqcore import`` copied from another install into a sample; return
+    the row that holds it (its ``id`` enters the import's map), or ``None`` if not yours.
+
+    The core has downloaded the FASTA, checked it (``FastaCheck``) and its size, and kept it
+    in storage: ``file`` is the unsaved ``seqcore.plugin.SequenceFile``, whose stored bytes
+    go again if the transaction aborts. Add the plugin's row through
+    ``seqcore.plugin.request_session(request)`` (never commit it). Without an implementation
+    an import reads no assemblies.
+
+    .. versionadded:: 26.11
+    """

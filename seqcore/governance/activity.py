@@ -191,11 +191,14 @@ def _describe(obj: Any, action: str) -> list[dict[str, Any]]:
 
 def provenance_of(entry: MetadataEntry) -> dict[str, Any] | None:
     """Where a metadata value came from, as IRIDA Next's ``metadata_provenance``: an
-    analysis submission or an NCBI submission (``None``: a person or client wrote it)."""
+    analysis submission, an NCBI submission or an import from another install (``seqcore
+    import``; ``id`` is the import's run) (``None``: a person or client wrote it)."""
     if entry.submission_id is not None:
         return {"source": "analysis", "id": entry.submission_id}
     if entry.ncbi_submission_id is not None:
         return {"source": "ncbiSubmission", "id": entry.ncbi_submission_id}
+    if entry.import_id is not None:
+        return {"source": "import", "id": entry.import_id}
     return None
 
 

@@ -22,6 +22,7 @@ from seqcore.models.bot import NamespaceBot
 from seqcore.models.export import DataExport, ExportState
 from seqcore.models.fielddecl import MetadataField, MetadataTemplate, MetadataTemplateField
 from seqcore.models.group import AccessLevel, Group, GroupHierarchy, GroupMember, GroupShare
+from seqcore.models.imports import ImportedObject, ImportRun
 from seqcore.models.ncbi import (
     ExportUploadState,
     NcbiSubmission,
@@ -66,6 +67,8 @@ __all__ = [
     "GroupHierarchy",
     "GroupMember",
     "GroupShare",
+    "ImportRun",
+    "ImportedObject",
     "IssuedPuid",
     "MetadataEntry",
     "MetadataField",

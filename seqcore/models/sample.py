@@ -80,6 +80,9 @@ class MetadataEntry(Base):
     submission_id: Mapped[int | None] = mapped_column(default=None)
     ncbi_submission_id: Mapped[int | None] = mapped_column(
         ForeignKey("ncbi_submission.id", ondelete="SET NULL"), default=None)
+    #: The import (``seqcore import``) that copied the value from another install.
+    import_id: Mapped[int | None] = mapped_column(
+        ForeignKey("import_run.id", ondelete="SET NULL"), default=None)
     #: The account that wrote the value (no foreign key: the provenance outlives accounts).
     writer_id: Mapped[int | None] = mapped_column(default=None)
     created: Mapped[datetime] = mapped_column(default=utcnow)

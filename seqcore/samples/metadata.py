@@ -189,7 +189,7 @@ def set_metadata(db: Session, samples: Sequence[Sample], changes: Sequence[Chang
                 status["added"].append(field)
             elif (stored.value, stored.type) != (value, kind):
                 stored.value, stored.type, stored.modified = value, kind, now
-                stored.submission_id = stored.ncbi_submission_id = None
+                stored.submission_id = stored.ncbi_submission_id = stored.import_id = None
                 stored.writer_id = caller.user_id
                 status["updated"].append(field)
             else:

@@ -182,6 +182,18 @@ def register_rest_endpoints() -> list[Endpoint]:
 
 
 @hookimpl
+def import_assembly(request: Any, sample_id: int, file: SequenceFile) -> Assembly:
+    """An assembly copied from another install (``seqcore import``) is an uploaded one here:
+    the analysis that made it there is not this install's."""
+    assembly = Assembly(sample_id=sample_id, file=file)
+    request.db.add(assembly)
+    request.db.flush()
+    note_activity(request.db, samples=[sample_id], on="assembly", id=assembly.id,
+                  action="created", fileName=file.file_name)
+    return assembly
+
+
+@hookimpl
 def samples_deleting(sample_ids: list[int], request: Any) -> None:
     """Assemblies go with their samples: rows now, stored files once committed (a file
     another row still uses stays)."""
