@@ -21,6 +21,7 @@ from seqcore.testing.factories import Factories
 ROOT = Path(__file__).resolve().parents[2]
 WRITING = ROOT / "docs" / "writing_plugins.md"
 TESTING = ROOT / "docs" / "testing_plugins.md"
+READSTATS = ROOT / "examples" / "seqcore-readstats" / "src" / "seqcore_readstats"
 
 
 def blocks(page):
@@ -39,7 +40,9 @@ RUN_HERE = {
     WRITING: ["seqcore plugin new mlst-lite", '[project]\nname = "seqcore-readstats"',
               "import AnalysisType, OutputRel, Parameter, WriteBack, hookimpl\n",
               "pip install -e ./seqcore-readstats", "class ProjectNotes(Context)",
-              'name="mlst", label="MLST typing"', "def register_views():"],
+              'name="mlst", label="MLST typing"', "def histograms_context(view: ViewInput)",
+              '<%namespace name="tables" file="/table.mako"/>',
+              "pybabel extract -k _ -k translate -F babel.cfg"],
     TESTING: ["class TestFast5Contract(FileKindContract)", "SEQCORE_FUZZ_EXAMPLES="],
 }
 RUN_IN_TEST_TESTING_KIT = ["def seqcore_plugins():", "def test_lengths_of_uploaded_reads",
@@ -163,23 +166,33 @@ def test_the_fuzz_command_names_what_the_fuzz_tests_read():
     assert "-m fuzz" in command and "fuzz" in (ROOT / "pyproject.toml").read_text()
 
 
-def test_the_views_example_starts_with_its_templates(build_app, tmp_path):
-    """The "Contributing views" block, as a plugin module beside a template directory and a
-    static directory: the application starts with it (templates found and compiled, the
-    rel declared by the read counter), and the analysis page's view is registered."""
+def test_the_views_example_is_the_example_plugins_code():
+    """The "Contributing views" blocks are the readstats example's own view module and
+    template, whose tests (``examples/seqcore-readstats/tests/test_views.py``) start it and
+    draw its page in both languages: the page cannot drift from code that runs."""
+    assert block(WRITING, "def histograms_context(view: ViewInput)") == \
+        (READSTATS / "views.py").read_text()
+    assert block(WRITING, '<%namespace name="tables" file="/table.mako"/>') == \
+        (READSTATS / "templates" / "readstats" / "histograms.mako").read_text()
+
+
+def test_the_translation_commands_extract_and_compile_the_examples_messages(tmp_path):
+    """The "Translating a view" commands, run in a copy of the example's package: the
+    extraction finds the view's and the template's messages, the compilation writes the
+    catalogues seqcore loads."""
     import shutil
 
-    from tests.plugins import readcount
+    package = tmp_path / "src" / "seqcore_readstats"
+    shutil.copytree(READSTATS, package)
+    pybabel = str(Path(sys.executable).with_name("pybabel"))
+    commands = [line.split("#")[0].split() for line in
+                block(WRITING, "pybabel extract -k _ -k translate -F babel.cfg").splitlines()
+                if line.startswith("pybabel") and " init " not in line]
+    assert [command[1] for command in commands] == ["extract", "compile"]
+    for command in commands:
+        subprocess.run([pybabel, *command[1:]], cwd=package, check=True, capture_output=True)
+    extracted = (package / "readstats.pot").read_text()
+    assert 'msgid "Read lengths"' in extracted  # the template's
+    assert 'msgid "Mean read length"' in extracted  # the view module's
+    assert (package / "locale" / "fr" / "LC_MESSAGES" / "readstats.mo").stat().st_size > 0
 
-    plugins = ROOT / "tests" / "plugins"
-    shutil.copytree(plugins / "views_templates", tmp_path / "templates")
-    shutil.copytree(plugins / "views_static", tmp_path / "static")
-    source = block(WRITING, "def register_views():")
-    plugin = types.ModuleType("readcount_views")
-    plugin.__file__ = str(tmp_path / "plugin.py")
-    exec(compile(source, str(tmp_path / "plugin.py"), "exec"), plugin.__dict__)
-    views = plugin.register_views()
-    assert [type(v).__name__ for v in views] == ["ViewAssets", "OutputView"]
-    app = build_app([sequencefiles, readcount, plugin])
-    app.get("/-/plugins/readcount-views/" + next(
-        p.name for p in (tmp_path / "static").iterdir()), status=200)
