@@ -10,7 +10,8 @@ its ``.po`` (a stale ``.mo`` shows old words). A plugin's test calls both::
 
 Messages are found as Babel finds them: ``_("...")`` in the Mako templates under
 ``templates/``, ``_("...")`` and ``translate("...")`` (``ViewInput.translate``) in the
-package's Python files.
+package's Python files. They need Babel, which the plugin's tests install beside pytest and
+WebTest (``docs/writing_plugins.md``).
 """
 
 from __future__ import annotations

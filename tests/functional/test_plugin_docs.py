@@ -120,7 +120,7 @@ def test_the_install_steps_are_what_the_wheel_check_runs():
     on every build; here each command is checked to be the one that script runs."""
     steps = block(WRITING, "pip install -e ./seqcore-readstats")
     script = (ROOT / ".ci" / "wheels").read_text()
-    assert "pip install pytest WebTest" in steps and "pytest WebTest" in script
+    assert "pip install pytest WebTest Babel" in steps and "pytest WebTest Babel" in script
     assert "seqcore -c production.ini db upgrade" in steps and "db upgrade" in script
     assert (ROOT / "examples" / "seqcore-readstats" / "tests").is_dir()
 
