@@ -11,8 +11,8 @@ from pyramid.response import Response
 
 from seqcore.web.assets import asset_response
 
-#: The npm files any page may load.
-PAGE_ASSETS = ["turbo.es2017-esm.js", "stimulus.js"]
+#: The npm files any page may load (hash-wasm's MD5: the upload areas' direct uploads).
+PAGE_ASSETS = ["turbo.es2017-esm.js", "stimulus.js", "hash-wasm-md5.umd.min.js"]
 
 
 def vendor_asset(request: Request) -> Response:

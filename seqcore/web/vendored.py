@@ -36,6 +36,9 @@ ASSETS: dict[str, Asset] = {
     "turbo.es2017-esm.js": Asset("@hotwired/turbo/dist/turbo.es2017-esm.js",
                                  "application/javascript"),
     "stimulus.js": Asset("@hotwired/stimulus/dist/stimulus.js", "application/javascript"),
+    # hash-wasm's MD5 (WebAssembly): the checksum the browser's direct uploads announce, which
+    # Web Crypto does not compute.
+    "hash-wasm-md5.umd.min.js": Asset("hash-wasm/dist/md5.umd.min.js", "application/javascript"),
 }
 
 LICENCES: dict[str, str] = {
@@ -45,6 +48,7 @@ LICENCES: dict[str, str] = {
     "react-dom.LICENSE": "react-dom/LICENSE",
     "redoc.LICENSE": "redoc/LICENSE",
     "stimulus.LICENSE": "@hotwired/stimulus/LICENSE.md",
+    "hash-wasm.LICENSE": "hash-wasm/LICENSE",
     # Turbo's npm package ships no licence file: its MIT notice heads turbo.es2017-esm.js.
 }
 

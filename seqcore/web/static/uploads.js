@@ -7,73 +7,15 @@
 import { Controller } from "@hotwired/stimulus";
 import { application } from "seqcore/application";
 
-// -- MD5 (the direct-upload path checks each file's MD5, which Web Crypto does not offer) --
-
-const SHIFTS = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
-const SINES = Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(i + 1)) * 2 ** 32) >>> 0);
-
-export class MD5 {
-  constructor() {
-    this.state = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
-    this.buffer = new Uint8Array(64);
-    this.fill = 0;
-    this.length = 0;
-    this.words = new Int32Array(16);
+// The direct-upload path announces each file's MD5, which Web Crypto does not compute:
+// hash-wasm's (WebAssembly), loaded by the layout as window.hashwasm, reads the file in chunks.
+async function md5Base64(file) {
+  const md5 = await window.hashwasm.createMD5();
+  md5.init();
+  for (let offset = 0; offset < file.size; offset += CHUNK) {
+    md5.update(new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer()));
   }
-
-  update(bytes) {
-    this.length += bytes.length;
-    let i = 0;
-    if (this.fill > 0) {
-      i = Math.min(64 - this.fill, bytes.length);
-      this.buffer.set(bytes.subarray(0, i), this.fill);
-      this.fill += i;
-      if (this.fill < 64) return;
-      this.block(this.buffer, 0);
-      this.fill = 0;
-    }
-    for (; i + 64 <= bytes.length; i += 64) this.block(bytes, i);
-    if (i < bytes.length) {
-      this.buffer.set(bytes.subarray(i), 0);
-      this.fill = bytes.length - i;
-    }
-  }
-
-  block(bytes, offset) {
-    const w = this.words;
-    for (let j = 0; j < 16; j += 1) {
-      const o = offset + 4 * j;
-      w[j] = bytes[o] | (bytes[o + 1] << 8) | (bytes[o + 2] << 16) | (bytes[o + 3] << 24);
-    }
-    let [a, b, c, d] = this.state;
-    for (let j = 0; j < 64; j += 1) {
-      let f;
-      let g;
-      if (j < 16) { f = (b & c) | (~b & d); g = j; }
-      else if (j < 32) { f = (d & b) | (~d & c); g = (5 * j + 1) % 16; }
-      else if (j < 48) { f = b ^ c ^ d; g = (3 * j + 5) % 16; }
-      else { f = c ^ (b | ~d); g = (7 * j) % 16; }
-      const s = SHIFTS[(j >> 4) * 4 + (j % 4)];
-      const x = (a + f + SINES[j] + w[g]) | 0;
-      a = d; d = c; c = b;
-      b = (b + ((x << s) | (x >>> (32 - s)))) | 0;
-    }
-    this.state = this.state.map((v, k) => (v + [a, b, c, d][k]) | 0);
-  }
-
-  // The digest in base64, as createDirectUpload's checksum is given.
-  base64() {
-    const bits = this.length * 8;
-    const pad = new Uint8Array((this.fill < 56 ? 56 : 120) - this.fill + 8);
-    pad[0] = 0x80;
-    const view = new DataView(pad.buffer);
-    view.setUint32(pad.length - 8, bits >>> 0, true);
-    view.setUint32(pad.length - 4, Math.floor(bits / 2 ** 32), true);
-    this.update(pad);
-    const out = new DataView(new ArrayBuffer(16));
-    this.state.forEach((v, k) => out.setUint32(4 * k, v >>> 0, true));
-    return btoa(String.fromCharCode(...new Uint8Array(out.buffer)));
-  }
+  return btoa(String.fromCharCode(...md5.digest("binary")));
 }
 
 // -- pairing by name, as seqcore/files/fastqnames.py does -----------------------------------
@@ -241,15 +183,12 @@ application.register("upload", class extends Controller {
       const file = group[k];
       const row = rows[k];
       row.status.textContent = this.text("checksum");
-      const md5 = new MD5();
-      for (let offset = 0; offset < file.size; offset += CHUNK) {
-        md5.update(new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer()));
-      }
+      const checksum = await md5Base64(file);
       const announce = new FormData();
       announce.append("csrf_token", this.csrf);
       announce.append("filename", file.name);
       announce.append("byte_size", String(file.size));
-      announce.append("checksum", md5.base64());
+      announce.append("checksum", checksum);
       announce.append("content_type", file.type || "application/octet-stream");
       const announced = await send("POST", this.announceValue, announce,
         { Accept: "application/json", "X-CSRF-Token": this.csrf });

@@ -15,6 +15,7 @@
  "seqcore/controllers": "${static('controllers.js') | n, js_string}",
  "seqcore/uploads": "${static('uploads.js') | n, js_string}"}}
 </script>
+<script defer src="${vendor('hash-wasm-md5.umd.min.js')}"></script>
 <script type="module">import "seqcore/application"; import "seqcore/controllers"; import "seqcore/uploads";</script>
 ${self.head()}
 </head>
