@@ -8,6 +8,8 @@ and on the same traversal contexts, so a page refuses what REST refuses, in its 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pyramid.config import Configurator
@@ -78,88 +80,75 @@ def _back(request: Request, route: str, owner_id: int, message: Any) -> Response
     return HTTPSeeOther(location=request.route_path(route, id=owner_id) + "#shares")
 
 
-def share_project(request: Request) -> Response:
-    identity = signed_in(request)
-    context = context_at(request, "projects", request.matchdict["id"], "shares")
-    require(request, context, Permission.PROJECT_WRITE)
-    project = context.__parent__.project
-    grantee = _grantee(request, identity)
-    level = _level(request)
-    share_with_group(request.db, grantee, level, project=project, actor_id=_actor(identity))
-    return _back(request, "web.project.manage", project.id,
-                 _("Shared with ${group}.", mapping={"group": grantee.full_path}))
+@dataclass(frozen=True)
+class _Owner:
+    """What is shared: its traversal collection, the permission its shares ask, the page that
+    lists them, and :func:`share_with_group`'s keyword for it. The project's and the group's
+    forms are the same views over these."""
+
+    collection: str
+    permission: str
+    page: str
+    keyword: str
 
 
-def unshare_project(request: Request) -> Response:
-    signed_in(request)
-    context = context_at(request, "projects", request.matchdict["id"], "shares",
-                         request.matchdict["share"])
-    require(request, context, Permission.PROJECT_WRITE)
-    grantee = request.db.get(Group, context.share.group_id)
-    project_id = context.share.project_id
-    unshare(request.db, context.share)
-    return _back(request, "web.project.manage", project_id,
-                 _("No longer shared with ${group}.", mapping={"group": grantee.full_path}))
+PROJECT_OWNER = _Owner("projects", Permission.PROJECT_WRITE, "web.project.manage", "project")
+GROUP_OWNER = _Owner("groups", Permission.GROUP_WRITE, "web.group", "group")
 
 
-def change_project_share(request: Request) -> Response:
-    identity = signed_in(request)
-    context = context_at(request, "projects", request.matchdict["id"], "shares",
-                         request.matchdict["share"])
-    require(request, context, Permission.PROJECT_WRITE)
-    share = change_share_level(request.db, context.share, _level(request),
-                               actor_id=_actor(identity))
-    grantee = request.db.get(Group, share.group_id)
-    return _back(request, "web.project.manage", int(request.matchdict["id"]),
-                 _("${name} changed.", mapping={"name": grantee.full_path}))
+def _shares(request: Request, owner: _Owner, *share: str) -> Any:
+    """The ``shares`` context (or one share's) under the owner in the URL, once the caller
+    was found allowed to change them."""
+    context = context_at(request, owner.collection, request.matchdict["id"], "shares", *share)
+    require(request, context, owner.permission)
+    return context
 
 
-def share_group(request: Request) -> Response:
-    identity = signed_in(request)
-    context = context_at(request, "groups", request.matchdict["id"], "shares")
-    require(request, context, Permission.GROUP_WRITE)
-    group = context.__parent__.group
-    grantee = _grantee(request, identity)
-    level = _level(request)
-    share_with_group(request.db, grantee, level, group=group, actor_id=_actor(identity))
-    return _back(request, "web.group", group.id,
-                 _("Shared with ${group}.", mapping={"group": grantee.full_path}))
+def share_view(owner: _Owner) -> Callable[[Request], Response]:
+    def share(request: Request) -> Response:
+        identity = signed_in(request)
+        context = _shares(request, owner)
+        shared = getattr(context.__parent__, owner.keyword)
+        grantee = _grantee(request, identity)
+        share_with_group(request.db, grantee, _level(request), actor_id=_actor(identity),
+                         **{owner.keyword: shared})
+        return _back(request, owner.page, shared.id,
+                     _("Shared with ${group}.", mapping={"group": grantee.full_path}))
+
+    return share
 
 
-def unshare_group(request: Request) -> Response:
-    signed_in(request)
-    context = context_at(request, "groups", request.matchdict["id"], "shares",
-                         request.matchdict["share"])
-    require(request, context, Permission.GROUP_WRITE)
-    grantee = request.db.get(Group, context.share.group_id)
-    group_id = context.share.shared_group_id
-    unshare(request.db, context.share)
-    return _back(request, "web.group", group_id,
-                 _("No longer shared with ${group}.", mapping={"group": grantee.full_path}))
+def unshare_view(owner: _Owner) -> Callable[[Request], Response]:
+    def remove(request: Request) -> Response:
+        signed_in(request)
+        context = _shares(request, owner, request.matchdict["share"])
+        grantee = request.db.get(Group, context.share.group_id)
+        unshare(request.db, context.share)
+        return _back(request, owner.page, int(request.matchdict["id"]),
+                     _("No longer shared with ${group}.", mapping={"group": grantee.full_path}))
+
+    return remove
 
 
-def change_group_share(request: Request) -> Response:
-    identity = signed_in(request)
-    context = context_at(request, "groups", request.matchdict["id"], "shares",
-                         request.matchdict["share"])
-    require(request, context, Permission.GROUP_WRITE)
-    share = change_share_level(request.db, context.share, _level(request),
-                               actor_id=_actor(identity))
-    grantee = request.db.get(Group, share.group_id)
-    return _back(request, "web.group", int(request.matchdict["id"]),
-                 _("${name} changed.", mapping={"name": grantee.full_path}))
+def level_view(owner: _Owner) -> Callable[[Request], Response]:
+    def change(request: Request) -> Response:
+        identity = signed_in(request)
+        context = _shares(request, owner, request.matchdict["share"])
+        share = change_share_level(request.db, context.share, _level(request),
+                                   actor_id=_actor(identity))
+        grantee = request.db.get(Group, share.group_id)
+        return _back(request, owner.page, int(request.matchdict["id"]),
+                     _("${name} changed.", mapping={"name": grantee.full_path}))
+
+    return change
 
 
 def includeme(config: Configurator) -> None:
-    project = "/-/projects/{id:\\d+}/manage/shares"
-    add_page(config, "web.project.shares", project, share_project, method="POST")
-    add_page(config, "web.project.share.remove", project + "/{share:\\d+}/remove",
-             unshare_project, method="POST")
-    add_page(config, "web.project.share.level", project + "/{share:\\d+}/level",
-             change_project_share, method="POST")
-    group = "/-/groups/{id:\\d+}/shares"
-    add_page(config, "web.group.shares", group, share_group, method="POST")
-    add_page(config, "web.group.share.remove", group + "/{share:\\d+}/remove", unshare_group,
-             method="POST")
-    add_page(config, "web.group.share.level", group + "/{share:\\d+}/level",
-             change_group_share, method="POST")
+    for owner, prefix, base in ((PROJECT_OWNER, "web.project", "/-/projects/{id:\\d+}/manage"),
+                                (GROUP_OWNER, "web.group", "/-/groups/{id:\\d+}")):
+        shares = base + "/shares"
+        add_page(config, prefix + ".shares", shares, share_view(owner), method="POST")
+        add_page(config, prefix + ".share.remove", shares + "/{share:\\d+}/remove",
+                 unshare_view(owner), method="POST")
+        add_page(config, prefix + ".share.level", shares + "/{share:\\d+}/level",
+                 level_view(owner), method="POST")
