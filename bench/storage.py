@@ -38,7 +38,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from bench.upload import READS_PER_BLOCK, make_gz, peak_rss_mb, upload  # noqa: E402
+from bench.upload import (  # noqa: E402
+    READS_PER_BLOCK,
+    bench_sample,
+    make_gz,
+    peak_rss_mb,
+    upload,
+)
 
 BLOCK = 8 << 20
 
@@ -188,12 +194,7 @@ def run_store(kind: str, work: Path, args: argparse.Namespace, big: list[Path],
         server.start("gunicorn")
         announce_server_plugins(server.ini)
         try:
-            token = server.token("bench", secret, "admin", "Admin-pass1!")
-            _, body, _ = server.request("POST", "/api/projects", token, {"name": "bench"})
-            project = json.loads(body)["resource"]["identifier"]
-            _, body, _ = server.request("POST", f"/api/projects/{project}/samples", token,
-                                        {"sampleName": "bench-sample"})
-            sample_id = json.loads(body)["resource"]["identifier"]
+            token, sample_id = bench_sample(server, secret, "bench")
             pid = server.process.pid
             _, location = upload(server.port, sample_id, token, small)
             small_rss = peak_rss_mb(pid)

@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,6 +101,17 @@ def peak_rss_mb(pid: int) -> float:
             if line.startswith("VmHWM:"):
                 peaks.append(int(line.split()[1]) / 1024)
     return max(peaks)
+
+
+def bench_sample(server: Any, secret: str, project_name: str) -> tuple[str, int]:
+    """The administrator's token on a started bench server (made with the ``admin`` account
+    and the ``bench`` client) and a new sample, in a new project, to upload into."""
+    token = server.token("bench", secret, "admin", "Admin-pass1!")
+    _, body, _ = server.request("POST", "/api/projects", token, {"name": project_name})
+    project = json.loads(body)["resource"]["identifier"]
+    _, body, _ = server.request("POST", f"/api/projects/{project}/samples", token,
+                                {"sampleName": "bench-sample"})
+    return token, json.loads(body)["resource"]["identifier"]
 
 
 def upload(port: int, sample_id: int, token: str, files: list[Path]) -> tuple[float, str]:
@@ -171,12 +183,7 @@ def run_server(root: Path, args: argparse.Namespace, big: list[Path], small: lis
     server.start(args.server)
     announce_server_plugins(server.ini)
     try:
-        token = server.token("bench", secret, "admin", "Admin-pass1!")
-        _, body, _ = server.request("POST", "/api/projects", token, {"name": "Upload bench"})
-        project = json.loads(body)["resource"]["identifier"]
-        _, body, _ = server.request("POST", f"/api/projects/{project}/samples", token,
-                                    {"sampleName": "bench-sample"})
-        sample_id = json.loads(body)["resource"]["identifier"]
+        token, sample_id = bench_sample(server, secret, "Upload bench")
         pid = server.process.pid
         small_seconds, location = upload(server.port, sample_id, token, small)
         small_rss = peak_rss_mb(pid)
