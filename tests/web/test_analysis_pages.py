@@ -96,3 +96,18 @@ def test_an_empty_log_says_so(testapp, factories, tmp_path):
     page = testapp.get(f"/-/analyses/{running.id}")
     assert page.html.select_one("#analysis-log-missing").text == "The log is empty."
     assert not page.html.select_one("pre#analysis-log")
+
+
+def test_the_state_history_shows_instants_as_dates(testapp, db, running):
+    """The API keeps the history in epoch milliseconds; the page shows a date and time."""
+    owner, submission = running
+    submission.history = [["NEW", 1795954030000], ["RUNNING", 1795954031000]]
+    db.merge(submission)
+    db.commit()
+    sign_in(testapp, owner)
+    page = testapp.get(f"/-/analyses/{submission.id}")
+    times = [item.select_one("time") for item in page.html.select("ol li")
+             if item.select_one("time")]
+    assert [t.text for t in times[:2]] == ["2026-11-29 12:07:10 UTC", "2026-11-29 12:07:11 UTC"]
+    assert times[0]["datetime"] == "2026-11-29T12:07:10+00:00"
+    assert "1795954030000" not in page.text

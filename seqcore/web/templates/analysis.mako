@@ -24,7 +24,7 @@
 <h2>${_("State history")}</h2>
 <ol>
 % for state, millis in submission.history or []:
-<li>${fmt.state(state)} <span class="muted">${millis}</span></li>
+<li>${fmt.state(state)} <span class="muted">${fmt.instant(millis)}</span></li>
 % endfor
 </ol>
 <h2 id="analysis-log-heading">${_("Log")}</h2>
