@@ -50,8 +50,9 @@ def launch_page(request: Request) -> Response:
             if error.has_message or not problems:
                 problems["form"] = error.message
         else:
-            request.session.flash(request.localizer.translate(_(
-                "${count} analyses launched.", mapping={"count": len(submissions)})))
+            request.session.flash(request.localizer.translate(
+                _("Analysis launched.") if len(submissions) == 1 else
+                _("${count} analyses launched.", mapping={"count": len(submissions)})))
             if len(submissions) == 1:
                 return HTTPSeeOther(location=request.route_path(
                     "web.analysis", id=submissions[0].id))

@@ -302,6 +302,7 @@ def test_launch_form_from_the_parameter_schema(testapp, factories, lab, upload_r
     form["name"] = "counting from the web"
     detail = form.submit(status=303).follow()
     assert "counting from the web" in detail.text
+    assert "Analysis launched." in detail.text  # one analysis: not "1 analyses launched."
     submission_id = int(detail.request.path.rsplit("/", 1)[1])
     run = run_analysis.drive(submission_id, headers)
     assert run.state == "COMPLETED"
