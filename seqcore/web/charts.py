@@ -21,7 +21,7 @@ from markupsafe import Markup
 WIDTH = 720
 HEIGHT = 320
 MARGIN_LEFT = 56
-MARGIN_RIGHT = 16
+MARGIN_RIGHT = 28  # half of a middle-anchored tick label ("100,000") at the last tick
 MARGIN_TOP = 16
 MARGIN_BOTTOM = 56
 
