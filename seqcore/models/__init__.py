@@ -34,6 +34,7 @@ from seqcore.models.notification import NotificationOptOut, OutgoingMail
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.puid import IssuedPuid
+from seqcore.models.remote import ProjectSync, RemoteApi, RemoteConnection
 from seqcore.models.revocation import AuthGeneration
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import (
@@ -91,7 +92,10 @@ __all__ = [
     "ProjectMember",
     "ProjectRole",
     "ProjectSample",
+    "ProjectSync",
     "QCRecord",
+    "RemoteApi",
+    "RemoteConnection",
     "Sample",
     "SequenceFile",
     "SequencingObject",
