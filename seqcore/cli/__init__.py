@@ -14,6 +14,7 @@ from seqcore.cli import (
     imports,
     init,
     plugins,
+    remotes,
     serve,
     storage,
     tokens,
@@ -25,5 +26,5 @@ from seqcore.cli.base import Env, main, pass_env
 from seqcore.cli.serve import bootstrap
 
 __all__ = ["Env", "backups", "bootstrap", "bots", "clients", "database", "imports", "init",
-           "main", "pass_env", "plugins", "serve", "storage", "tokens", "tools", "users",
-           "worker"]
+           "main", "pass_env", "plugins", "remotes", "serve", "storage", "tokens", "tools",
+           "users", "worker"]

@@ -19,7 +19,12 @@ BLOCK = 1 << 20
 
 
 class RemoteError(Exception):
-    """The other install refused or failed a request; the message says which and why."""
+    """The other install refused or failed a request; the message says which and why, and
+    ``status`` the HTTP status it answered (``None`` when it could not be reached)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def api_root(url: str) -> str:
@@ -74,8 +79,8 @@ class Remote:
             return urllib.request.urlopen(req, timeout=self.timeout)
         except urllib.error.HTTPError as err:
             body = err.read()[:300].decode("utf-8", "replace")
-            raise RemoteError(f"{req.get_method()} {req.full_url}: {err.code} {body}"
-                              ) from None
+            raise RemoteError(f"{req.get_method()} {req.full_url}: {err.code} {body}",
+                              status=err.code) from None
         except (urllib.error.URLError, OSError) as err:
             raise RemoteError(f"{req.get_method()} {req.full_url}: {err}") from None
 

@@ -34,7 +34,7 @@ from seqcore.models.notification import NotificationOptOut, OutgoingMail
 from seqcore.models.oauth import OAuthAuthorizationCode, OAuthClient, OAuthToken
 from seqcore.models.project import Project, ProjectMember, ProjectRole
 from seqcore.models.puid import IssuedPuid
-from seqcore.models.remote import ProjectSync, RemoteApi, RemoteConnection
+from seqcore.models.remote import ProjectSync, RemoteApi, RemoteAuthorization, RemoteConnection
 from seqcore.models.revocation import AuthGeneration
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import (
@@ -95,6 +95,7 @@ __all__ = [
     "ProjectSync",
     "QCRecord",
     "RemoteApi",
+    "RemoteAuthorization",
     "RemoteConnection",
     "Sample",
     "SequenceFile",

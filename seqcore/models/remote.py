@@ -1,5 +1,6 @@
 """Other installs this one reads from: remote APIs registered by administrators, each user's
-connection to them, and the local projects kept in step with a remote project.
+connection to them (and the authorizations under way that make one), and the local projects
+kept in step with a remote project.
 
 A remote API is one install (IRIDA's REST dialect or IRIDA Next's GraphQL one) and the OAuth2
 client this install is registered as there. A user reaches it only through a connection of
@@ -53,6 +54,25 @@ class RemoteConnection(Base):
     expires: Mapped[datetime | None] = mapped_column(default=None)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     refreshed: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class RemoteAuthorization(Base):
+    """A connection under way: a user sent to a remote's consent page and not yet back.
+
+    The ``state`` sent there is kept only as its digest, with the PKCE ``code_verifier`` that
+    never leaves this install; the callback finds the row by the state it brings back,
+    checks it is the same user's and fresh, and deletes it (one use)."""
+
+    __tablename__ = "remote_authorization"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    remote_api_id: Mapped[int] = mapped_column(ForeignKey("remote_api.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    state_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    code_verifier: Mapped[str] = mapped_column(String(128))
+    redirect_uri: Mapped[str] = mapped_column(String(1024))
+    created: Mapped[datetime] = mapped_column(default=utcnow)
+    expires: Mapped[datetime] = mapped_column()
 
 
 class ProjectSync(Base):

@@ -137,8 +137,11 @@ def server_metadata(request: Request) -> Response:
     """RFC 8414: where the endpoints are and what they accept, for clients to discover.
 
     Every URL is built from the application URL (with the scheme and host a trusted proxy
-    forwarded) and the registered routes; the lists are the ones the endpoints enforce.
-    PKCE is not offered, so ``code_challenge_methods_supported`` is absent."""
+    forwarded) and the registered routes; the lists are the ones the endpoints enforce
+    (PKCE's ``plain`` method only where ``seqcore.oauth.pkce_plain`` allows it)."""
+    methods = ["S256"]
+    if request.registry.settings.get("seqcore.oauth.pkce_plain"):
+        methods.append("plain")
     document = {
         "issuer": issuer(request),
         "authorization_endpoint": request.route_url("oauth.authorize"),
@@ -152,6 +155,7 @@ def server_metadata(request: Request) -> Response:
         "token_endpoint_auth_methods_supported": CLIENT_AUTH_METHODS,
         "revocation_endpoint_auth_methods_supported": CLIENT_AUTH_METHODS,
         "introspection_endpoint_auth_methods_supported": CLIENT_AUTH_METHODS,
+        "code_challenge_methods_supported": methods,
     }
     return Response(json.dumps(document), content_type="application/json", charset="utf-8")
 

@@ -163,6 +163,19 @@ class BotTokenSchema(Schema):
     expiresAt = fields.Raw(load_default=None, allow_none=True)
 
 
+class RemoteApiSchema(Schema):
+    """A remote API's values as REST sends them; the register
+    (``seqcore.remotes.registry``) checks each one, so the schema only names them."""
+
+    name = fields.Raw(allow_none=True)
+    baseUrl = fields.Raw(allow_none=True)
+    kind = fields.Raw(allow_none=True)
+    graphqlUrl = fields.Raw(allow_none=True)
+    description = fields.Raw(allow_none=True)
+    clientId = fields.Raw(allow_none=True)
+    clientSecret = fields.Raw(allow_none=True)
+
+
 class BotSchema(Schema):
     """A new project or group bot: its access level (a name or IRIDA Next's number) and its
     first token (``tokenName``, ``scopes``, ``expiresAt``)."""

@@ -35,6 +35,7 @@ class ApiRoot(Context):
         from seqcore.resources.exports import ExportsCollection
         from seqcore.resources.groups import GroupsCollection
         from seqcore.resources.projects import ProjectsCollection
+        from seqcore.resources.remotes import RemoteApisCollection
         from seqcore.resources.runs import RunsCollection
         from seqcore.resources.samples import SamplesCollection
         from seqcore.resources.users import UsersCollection
@@ -50,6 +51,7 @@ class ApiRoot(Context):
             "sequencingrun": RunsCollection,
             "version": VersionResource,
             "plugins": PluginsResource,
+            "remoteapis": RemoteApisCollection,
         }
         if key in children:
             return children[key](self.request, key, self)

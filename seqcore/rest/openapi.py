@@ -31,6 +31,7 @@ from seqcore.framework.contrib import Endpoint
 from seqcore.parsing.schemas import (
     MembershipSchema,
     ProjectSchema,
+    RemoteApiSchema,
     RunSchema,
     SampleSchema,
     UserSchema,
@@ -54,6 +55,8 @@ REQUEST_SCHEMAS: dict[tuple[str, str], tuple[str, type[Schema], bool]] = {
     ("api.runs", "POST"): ("Run", RunSchema, False),
     ("api.run.typed", "POST"): ("Run", RunSchema, False),
     ("api.run", "PATCH"): ("RunChanges", RunSchema, True),
+    ("api.remoteapis", "POST"): ("RemoteApi", RemoteApiSchema, False),
+    ("api.remoteapi", "PATCH"): ("RemoteApiChanges", RemoteApiSchema, True),
 }
 _LIBRARY = {
     "libraryStrategy": {"type": "string", "description": "NCBI's library_strategy (WGS...)."},
@@ -131,7 +134,7 @@ COLLECTIONS = {"api.users", "api.projects", "api.project.users", "api.project.sa
                "api.project.analyses", "api.runs", "api.submissions", "api.submissions.type",
                "api.project.analyses.type", "api.plugins", "api.analysis_types",
                "api.sample.sequencefiles", "api.project.ncbi_submissions",
-               "api.project.exports", "api.exports"}
+               "api.project.exports", "api.exports", "api.remoteapis"}
 
 # Answers with a second top-level key: a user's projects sit under ``resource`` and under
 # ``projectResources``, where IRIDA's clients read them (docs/rest_api.md).

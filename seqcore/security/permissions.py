@@ -12,6 +12,9 @@ class Permission(enum.StrEnum):
     """Read the API root and version: any authenticated caller."""
     PLUGINS_READ = "plugins:read"
     """List loaded plugins and versions: administrators."""
+    REMOTE_API_MANAGE = "remoteapi:manage"
+    """Register, read, change and delete remote APIs (other installs users connect to):
+    administrators."""
     USER_LIST = "user:list"
     """List all accounts: ROLE_USER and above (not sequencer accounts)."""
     USER_READ = "user:read"

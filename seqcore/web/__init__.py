@@ -38,6 +38,7 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.uploads")
     config.include("seqcore.web.accounts")
     config.include("seqcore.web.clients")
+    config.include("seqcore.web.remotes")
     config.include("seqcore.web.qc")
     config.include("seqcore.web.projectqc")
     config.include("seqcore.web.pluginviews")

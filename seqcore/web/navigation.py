@@ -33,10 +33,12 @@ MAIN: tuple[Entry, ...] = (
     Entry("web.exports", _("Data exports")),
     Entry("web.activity", _("Activity")),
     Entry("web.tokens", _("Access Tokens")),
+    Entry("web.remotes", _("Remote APIs")),
     Entry("web.graphiql", _("GraphiQL"), full_load=True),
     Entry("web.redoc", _("REST reference"), full_load=True),
     Entry("web.admin.accounts", _("Accounts"), admin=True),
     Entry("web.admin.clients", _("OAuth clients"), admin=True),
+    Entry("web.admin.remotes", _("Remote API register"), admin=True),
 )
 
 

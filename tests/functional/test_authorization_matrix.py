@@ -18,6 +18,7 @@ from seqcore.models.group import AccessLevel, Group
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.oauth import OAuthToken
 from seqcore.models.project import Project, ProjectRole
+from seqcore.models.remote import RemoteApi
 from seqcore.models.user import SystemRole
 from seqcore.projects.bots import create_bot
 from seqcore.testing.snapshots import restore_snapshot, take_snapshot
@@ -66,6 +67,8 @@ NCBI_SUBMISSION = {"bioProject": "PRJNA1", "organization": "Matrix lab", "namesp
                    "librarySelection": "RANDOM", "instrumentModel": "Illumina MiSeq",
                    "samples": [{"sampleId": "{sid}", "bioSample": "SAMN1"}]}
 
+NEW_REMOTE = {"name": "Matrix remote", "baseUrl": "https://irida.example.org",
+              "clientId": "matrix", "clientSecret": "matrix-secret"}
 NEW_BOT = {"accessLevel": "GUEST", "tokenName": "matrix", "scopes": ["read_api"]}
 NEW_BOT_TOKEN = {"name": "matrix", "scopes": ["read_api"]}
 
@@ -101,6 +104,14 @@ RULES = {
     ("api.version", "GET"): ("/api/version", None, everyone(200)),
     ("api.openapi", "GET"): ("/api/openapi.json", None, everyone(200)),
     ("api.plugins", "GET"): ("/api/plugins", None, expect(200, 403, admin=True)),
+    # Remote APIs: administrators only; others may not even list them.
+    ("api.remoteapis", "GET"): ("/api/remoteapis", None, expect(200, 403, admin=True)),
+    ("api.remoteapis", "POST"): ("/api/remoteapis", NEW_REMOTE, expect(201, 403, admin=True)),
+    ("api.remoteapi", "GET"): ("/api/remoteapis/{raid}", None, expect(200, 403, admin=True)),
+    ("api.remoteapi", "PATCH"): ("/api/remoteapis/{raid}", {"description": "changed"},
+                                 expect(200, 403, admin=True)),
+    ("api.remoteapi", "DELETE"): ("/api/remoteapis/{raid}", None,
+                                  expect(200, 403, admin=True)),
     ("api.users", "GET"): ("/api/users", None, {**everyone(200), "sequencer": 403}),
     ("api.users", "POST"): ("/api/users", NEW_USER,
                             expect(201, 403, admin=True, manager=True)),
@@ -449,6 +460,9 @@ def _build_world(factories, db):
     bundle = Path(factories.settings["seqcore.storage.path"]) / export.path
     bundle.parent.mkdir(parents=True, exist_ok=True)
     bundle.write_bytes(b"PK\x05\x06")
+    remote = RemoteApi(name="Matrix lab's IRIDA", base_url="https://irida.example.org",
+                       client_id="matrix", client_secret="matrix-secret")
+    db.add(remote)
     field = MetadataField(project_id=project.id, name="matrix")
     template = MetadataTemplate(project_id=project.id, name="Matrix")
     db.add_all([field, template])
@@ -472,7 +486,7 @@ def _build_world(factories, db):
     return users, {"gid": group.id, "third_gid": third.id, "gsid": group_share.id,
                    "psid": project_share.id, "pid": project.id, "mfid": field.id,
                    "tid": template.id, "member_id": users["member"].id, "sid": sample.id,
-                   "nid": ncbi.id, "eid": export.id,
+                   "nid": ncbi.id, "eid": export.id, "raid": remote.id,
                    "rid": run.id, "pairs_oid": pair.id, "pairs_fid": pair.files[0].id,
                    "unpaired_oid": single.id, "unpaired_fid": single.files[0].id,
                    "fid": single.files[0].id, "oid": pair.id, "subid": submission.id,

@@ -41,6 +41,7 @@ def test_metadata_document(testapp):
                                                        "client_secret_post"],
         "introspection_endpoint_auth_methods_supported": ["client_secret_basic",
                                                           "client_secret_post"],
+        "code_challenge_methods_supported": ["S256"],
     }
     # RFC 8414 section 3: the document is found at the issuer's well-known location.
     assert urljoin(res.json["issuer"], METADATA) == "http://localhost" + METADATA

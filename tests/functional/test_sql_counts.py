@@ -76,6 +76,8 @@ PINNED = {
     "api.project.user": 3,
     "api.project.users": 3,
     "api.projects": 2,
+    "api.remoteapi": 2,
+    "api.remoteapis": 2,
     "api.root": 1,
     "api.run": 2,
     "api.runs": 2,

@@ -15,6 +15,7 @@ from seqcore.models.export import DataExport
 from seqcore.models.fielddecl import MetadataTemplate
 from seqcore.models.ncbi import NcbiSubmission
 from seqcore.models.project import Project
+from seqcore.models.remote import RemoteApi
 from seqcore.models.user import SystemRole
 from seqcore.parsing.wellformed import canonical_path
 from seqcore.projects.bots import create_bot
@@ -43,6 +44,9 @@ def world(factories, db):
     db.add(export)
     template = MetadataTemplate(project_id=project.id, name="T")
     db.add(template)
+    remote = RemoteApi(name="Remote", base_url="https://irida.example.org", client_id="c",
+                       client_secret="s")
+    db.add(remote)
     db.commit()
     group = factories.group(admin)
     with factories.session_factory() as session:
@@ -57,7 +61,7 @@ def world(factories, db):
                    "fid": pair.files[0].id, "rid": run.id, "id": submission.id,
                    "type": "readcount", "name": "readcount", "kind": "pairs",
                    "username": admin.username, "key": "current",
-                   "tid": template.id, "trid": 1, "bid": bid},
+                   "tid": template.id, "trid": 1, "bid": bid, "raid": remote.id},
     }
 
 

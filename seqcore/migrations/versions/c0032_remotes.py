@@ -1,5 +1,6 @@
 """Remote APIs: ``remote_api`` (installs registered by administrators), ``remote_connection``
-(each user's tokens there) and ``project_sync`` (local projects mirroring remote ones).
+(each user's tokens there), ``remote_authorization`` (connections under way) and
+``project_sync`` (local projects mirroring remote ones).
 
 Revision ID: c0032
 Revises: c0031
@@ -50,6 +51,25 @@ def upgrade() -> None:
                             name=op.f("uq_remote_connection_remote_api_id")),
     )
     op.create_table(
+        "remote_authorization",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("remote_api_id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("state_hash", sa.String(length=64), nullable=False),
+        sa.Column("code_verifier", sa.String(length=128), nullable=False),
+        sa.Column("redirect_uri", sa.String(length=1024), nullable=False),
+        sa.Column("created", sa.DateTime(), nullable=False),
+        sa.Column("expires", sa.DateTime(), nullable=False),
+        sa.ForeignKeyConstraint(["remote_api_id"], ["remote_api.id"],
+                                name=op.f("fk_remote_authorization_remote_api_id_remote_api"),
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["user_id"], ["user.id"],
+                                name=op.f("fk_remote_authorization_user_id_user"),
+                                ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_remote_authorization")),
+        sa.UniqueConstraint("state_hash", name=op.f("uq_remote_authorization_state_hash")),
+    )
+    op.create_table(
         "project_sync",
         sa.Column("project_id", sa.Integer(), nullable=False),
         sa.Column("remote_api_id", sa.Integer(), nullable=False),
@@ -76,5 +96,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("project_sync")
+    op.drop_table("remote_authorization")
     op.drop_table("remote_connection")
     op.drop_table("remote_api")

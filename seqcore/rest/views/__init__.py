@@ -27,6 +27,7 @@ def core_endpoints() -> list[Endpoint]:
         ncbi,
         openapi,
         projects,
+        remoteapis,
         root,
         runs,
         samples,
@@ -41,7 +42,7 @@ def core_endpoints() -> list[Endpoint]:
             *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
             *attachments.ENDPOINTS, *trash.ENDPOINTS, *imports.ENDPOINTS,
-            *transfers.ENDPOINTS, *archive.ENDPOINTS,
+            *transfers.ENDPOINTS, *archive.ENDPOINTS, *remoteapis.ENDPOINTS,
             *openapi.ENDPOINTS]
 
 
