@@ -127,22 +127,35 @@ def test_direct_upload_goes_to_the_store_and_is_checked_before_attaching(
     assert upload["url"].startswith(storage.backend.location.split(" at ")[-1]
                                     if storage.backend.kind == "azure" else "http://127.0.0.1")
     assert "/api/directUploads/" not in upload["url"]
-    assert _put(upload, good) in (200, 201)
+    # Attached before its PUT: still awaited, and nothing changes.
     waiting = attach(upload["signedBlobId"])
-    assert "still being checked" in waiting["errors"][0]["message"]
-    with transaction.manager:
-        pass
-    assert checker.run_once() == 1
+    assert "not arrived" in waiting["errors"][0]["message"]
+    assert waiting["status"] == {upload["signedBlobId"]: "error"}
+    assert _put(upload, good) in (200, 201)
+    # IRIDA Next's client attaches right after its PUT: the check runs inline.
     assert attach(upload["signedBlobId"])["status"] == {upload["signedBlobId"]: "success"}
+    assert checker.run_once() == 0  # nothing left for the worker's round
 
+    # Refused inline: the reason is the answer and the object is gone at once.
     bad = b"this is not FASTQ at all\n"
     refused = announce("bad.fastq", bad)
     assert _put(refused, bad) in (200, 201)
     keys_before = _objects(storage)
+    answer = attach(refused["signedBlobId"])
+    assert answer["status"] == {refused["signedBlobId"]: "error"}
+    assert "refused" in answer["errors"][0]["message"]
+    assert len(_objects(storage)) == len(keys_before) - 1
+    assert attach(refused["signedBlobId"])["status"] == {refused["signedBlobId"]: "error"}
+
+    # Refused by the worker's round (the client never attached): the same, then.
+    also_bad = b">not a fastq\nACGT\n"
+    late = announce("late.fastq", also_bad)
+    assert _put(late, also_bad) in (200, 201)
+    keys_before = _objects(storage)
     checker._next = 0.0
     assert checker.run_once() == 1
-    assert len(_objects(storage)) == len(keys_before) - 1  # the refused object is gone
-    assert attach(refused["signedBlobId"])["status"] == {refused["signedBlobId"]: "error"}
+    assert len(_objects(storage)) == len(keys_before) - 1
+    assert attach(late["signedBlobId"])["status"] == {late["signedBlobId"]: "error"}
 
 
 def test_processing_reads_from_the_store_and_writes_the_new_revision_back(
