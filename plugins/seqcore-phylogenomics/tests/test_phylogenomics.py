@@ -518,7 +518,7 @@ def test_a_reference_in_an_object_store_is_staged_for_the_job(request, build_app
 
     import simulate
 
-    from seqcore.services import IStorage, registry_service
+    from seqcore.plugin import IStorage, registry_service
 
     server = request.getfixturevalue("s3_server")
     app = build_app(**server.settings())

@@ -7,11 +7,12 @@ allowed to read, and the pipeline runs without a database, so the type declares 
 framework needs to launch it through the generic ``POST
 /api/analysisSubmissions/analysisType/phylogenomics``: a ``launch_check`` that checks the
 reference and the isolates (its problems come in the framework's one 400), a
-``record_launch`` that keeps the reference's stored file (its key) with the new submission in
-the same transaction, and ``job_data`` that stages it into the job's directory and hands that
-path to the pipeline (``ctx.data``) when the worker writes the job (in a local directory the
-stored file itself; from an object store, a copy). ``POST /api/analysisSubmissions/phylogenomics``, the path clients used
-before, is an alias answering identically.
+``record_launch`` that keeps the reference's stored file (its key) with the new submission
+in the same transaction, and ``job_data`` that stages it into the job's directory and hands
+that path to the pipeline (``ctx.data``) when the worker writes the job (in a local
+directory the stored file itself; from an object store, a copy). ``POST
+/api/analysisSubmissions/phylogenomics``, the path clients used before, is an alias
+answering identically.
 """
 
 from __future__ import annotations
