@@ -92,6 +92,10 @@ class WesExecutor:
     queues = True  # QUEUED and INITIALIZING runs keep their submission SUBMITTING
     # With an object-store backend, inputs come as signed URLs of the store, not paths.
     reads_urls = True
+    #: The object store (``None``: the local directory, shared with the WES server).
+    store: Any = None
+    #: How long the run's signed URLs live (``seqcore.analysis.input_url_hours``).
+    url_seconds = 48 * 3600
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.client = WesClient.from_settings(settings)
@@ -99,7 +103,6 @@ class WesExecutor:
         # With an object store the WES server shares no directory with seqcore: the
         # samplesheet goes into the store, handed over as a signed URL that lives as long as
         # the inputs' (the run's expected length), and outputs are read back from URLs.
-        self.store = None
         if str(settings.get("seqcore.storage.backend") or "local") != "local":
             self.store = storage_from_settings(settings)
         self.url_seconds = int(float(settings.get(INPUT_URL_HOURS) or 48) * 3600)
