@@ -99,6 +99,7 @@ from seqcore.services import (
     IStorage,
     registry_service,
 )
+from seqcore.storage.service import storage_from_settings
 from seqcore.web.charts import Band, Box, Series, bar_chart, box_plot, line_chart, scatter_chart
 from seqcore.web.pluginviews import readable_metadata
 from seqcore.web.table import (
@@ -386,6 +387,7 @@ __all__ = [
     "request_session",
     "run_job",
     "scatter_chart",
+    "storage_from_settings",
     "submission_entry",
     "tool_environment_installed",
     "tool_environment_python",

@@ -332,7 +332,10 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
     ("Services", "Found by interface: `request.find_service(IStorage)` in a request, "
                  "`registry_service(registry, IStorage)` outside one. Tests swap them with "
                  "the kit's `swap_service`.", [
-        ("IStorage", "Stored files: `path(relative)`, `store_file`, removal after commit."),
+        ("IStorage", "Stored files, in a local directory or an object store: "
+                     "`local_copy(relative)` (a path, staged from an object store), "
+                     "`open`, `stage(relative, directory)`, `signed_url`, `store_file`, "
+                     "removal after commit; `path(relative)` only in a local directory."),
         ("IQCEngine", "The read-quality engine uploads are checked with (`run(path)`)."),
         ("FastQCCompatibleEngine", "The core's QC engine, for a plugin that wraps or "
                                    "replaces it."),
@@ -341,6 +344,9 @@ REFERENCE: list[tuple[str, str, list[tuple[str, str]]]] = [
         ("IExecutor", "An executor, registered by name (the `Executor` declaration's)."),
         ("registry_service", "A service found on the registry, for code that runs outside "
                              "a request (workers, commands)."),
+        ("storage_from_settings", "The storage service the settings describe, for code "
+                                  "given settings and no registry (an executor's "
+                                  "`factory(settings)`)."),
     ]),
 ]
 

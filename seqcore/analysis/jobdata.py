@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
 @dataclass(frozen=True)
 class JobSource:
     """The submission being prepared, with what the worker holds: its database session, the
-    file storage (``storage.path(stored.path)`` is where a stored file can be read) and the
-    deployment's settings."""
+    file storage, the deployment's settings and the job's work directory. A stored file the
+    pipeline reads is handed over as ``storage.stage(stored.path, work_dir / "inputs")``: the
+    file itself in a local directory, a copy in the job's directory from an object store (the
+    job may run where no storage directory is)."""
 
     db: Any
     storage: Any
     settings: Mapping[str, Any]
     submission: Any
+    #: The job's work directory (``job.json`` is written there).
+    work_dir: Path | None = None

@@ -70,9 +70,6 @@ class WriteBack:
         not return it), to read it: in a local directory the stored file, from an object
         store a copy staged into the submission's work directory."""
         relative = self.outputs[key].path
-        if getattr(self.storage, "is_local", True):
-            path: Path = self.storage.path(relative)
-            return path
         work = self.submission.work_dir
         directory = (Path(work) if work else self.storage.root / "tmp") / "staged-outputs"
         staged: Path = self.storage.stage(relative, directory)

@@ -379,7 +379,8 @@ class AnalysisWorker(LeasedWorker):
         data: dict[str, Any] = {}
         if analysis_type.job_data is not None:  # what the type needs beyond inputs
             data = dict(analysis_type.job_data(JobSource(
-                db=db, storage=self.storage, settings=self.settings, submission=sub)) or {})
+                db=db, storage=self.storage, settings=self.settings, submission=sub,
+                work_dir=work_dir)) or {})
         settings = {name: self.settings.get(name) for name in analysis_type.settings}
         # Every job gets the tool environments' directory, resolved here: a job runs with
         # its work directory as the current one, where a relative path (the default

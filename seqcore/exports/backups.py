@@ -47,6 +47,7 @@ from seqcore.db import utcnow
 from seqcore.exports.jobs import BUNDLE_DIRECTORY
 from seqcore.models.export import DataExport, ExportState
 from seqcore.storage.backends.base import Backend
+from seqcore.storage.service import RUN_DIRECTORY
 
 MANIFEST = "manifest.json"
 FILES = "files"
@@ -502,7 +503,7 @@ def _check_objects(backend: Backend, files: dict[str, StoredFile],
     report.unreferenced = sorted(
         key for key in backend.stored_keys()
         if key not in files and key not in exported
-        and key.split("/", 1)[0] not in (TEMPORARY_DIRECTORY, BUNDLE_DIRECTORY))
+        and key.split("/", 1)[0] not in (TEMPORARY_DIRECTORY, BUNDLE_DIRECTORY, RUN_DIRECTORY))
     report.bundleless = [f"export {export_id} ({path})" for export_id, path in ready
                          if not path or backend.size(path) is None]
     return report

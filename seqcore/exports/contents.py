@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any, cast
 
 from sqlalchemy import Table, select
@@ -266,7 +265,4 @@ def analysis_entries(db: Session, analysis_ids: Sequence[int], keys: Sequence[st
 
 def missing(storage: Any, entries: Iterable[StoredEntry]) -> list[str]:
     """The bundle paths whose stored bytes are gone."""
-    if storage.is_local:
-        return [entry.path for entry in entries
-                if not Path(storage.path(entry.storage_path)).is_file()]
     return [entry.path for entry in entries if storage.size(entry.storage_path) is None]

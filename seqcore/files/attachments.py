@@ -33,8 +33,8 @@ from sqlalchemy.orm import Session
 from seqcore.db import session_for, utcnow
 from seqcore.db.locks import lock_row
 from seqcore.errors.domain import Invalid
-from seqcore.files.directuploads import md5_base64, object_key
-from seqcore.files.uploads import ReceivedFile, add_object, lock_sample, store_file
+from seqcore.files.directuploads import md5_base64, object_key, receive_blob
+from seqcore.files.uploads import BadContent, ReceivedFile, add_object, lock_sample, store_file
 from seqcore.framework.contrib import FileKind
 from seqcore.governance.activity import operation
 from seqcore.governance.purge import purge_files
@@ -53,8 +53,8 @@ PE_REGIONS = {"1": ("forward", "1-2"), "2": ("reverse", "1-2"), "R1": ("forward"
               "R2": ("reverse", "R1-R2"), "F": ("forward", "F-R"), "R": ("reverse", "F-R"),
               "f": ("forward", "f-r"), "r": ("reverse", "f-r")}
 BLOB_ERROR = "Blob id could not be processed. Blob id is invalid or file is missing."
-PENDING_ERROR = ("The upload has not arrived in storage yet, or is still being checked; "
-                 "attach it again in a few seconds.")
+PENDING_ERROR = ("The upload has not arrived in storage yet; attach it again once its PUT "
+                 "has completed.")
 DUPLICATE_ERROR = "checksum matches existing file"
 FASTQ = "fastq"
 
@@ -211,6 +211,25 @@ def awaiting_check(db: Session, value: object, user_id: int) -> bool:
             and blob.file_id is None)
 
 
+def _received_now(request: Any, value: object, user_id: int
+                  ) -> tuple[DirectUpload | None, str | None]:
+    """A direct upload into an object store that the worker has not checked yet, checked now
+    (:func:`~seqcore.files.directuploads.receive_blob`): ``(blob, None)`` once received,
+    ``(None, why)`` when its bytes are refused (the object is gone), ``(None, None)`` while
+    they have not arrived (or for anything else)."""
+    storage = request.storage
+    if storage.is_local or not awaiting_check(request.db, value, user_id):
+        return None, None
+    assert isinstance(value, str)
+    blob = blob_by_key(request.db, value.partition("--")[2])
+    assert blob is not None
+    try:
+        received = receive_blob(request.db, storage, request.registry.settings, blob)
+    except BadContent as err:
+        return None, f"The upload was refused: {err}"
+    return (blob if received else None), None
+
+
 def complete_upload(db: Session, tm: Any, blob: DirectUpload, received: ReceivedFile) -> None:
     """Keep the bytes a ``PUT`` brought (their size and MD5 already checked against the
     announcement). A blob is filled once: :class:`Invalid` for a second ``PUT``."""
@@ -260,10 +279,13 @@ def attach(request: Any, owner: Owner, signed_ids: Sequence[str], user_id: int,
     seen: set[tuple[str | None, str]] = set()
     for value in dict.fromkeys(signed_ids):
         blob = blob_by_signed_id(db, value, user_id)
+        refusal = None
+        if blob is None:
+            blob, refusal = _received_now(request, value, user_id)
         if blob is None or blob.file is None:
-            waiting = awaiting_check(db, value, user_id)
-            outcome.errors.append({"path": ["blob_id", value],
-                                   "message": PENDING_ERROR if waiting else BLOB_ERROR})
+            waiting = refusal is None and awaiting_check(db, value, user_id)
+            outcome.errors.append({"path": ["blob_id", value], "message": (
+                refusal or (PENDING_ERROR if waiting else BLOB_ERROR))})
             continue
         identity = (blob.file.upload_sha256, blob.file.file_name)
         if identity in seen or _duplicate(db, owner, *identity):

@@ -10,14 +10,16 @@ then finds each announced blob whose object has arrived and reads it once: its s
 must be the announced ones and its content pass the check a REST upload of its format gets
 (FASTQ, FASTA). A blob that passes gets its stored file (the object, where it is: no copy) and
 may be attached; one that fails has its object deleted at once, so a refused upload leaves
-nothing behind. Until the worker has seen it, attaching the blob answers that it is still
-being checked.
+nothing behind. Attaching a blob the worker has not seen yet runs the same check inline
+(:func:`receive_blob`), so IRIDA Next's client flow (``createDirectUpload``, ``PUT``, attach at
+once) works unchanged; a blob whose object has not arrived answers that it is still awaited.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -29,6 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from seqcore.db import session_for, utcnow
+from seqcore.db.locks import lock_row
 from seqcore.files.contentchecks import FastaCheck, FastqCheck, verify_gzip
 from seqcore.files.uploads import BadContent
 from seqcore.models.attachment import DirectUpload, file_metadata
@@ -124,28 +127,49 @@ def check_arrival(storage: Storage, settings: Any, blob: DirectUpload) -> str:
     return sha.hexdigest()
 
 
+def receive_blob(db: Session, storage: Storage, settings: Any, blob: DirectUpload) -> bool:
+    """Check one announced blob whose object may have arrived; whether it was received (its
+    stored file made, so it can be attached). A refused object is deleted at once and
+    :class:`BadContent` says why.
+
+    The worker's round and an attach (which checks inline, so a client that attaches right
+    after its ``PUT`` is answered at once) may reach one blob together: the blob's row is
+    held while it is checked, and a blob the other already received is left as it is.
+    """
+    lock_row(db, DirectUpload, blob.id)
+    db.refresh(blob)
+    if blob.file_id is not None:
+        return True
+    key = object_key(blob)
+    size = storage.size(key)
+    if size is None:
+        return False
+    try:
+        digest = check_arrival(storage, settings, blob)
+    except BadContent as err:
+        log.warning("direct upload %s (%s) refused: %s", blob.id, blob.filename, err)
+        storage.remove_now([key])
+        raise
+    record = SequenceFile(path=key, file_name=blob.filename, size=size,
+                          upload_sha256=digest, created=utcnow())
+    db.add(record)
+    db.flush()
+    blob.file, blob.uploaded = record, record.created
+    db.flush()
+    return True
+
+
 def receive_arrived(db: Session, storage: Storage, settings: Any) -> int:
     """Check every announced blob whose object has arrived (see module); how many were."""
     pending = list(db.scalars(select(DirectUpload).where(DirectUpload.file_id.is_(None))
                               .order_by(DirectUpload.id)))
     seen = 0
     for blob in pending:
-        key = object_key(blob)
-        size = storage.size(key)
-        if size is None:
+        if storage.size(object_key(blob)) is None:
             continue
         seen += 1
-        try:
-            digest = check_arrival(storage, settings, blob)
-        except BadContent as err:
-            log.warning("direct upload %s (%s) refused: %s", blob.id, blob.filename, err)
-            storage.remove_now([key])
-            continue
-        record = SequenceFile(path=key, file_name=blob.filename, size=size,
-                              upload_sha256=digest, created=utcnow())
-        db.add(record)
-        db.flush()
-        blob.file_id, blob.uploaded = record.id, record.created
+        with contextlib.suppress(BadContent):  # logged, and its object deleted
+            receive_blob(db, storage, settings, blob)
     return seen
 
 

@@ -188,10 +188,11 @@ CORE_SETTINGS: tuple[Setting, ...] = (
             "Threads a pipeline may use (keep max_running x threads within the cores).", int),
     Setting("seqcore.analysis.input_url_hours", 48.0,
             "With an object-store backend, how long the signed URLs an executor that reads "
-            "URLs (WES) gets for an analysis's input files stay valid: longer than the "
-            "longest run is expected to wait and take.", float),
+            "URLs (WES) gets for an analysis's input files and its samplesheet stay valid: "
+            "longer than the longest run is expected to wait and take.", float),
     Setting("seqcore.analysis.work_path", "var/work",
-            "Directory of the analyses' work directories (shared with remote executors)."),
+            "Directory of the analyses' work directories (shared with remote executors, "
+            "except a WES server with an object-store backend)."),
     Setting("seqcore.analysis.cleanup_days", "",
             "Remove work directories of finished analyses older than this many days "
             "(fractions allowed); empty: keep them."),

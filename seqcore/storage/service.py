@@ -48,6 +48,11 @@ class FileTooLarge(Exception):
     """More bytes arrived than the configured limit allows."""
 
 
+#: Where an executor keeps a run's own objects in an object store while the run lasts (a WES
+#: run's samplesheet, the outputs its engine writes into the store): no stored file of the
+#: database, so ``seqcore check`` does not count them as unreferenced.
+RUN_DIRECTORY = "runs"
+
 # The longest file name, in UTF-8 bytes, that a file system takes for one path component
 # (ext4, XFS, btrfs, ZFS all stop at 255); an upload's name beyond it is refused.
 FILE_NAME_LIMIT = 255
@@ -474,6 +479,24 @@ class Storage:
         ``seconds`` (``seqcore.storage.signed_url_seconds`` by default) without other
         credentials; ``None`` for a local directory (its bytes go through seqcore)."""
         return self.backend.signed_url(relative, method, seconds or self.signed_url_seconds)
+
+    def put_run_file(self, run: str, name: str, source: Path) -> str:
+        """Copy a local file to ``runs/<run>/<name>`` of an object store (a run's input that
+        its engine reads through a signed URL); its key. Removed with :meth:`remove_run`."""
+        if self.is_local:
+            raise StorageError("a local directory keeps no run files: hand over the path")
+        key = f"{RUN_DIRECTORY}/{object_name(run)}/{name}"
+        self.backend.put_file(key, source)
+        return key
+
+    def run_keys(self, run: str, under: str = "") -> list[str]:
+        """The keys of a run's objects (``under`` a directory of it, such as ``output``)."""
+        prefix = f"{RUN_DIRECTORY}/{object_name(run)}/{under.strip('/') + '/' if under else ''}"
+        return sorted(self.backend.stored_keys(prefix))
+
+    def remove_run(self, run: str) -> None:
+        """Delete a run's objects once it has ended (its outputs collected)."""
+        self.remove_now(self.run_keys(run))
 
     def store_file(self, source: Path, file_name: str, manager: transaction.TransactionManager
                    ) -> tuple[str, str, int]:

@@ -112,3 +112,44 @@ def test_check_verifies_the_objects_and_backup_points_to_versioning(
     assert "unreferenced: zz/stray/y.fastq" in bad.output
     refused = cli("backup", str(tmp_path / "backup"))
     assert refused.exit_code == 1 and "versioning" in refused.output
+
+
+def test_the_buckets_versioning_brings_back_what_check_finds_missing(
+        app_config, factories, s3_server, tmp_path):
+    """An object store is backed up by its own versioning (``seqcore backup`` and
+    ``restore`` refuse it): after an object is lost, the documented step (removing its
+    delete marker, which makes the version it had current again) brings it back whole, and
+    ``seqcore check`` says so."""
+    settings = app_config.get_settings()
+    database, local = settings["sqlalchemy.url"], settings["seqcore.storage.path"]
+    sample = factories.sample(project=factories.project())
+    factories.sequencing_object(sample, kind="unpaired")
+    s3 = s3_server.settings()
+    client = s3_server.boto3_client()
+    bucket = s3["seqcore.storage.bucket"]
+    client.put_bucket_versioning(Bucket=bucket,
+                                 VersioningConfiguration={"Status": "Enabled"})
+    target_ini = _ini(tmp_path / "s3.ini", database, local, s3)
+    assert _run(_ini(tmp_path / "local.ini", database, local, {}),
+                "--to", str(target_ini)).exit_code == 0
+
+    def cli(*args: str):
+        return CliRunner().invoke(main, ["-c", str(target_ini), *args],
+                                  catch_exceptions=False)
+
+    assert cli("check").exit_code == 0
+    target = backend_from_settings(s3, Path(local))
+    [key] = target.stored_keys()
+    target.delete(key)  # lost: deleted by mistake, or by a purge the database does not know
+    lost = cli("check")
+    assert lost.exit_code == 1 and f"missing: {key}" in lost.output
+    (tmp_path / "backup").mkdir()
+    restore = cli("restore", str(tmp_path / "backup"))
+    assert restore.exit_code == 1 and "versioning" in restore.output
+    # docs/operations.md, "Storage backends": list the key's versions, delete its marker.
+    versions = client.list_object_versions(Bucket=bucket, Prefix=key)
+    [marker] = [m for m in versions["DeleteMarkers"] if m["IsLatest"]]
+    client.delete_object(Bucket=bucket, Key=key, VersionId=marker["VersionId"])
+    back = cli("check")
+    assert back.exit_code == 0, back.output
+    assert "1 stored files present and intact" in back.output

@@ -507,3 +507,52 @@ def test_readiness_reports_clean_version_numbers(testapp, world):
     assert tools["MUMmer (nucmer)"]["version"] == "3.1"
     # show-coords prints no version at all: none is reported rather than a stray number.
     assert tools["MUMmer (show-coords)"]["version"] is None
+
+
+def test_a_reference_in_an_object_store_is_staged_for_the_job(request, build_app, factories,
+                                                              db, tmp_path):
+    """On an object store the launch keeps the reference's key, and the job gets a copy
+    staged into its own directory: no path of a storage directory reaches the pipeline."""
+    import json
+    from pathlib import Path
+
+    import simulate
+
+    from seqcore.plugin import IStorage, registry_service
+
+    server = request.getfixturevalue("s3_server")
+    app = build_app(**server.settings())
+    registry = app.app.app.registry
+    storage = registry_service(registry, IStorage)
+    truth = simulate.make_truth(length=60_000, seed=11, families=(), snvs_in_repeats=0,
+                                deletion=None)
+    simulate.write_fasta(truth.reference, tmp_path / "reference.fasta")
+    owner = factories.user(username="owner")
+    project = factories.project(owner=owner)
+    headers = factories.headers(owner)
+    reference = upload_reference(app, project, headers,
+                                 (tmp_path / "reference.fasta").read_bytes(), "reference.fasta")
+    pairs = []
+    for i, name in enumerate(truth.names[:2]):
+        r1, r2 = tmp_path / f"{name}_R1.fastq", tmp_path / f"{name}_R2.fastq"
+        simulate.simulate_reads(truth.genomes[name], 20, r1, r2, seed=300 + i)
+        sample = factories.sample(project, name=name)
+        body, content_type = multipart([("file1", r1.name, r1.read_bytes(), None),
+                                        ("file2", r2.name, r2.read_bytes(), None)])
+        res = app.post(f"/api/samples/{sample.id}/pairs", body,
+                       headers={**headers, "Content-Type": content_type}, status=201)
+        pairs.append(int(res.headers["Location"].rsplit("/", 1)[-1]))
+    res = app.post_json(GENERIC, {"name": "tree", "sequencingObjects": pairs, "parameters": {
+        "reference": reference.json["resource"]["reference"], "minimum-read-coverage": 5,
+        "tree": "fasttree"}}, headers=headers, status=201)
+    row = db.get(SubmissionReference, int(res.json["resource"]["identifier"]))
+    assert not Path(row.path).is_absolute() and storage.size(row.path) is not None
+    AnalysisWorker(registry).run_until_idle(timeout=300)
+    db.expire_all()
+    submission = db.get(AnalysisSubmission, int(res.json["resource"]["identifier"]))
+    assert submission.state == "COMPLETED", submission.error
+    job = json.loads((Path(submission.work_dir) / "job.json").read_text())
+    staged = Path(job["data"]["path"])
+    assert staged.is_relative_to(Path(submission.work_dir) / "inputs")
+    assert staged.read_bytes() == (tmp_path / "reference.fasta").read_bytes()
+    assert not str(staged).startswith(str(storage.root))

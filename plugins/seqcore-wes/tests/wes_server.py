@@ -150,3 +150,92 @@ def cache_dir() -> Path:
     root = Path(__file__).resolve().parents[3]
     base = root / "var" if (root / "pyproject.toml").exists() else Path(sys.prefix) / "var"
     return base / "wes-venv"
+
+
+class OutputFront:
+    """An HTTP front of a WES server that serves its runs' outputs over HTTP, as servers that
+    share no file system with their clients do (Sapporo answers ``file_url``s): run logs
+    pass with every ``file://`` location under the server's directory rewritten to a URL of
+    this front, whose ``/files/...`` serves that file. Everything else is relayed as is.
+    ``requests`` counts the output files served."""
+
+    def __init__(self, server: WesServer) -> None:
+        import http.server
+
+        self.server = server
+        self.root = Path(os.path.realpath(server.workdir))
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}{API}"
+        self.served: list[str] = []
+        front = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.startswith("/files/"):
+                    front._serve_file(self)
+                else:
+                    front._relay(self)
+
+            def do_POST(self) -> None:
+                front._relay(self)
+
+            def do_DELETE(self) -> None:
+                front._relay(self)
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _rewrite(self, value: object) -> object:
+        prefix = f"file://{self.root}/"
+        if isinstance(value, str) and value.startswith(prefix):
+            return f"http://127.0.0.1:{self.port}/files/{value[len(prefix):]}"
+        if isinstance(value, dict):
+            return {k: self._rewrite(v) for k, v in value.items() if k != "path"}
+        if isinstance(value, list):
+            return [self._rewrite(v) for v in value]
+        return value
+
+    def _relay(self, handler: object) -> None:
+        import json
+        from http.server import BaseHTTPRequestHandler
+
+        assert isinstance(handler, BaseHTTPRequestHandler)
+        length = int(handler.headers.get("Content-Length") or 0)
+        body = handler.rfile.read(length) if length else None
+        headers = {k: v for k, v in handler.headers.items()
+                   if k.lower() not in ("host", "content-length", "connection")}
+        response = httpx.request(handler.command, f"http://127.0.0.1:{self.server.port}"
+                                 f"{handler.path}", content=body, headers=headers, timeout=120)
+        content = response.content
+        if response.headers.get("content-type", "").startswith("application/json"):
+            content = json.dumps(self._rewrite(response.json())).encode()
+        handler.send_response(response.status_code)
+        handler.send_header("Content-Type", response.headers.get("content-type", "text/plain"))
+        handler.send_header("Content-Length", str(len(content)))
+        handler.end_headers()
+        handler.wfile.write(content)
+
+    def _serve_file(self, handler: object) -> None:
+        from http.server import BaseHTTPRequestHandler
+        from urllib.parse import unquote
+
+        assert isinstance(handler, BaseHTTPRequestHandler)
+        path = Path(os.path.realpath(self.root / unquote(handler.path[len("/files/"):])))
+        if not path.is_relative_to(self.root) or not path.is_file():
+            handler.send_error(404)
+            return
+        data = path.read_bytes()
+        self.served.append(str(path.relative_to(self.root)))
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/octet-stream")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)

@@ -14,12 +14,18 @@ directory into a bucket (``seqcore storage migrate``) keeps its database as it i
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import hmac
 import io
+import os
 from collections.abc import Iterator, Mapping
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO, cast
+from urllib.parse import quote, urlencode
 
 from seqcore.storage.backends.base import BackendSettingsError
 
@@ -28,6 +34,7 @@ from seqcore.storage.backends.base import BackendSettingsError
 PART = 16 << 20
 CONCURRENCY = 4
 READ_CHUNK = 8 << 20
+SAS_VERSION = "2023-11-03"
 
 
 def _setting(settings: Mapping[str, Any], name: str, kind: str) -> str:
@@ -41,11 +48,15 @@ def _setting(settings: Mapping[str, Any], name: str, kind: str) -> str:
 class ObjectBackend:
     """A bucket (S3) or container (Azure) holding every stored file under its key."""
 
-    def __init__(self, kind: str, store: Any, bucket: str, location: str) -> None:
+    def __init__(self, kind: str, store: Any, bucket: str, location: str,
+                 shared_key: AzureSharedKey | None = None) -> None:
         self.kind = kind
         self.store = store
         self.bucket = bucket
         self.location = location
+        #: Azure: the account's key, with which seqcore signs URLs itself (see
+        #: :class:`AzureSharedKey`); ``None`` elsewhere, obstore signing them.
+        self.shared_key = shared_key
 
     @classmethod
     def from_settings(cls, kind: str, settings: Mapping[str, Any]) -> ObjectBackend:
@@ -92,7 +103,8 @@ class ObjectBackend:
             raise BackendSettingsError(f"the {kind} storage settings are not usable: "
                                        f"{err}") from None
         where = f" at {endpoint}" if endpoint else ""
-        return cls(kind, azure_store, bucket, f"azure container {bucket}{where}")
+        return cls(kind, azure_store, bucket, f"azure container {bucket}{where}",
+                   AzureSharedKey.of(key_id, secret, endpoint, bucket))
 
     def describe(self) -> str:
         return self.location
@@ -149,6 +161,9 @@ class ObjectBackend:
     def signed_url(self, key: str, method: str, seconds: int) -> str | None:
         import obstore
 
+        if self.shared_key is not None:
+            return self.shared_key.sign(key, method, seconds)
+
         return str(obstore.sign(self.store, cast("Any", method), key,
                                 timedelta(seconds=seconds)))
 
@@ -158,6 +173,49 @@ class ObjectBackend:
         with open(target, "wb") as out:
             for chunk in obstore.get(self.store, key).stream(min_chunk_size=READ_CHUNK):
                 out.write(chunk)
+
+
+@dataclass(frozen=True)
+class AzureSharedKey:
+    """An Azure storage account's name and key, which sign a blob's service SAS URL.
+
+    obstore signs the blob's name as it appears, percent-encoded, in the URL; Azure's
+    canonical resource is the name itself, so a key holding a space or an accent (keys kept
+    from a directory by ``seqcore storage migrate``) got a URL the store refused. Signed here
+    as Azure's own SDK signs them, every key works (service SAS, version
+    :data:`SAS_VERSION`)."""
+
+    account: str
+    secret: str
+    #: The container's URL, up to the container's name.
+    container_url: str
+    container: str
+
+    @classmethod
+    def of(cls, key_id: str, secret: str, endpoint: str, container: str
+           ) -> AzureSharedKey | None:
+        """The key the settings (or ``AZURE_STORAGE_ACCOUNT_NAME``/``_KEY``) give, or
+        ``None`` (another credential: obstore signs)."""
+        account = key_id or os.environ.get("AZURE_STORAGE_ACCOUNT_NAME", "")
+        secret = secret or os.environ.get("AZURE_STORAGE_ACCOUNT_KEY", "")
+        if not account or not secret:
+            return None
+        base = endpoint or f"https://{account}.blob.core.windows.net"
+        return cls(account, secret, f"{base}/{container}", container)
+
+    def sign(self, key: str, method: str, seconds: int) -> str:
+        expiry = (datetime.now(UTC) + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        permission = "r" if method == "GET" else "cw"
+        resource = f"/blob/{self.account}/{self.container}/{key}"
+        # sp, st, se, canonical resource, si, sip, spr, sv, sr, snapshot time, encryption
+        # scope, and the five response headers (rscc, rscd, rsce, rscl, rsct): Azure's order.
+        fields = [permission, "", expiry, resource, "", "", "", SAS_VERSION, "b", "", "",
+                  "", "", "", "", ""]
+        digest = hmac.new(base64.b64decode(self.secret), "\n".join(fields).encode(),
+                          hashlib.sha256).digest()
+        query = urlencode({"sv": SAS_VERSION, "se": expiry, "sr": "b", "sp": permission,
+                           "sig": base64.b64encode(digest).decode()})
+        return f"{self.container_url}/{quote(key, safe='/')}?{query}"
 
 
 class _Reader(io.RawIOBase):

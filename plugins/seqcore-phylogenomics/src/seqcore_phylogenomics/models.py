@@ -28,7 +28,8 @@ class ReferenceFile(Base):
 
 class SubmissionReference(Base):
     """What ``reference`` resolved to when the submission was launched: the pipeline runs
-    without a database, so the worker hands it this stored path with the job."""
+    without a database, so the worker stages this stored file (``path``: its key; an
+    absolute path in rows written before keys were kept) into the job's directory."""
 
     __tablename__ = "phylogenomics_submission_reference"
 

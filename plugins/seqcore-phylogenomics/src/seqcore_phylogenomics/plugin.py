@@ -7,10 +7,12 @@ allowed to read, and the pipeline runs without a database, so the type declares 
 framework needs to launch it through the generic ``POST
 /api/analysisSubmissions/analysisType/phylogenomics``: a ``launch_check`` that checks the
 reference and the isolates (its problems come in the framework's one 400), a
-``record_launch`` that keeps the reference's stored path with the new submission in the same
-transaction, and ``job_data`` that hands that path to the pipeline (``ctx.data``) when the
-worker writes the job. ``POST /api/analysisSubmissions/phylogenomics``, the path clients used
-before, is an alias answering identically.
+``record_launch`` that keeps the reference's stored file (its key) with the new submission
+in the same transaction, and ``job_data`` that stages it into the job's directory and hands
+that path to the pipeline (``ctx.data``) when the worker writes the job (in a local
+directory the stored file itself; from an object store, a copy). ``POST
+/api/analysisSubmissions/phylogenomics``, the path clients used before, is an alias
+answering identically.
 """
 
 from __future__ import annotations
@@ -79,7 +81,8 @@ def _tool(name: str, command: str, package: str, *args: str) -> Tool:
 # -- launching -------------------------------------------------------------------------------
 
 def resolve_reference(actor: Actor, value: Any) -> tuple[str | None, str | None]:
-    """``(stored path, None)`` for a reference the caller may read, else ``(None, problem)``.
+    """``(stored file's key, None)`` for a reference the caller may read, else ``(None,
+    problem)``.
     What the caller cannot read does not exist for it (same message as a wrong id)."""
     match = REFERENCE.match(value) if isinstance(value, str) else None
     if match is None:
@@ -94,7 +97,7 @@ def resolve_reference(actor: Actor, value: Any) -> tuple[str | None, str | None]
         if ref is None or not actor.may(Permission.PROJECT_READ, "projects",
                                         str(ref.project_id), "referenceFiles", str(ident)):
             return None, f"There is no reference file {ident}."
-        return str(actor.storage.path(ref.file.path)), None
+        return ref.file.path, None
     try:
         from seqcore_assemblies.models import Assembly
     except ImportError:
@@ -103,12 +106,12 @@ def resolve_reference(actor: Actor, value: Any) -> tuple[str | None, str | None]
     if assembly is None or not actor.may(Permission.SAMPLE_READ, "samples",
                                          str(assembly.sample_id)):
         return None, f"There is no assembly {ident}."
-    path = actor.storage.path(assembly.file.path)
     try:
-        snv.read_fasta(path)
+        with actor.storage.local_copy(assembly.file.path) as path:
+            snv.read_fasta(path)
     except (snv.ReferenceError, UnicodeDecodeError) as err:
         return None, f"Assembly {ident} is not a usable reference: {err}"
-    return str(path), None
+    return assembly.file.path, None
 
 
 def check_launch(launch: Launch) -> LaunchChecked:
@@ -148,7 +151,12 @@ def job_data(source: JobSource) -> dict[str, Any]:
     row = source.db.get(SubmissionReference, source.submission.id)
     if row is None:
         return {}
-    return {"reference": row.reference, "path": row.path}
+    path = row.path
+    if not Path(path).is_absolute():  # the reference's key (rows of old launches: its path)
+        if source.work_dir is None:
+            raise RuntimeError("the reference cannot be staged without the job's directory")
+        path = str(source.storage.stage(path, source.work_dir / "inputs"))
+    return {"reference": row.reference, "path": path}
 
 
 PHYLOGENOMICS = AnalysisType(

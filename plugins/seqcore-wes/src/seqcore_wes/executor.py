@@ -1,10 +1,17 @@
 """The ``wes`` executor: a submission's job runs as a run on a GA4GH WES server.
 
-``submit`` writes the samplesheet into the job directory (which the WES server must be able
-to read: ``seqcore.analysis.work_path`` on a file system both see), then ``POST /runs`` with
-the parameters, the samplesheet as ``input``, an output directory as ``outdir`` and, when the
+``submit`` writes the samplesheet into the job directory, then ``POST /runs`` with the
+parameters, the samplesheet as ``input``, an output directory as ``outdir`` and, when the
 descriptor names a local workflow file, that file attached (WES 1.1). The run id is the
-submission's ``remoteWorkflowId``.
+submission's ``remoteWorkflowId``. With the local storage directory the WES server reads the
+samplesheet and the inputs by path and writes into the job directory (``work_path`` on a file
+system both see). With an object store it shares no directory with seqcore: the input files
+and the samplesheet (copied to the store under ``runs/<job>/``) are signed URLs of the store,
+valid ``seqcore.analysis.input_url_hours`` (the run's expected length), ``outdir`` is the
+store's URI of ``runs/<job>/output`` (a Nextflow engine writes there with its own
+credentials), and the outputs are read from the URLs the run log names (the store's, or a
+server's own ``http(s)://``), or from ``runs/<job>/output`` when it names none; the run's
+objects go once the outputs are collected.
 
 ``poll`` follows ``GET /runs/{id}/status``: ``QUEUED`` and ``INITIALIZING`` are ``queued``
 (the executor ``queues``: the submission stays ``SUBMITTING`` with its run id), ``RUNNING``,
@@ -30,7 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from seqcore.plugin import JOB_LOG, JobStatus, SubmitLater, read_result
+from seqcore.plugin import JOB_LOG, JobStatus, SubmitLater, read_result, storage_from_settings
 from seqcore_wes import outputs, samplesheet
 from seqcore_wes.client import WesClient, WesError, WesUnavailable
 
@@ -39,20 +46,26 @@ QUEUED = ("QUEUED", "INITIALIZING")
 WAITING = ("RUNNING", "PAUSED", "UNKNOWN", "CANCELING", "PREEMPTED")
 FAILED = ("EXECUTOR_ERROR", "SYSTEM_ERROR", "CANCELED")
 MARKER = "wes-unreachable-since"
+INPUT_URL_HOURS = "seqcore.analysis.input_url_hours"
+# The URI schemes of the object stores' own locations (``Storage.location``).
+STORE_SCHEMES = ("s3", "az")
 STATE = "wes-state.json"
 logger = logging.getLogger(__name__)
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # engines colour their logs (cwltool does)
 
 
-def run_params(job: Mapping[str, Any], sheet: Path, outdir: Path) -> dict[str, Any]:
-    """The run's parameters: the launch's values, then the samplesheet and output directory.
-    CWL takes files as ``File`` objects and collects its outputs itself (no ``outdir``)."""
+def run_params(job: Mapping[str, Any], sheet: str, outdir: str) -> dict[str, Any]:
+    """The run's parameters: the launch's values, then the samplesheet (a path, or a signed
+    URL of the object store) and the output directory (a path, or the store's URI of the
+    run's ``output`` directory, where the engine writes with its own credentials). CWL takes
+    files as ``File`` objects and collects its outputs itself (no ``outdir``)."""
     params = {k: v for k, v in job["parameters"].items() if v is not None}
     if job["data"]["engine"].upper() == "CWL":
-        params["input"] = {"class": "File", "location": sheet.resolve().as_uri()}
+        location = sheet if "://" in sheet else Path(sheet).resolve().as_uri()
+        params["input"] = {"class": "File", "location": location}
     else:
-        params["input"] = str(sheet.resolve())
-        params["outdir"] = str(outdir.resolve())
+        params["input"] = sheet
+        params["outdir"] = outdir
     return params
 
 
@@ -79,10 +92,20 @@ class WesExecutor:
     queues = True  # QUEUED and INITIALIZING runs keep their submission SUBMITTING
     # With an object-store backend, inputs come as signed URLs of the store, not paths.
     reads_urls = True
+    #: The object store (``None``: the local directory, shared with the WES server).
+    store: Any = None
+    #: How long the run's signed URLs live (``seqcore.analysis.input_url_hours``).
+    url_seconds = 48 * 3600
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.client = WesClient.from_settings(settings)
         self.unreachable = float(settings.get(UNREACHABLE) or 600)
+        # With an object store the WES server shares no directory with seqcore: the
+        # samplesheet goes into the store, handed over as a signed URL that lives as long as
+        # the inputs' (the run's expected length), and outputs are read back from URLs.
+        if str(settings.get("seqcore.storage.backend") or "local") != "local":
+            self.store = storage_from_settings(settings)
+        self.url_seconds = int(float(settings.get(INPUT_URL_HOURS) or 48) * 3600)
 
     def submit(self, work_dir: Path) -> str:
         job = json.loads((work_dir / "job.json").read_text())
@@ -90,15 +113,21 @@ class WesExecutor:
         header, body = samplesheet.rows(data["samplesheet_schema"], job["inputs"],
                                         data["metadata"], data.get("puids") or {})
         sheet = samplesheet.write(work_dir / "samplesheet.csv", header, body)
-        outdir = work_dir / "output"
-        outdir.mkdir(exist_ok=True)
+        if self.store is None:  # a directory the WES server shares
+            outdir = work_dir / "output"
+            outdir.mkdir(exist_ok=True)
+            sheet_location, out_location = str(sheet), str(outdir.resolve())
+        else:
+            key = self.store.put_run_file(work_dir.name, sheet.name, sheet)
+            sheet_location = str(self.store.signed_url(key, "GET", self.url_seconds))
+            out_location = self.store.location(key.rsplit("/", 1)[0] + "/output")
         attachments = [Path(data["workflow_file"])] if data.get("workflow_file") else []
         workflow_url = attachments[0].name if attachments else data["workflow_url"]
         marker = work_dir / MARKER
         try:
             run_id = self.client.submit(
                 workflow_url, data["engine"], data["engine_version"],
-                run_params(job, sheet, outdir), attachments,
+                run_params(job, sheet_location, out_location), attachments,
                 tags={"seqcore_submission": str(job["submission_id"]),
                       "pipeline": data["pipeline_id"], "version": data["version"]},
                 **engine_options(data))
@@ -167,8 +196,8 @@ class WesExecutor:
         copy_log(work_dir, log)
         if state == "COMPLETE":
             try:
-                collected = outputs.collect(log.get("outputs") or {}, work_dir,
-                                            self.client.download)
+                collected = outputs.collect(self._run_outputs(log, work_dir), work_dir,
+                                            self._download)
             except (OSError, ValueError) as err:
                 return self._finish(work_dir, {"status": "error", "error": (
                     f"WES run {remote_id} completed, but its outputs could not be "
@@ -177,6 +206,26 @@ class WesExecutor:
             return self._finish(work_dir, {"status": "ok", "outputs": collected})
         return self._finish(work_dir, {"status": "error",
                                        "error": failure_message(remote_id, state, log)})
+
+    def _run_outputs(self, log: Mapping[str, Any], work_dir: Path) -> Any:
+        """The run log's outputs; with an object store and a run log that names none (a
+        Nextflow run writes into ``outdir``), the objects of the run's ``output``."""
+        found = log.get("outputs") or {}
+        if self.store is not None and not any(outputs.locations(found)):
+            return [{"class": "File", "location": self.store.location(key)}
+                    for key in self.store.run_keys(work_dir.name, "output")]
+        return found
+
+    def _download(self, location: str, target: Path) -> None:
+        """An output named by URL: the store's own (``s3://``, ``az://``) read from the store,
+        any other fetched over HTTP."""
+        if self.store is not None and location.split("://", 1)[0] in STORE_SCHEMES:
+            prefix = self.store.location("")
+            if not location.startswith(prefix):
+                raise ValueError(f"the output {location} is not in {prefix}")
+            self.store.backend.download(location[len(prefix):], target)
+            return
+        self.client.download(location, target)
 
     def _copy_running_log(self, remote_id: str, work_dir: Path) -> None:
         """The run log of a running run, copied for the page; a log that cannot be read now
@@ -190,6 +239,8 @@ class WesExecutor:
         tmp = work_dir / "result.json.tmp"
         tmp.write_text(json.dumps(result))
         tmp.replace(work_dir / "result.json")
+        if self.store is not None:  # the samplesheet, and outputs now in the job directory
+            self.store.remove_run(work_dir.name)
         return JobStatus("done", result)
 
     def cancel(self, remote_id: str) -> None:

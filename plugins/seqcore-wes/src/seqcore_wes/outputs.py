@@ -28,7 +28,7 @@ SAMPLESHEET_KEY = "samplesheet"
 EMPTY: dict[str, Any] = {"files": {"global": [], "samples": {}}, "metadata": {"samples": {}}}
 
 
-def _locations(value: Any) -> Iterator[str]:
+def locations(value: Any) -> Iterator[str]:
     """Every file location in a run log's ``outputs``: CWL ``File`` objects (and the files
     listed in a ``Directory``), or the ``file_url`` entries other WES servers answer with."""
     if isinstance(value, Mapping):
@@ -39,28 +39,28 @@ def _locations(value: Any) -> Iterator[str]:
                 yield value[key]
         for key, item in value.items():
             if key not in ("secondaryFiles",) and isinstance(item, Mapping | list):
-                yield from _locations(item)
+                yield from locations(item)
             if key == "secondaryFiles":
-                yield from _locations(item)
+                yield from locations(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _locations(item)
+            yield from locations(item)
 
 
 def fetch_outputs(outputs: Any, target: Path, download: Any) -> list[Path]:
     """Copy (``file://``) or download (``http(s)://``) every output file into ``target``,
     keeping the path below the common output directory, so the relative paths in
     ``iridanext.output.json.gz`` still resolve."""
-    locations = list(dict.fromkeys(_locations(outputs)))
+    found = list(dict.fromkeys(locations(outputs)))
     target.mkdir(parents=True, exist_ok=True)
-    parsed = [urlparse(location) for location in locations]
+    parsed = [urlparse(location) for location in found]
     local = [Path(unquote(p.path)) for p in parsed]
     common = None
     manifests = [path.parent for path in local if path.name == IRIDANEXT_OUTPUT]
     if manifests:
         common = manifests[0]
     out = []
-    for location, url, path in zip(locations, parsed, local, strict=True):
+    for location, url, path in zip(found, parsed, local, strict=True):
         try:
             relative = path.relative_to(common) if common else Path(path.name)
         except ValueError:

@@ -8,7 +8,7 @@ requirements:
     listing:
       - entryname: readcount.py
         entry: |
-          import argparse, csv, gzip, json, os, sys, time
+          import argparse, csv, gzip, io, json, os, sys, time, urllib.parse, urllib.request
           parser = argparse.ArgumentParser()
           parser.add_argument("samplesheet")
           parser.add_argument("--min-length", type=int, default=0)
@@ -22,9 +22,18 @@ requirements:
               sys.stderr.write("readcount: refusing to count: fail was set\n")
               sys.exit(3)
           def records(path):
-              opener = gzip.open if path.endswith(".gz") else open
-              with opener(path, "rt") as handle:
-                  lines = [line.rstrip("\n") for line in handle]
+              # A path, or a URL (an object store's signed URL: no directory is shared).
+              if urllib.parse.urlsplit(path).scheme in ("http", "https"):
+                  with urllib.request.urlopen(path) as response:
+                      raw = response.read()
+                  name = urllib.parse.urlsplit(path).path
+              else:
+                  with open(path, "rb") as handle:
+                      raw = handle.read()
+                  name = path
+              if name.endswith(".gz"):
+                  raw = gzip.decompress(raw)
+              lines = [line.rstrip("\n") for line in io.StringIO(raw.decode())]
               return [lines[i + 1] for i in range(0, len(lines) - 3, 4)]
           os.mkdir("output")
           manifest = {"files": {"global": [{"path": "summary.txt"}], "samples": {}},
