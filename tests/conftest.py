@@ -9,7 +9,8 @@ Modules whose tests reach no database at all (the QC engine against FastQC, the 
 of the docs and imports, pure functions) say so with ``pytest.mark.database_independent``:
 ``.ci/run`` runs them in its SQLite pass only (``-m "not database_independent"`` on
 PostgreSQL), since they do the same work whatever ``SEQCORE_TEST_DATABASE_URL`` names.
-Collection refuses the mark on a test that takes the kit's database fixtures or whose module
+The kit's collection check (``seqcore.testing.databaseindependent``, in every suite that uses
+the kit) refuses the mark on a test that takes the kit's database fixtures or whose module
 names a way to the suite's database (its URL, a database made from it, a worker on it). A live
 server started without a ``sqlalchemy.url`` makes its own SQLite database whatever the suite
 runs on, so the end-to-end modules that start only such servers (the IRIDA uploader, the
@@ -17,14 +18,7 @@ slow clients, generated plugins, the OAuth client library, ``./dev run``) carry 
 their PostgreSQL pass would repeat the SQLite pass's work byte for byte.
 """
 
-import inspect
-
 import pytest
-
-# What a module names when its tests reach the suite's database other than through the
-# fixtures (a live server reaches it only when given a URL from one of these).
-DATABASE_ROUTES = ("seqcore.testing.database", "test_database_url", "copy_database",
-                   "URL_VARIABLE", "SEQCORE_TEST_DATABASE_URL", "start_worker")
 
 
 @pytest.fixture(scope="session")
@@ -33,22 +27,3 @@ def seqcore_plugins():
     from tests.plugins import readcount
 
     return [seqcore_sequencefiles.plugin, readcount]
-
-
-def pytest_collection_modifyitems(items):
-    sources = {}
-    wrong = []
-    for item in items:
-        if item.get_closest_marker("database_independent") is None:
-            continue
-        module = getattr(item, "module", None)
-        if module is not None and module.__name__ not in sources:
-            sources[module.__name__] = inspect.getsource(module)
-        source = sources.get(getattr(module, "__name__", None), "")
-        # database_url: every fixture of the kit that reaches the suite's database needs it.
-        if "database_url" in getattr(item, "fixturenames", ()) or any(
-                route in source for route in DATABASE_ROUTES):
-            wrong.append(item.nodeid)
-    if wrong:
-        raise pytest.UsageError(
-            "marked database_independent but reaching a database: " + ", ".join(wrong[:5]))

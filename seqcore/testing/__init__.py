@@ -12,10 +12,16 @@ Plugin authors get the same fixtures the core's own tests use:
 * ``graphql``: posts GraphQL documents with a personal access token (``as_user(user)``);
 * ``upload_reads`` / ``run_analysis``: upload reads through the API and run an analysis on
   them to completion (:mod:`seqcore.testing.analyses`);
-* ``swap_service``: replaces a service (``IQCEngine``, ``IStorage``...) for one test.
+* ``swap_service``: replaces a service (``IQCEngine``, ``IStorage``...) for one test;
+* ``shared_live_servers``: live servers started once per session and shared by name
+  (:mod:`seqcore.testing.sharedservers`).
 
 Contracts to subclass: :mod:`seqcore.testing.contracts` (``FileKindContract``,
 ``AnalysisPluginContract``).
+
+Modules that reach no database (or only SQLite databases of their own) say so with
+``pytest.mark.database_independent``; collection refuses the mark on any test that reaches the
+suite's database (:mod:`seqcore.testing.databaseindependent`).
 
 Every session records its log at DEBUG and fails when a secret it issued or sent appears
 there (:mod:`seqcore.testing.logsecrets`; ``SEQCORE_LOG_SECRETS=0`` turns that off).
@@ -28,6 +34,7 @@ hypothesis, in the ``test`` extra).
 
 import pytest
 
+from seqcore.testing.databaseindependent import refuse_misplaced
 from seqcore.testing.fixtures import (
     app,
     app_config,
@@ -42,6 +49,7 @@ from seqcore.testing.fixtures import (
     s3_server,
     seqcore_plugins,
     seqcore_settings,
+    shared_live_servers,
     sql_counter,
     storage_backend_settings,
     testapp,
@@ -67,6 +75,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "SQLite pass only")
     _logsecrets_configure(config)
 
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Refuses ``database_independent`` on a test that reaches the suite's database
+    (:mod:`seqcore.testing.databaseindependent`), in every suite that uses the kit."""
+    refuse_misplaced(items)
+
+
 __all__ = [
     "app",
     "app_config",
@@ -82,6 +97,7 @@ __all__ = [
     "s3_server",
     "seqcore_plugins",
     "seqcore_settings",
+    "shared_live_servers",
     "sql_counter",
     "storage_backend_settings",
     "swap_service",

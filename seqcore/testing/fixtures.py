@@ -17,6 +17,7 @@ from seqcore.testing.analyses import AnalysisRunner, ReadsUploader
 from seqcore.testing.database import empty_all_tables, make_engine, test_database_url
 from seqcore.testing.factories import Factories
 from seqcore.testing.logsecrets import SecretRecorder
+from seqcore.testing.sharedservers import SharedServers
 
 
 @pytest.fixture(scope="session")
@@ -63,6 +64,17 @@ def s3_server() -> Iterator[Any]:
 def azure_server() -> Iterator[Any]:
     """Azure Blob storage (Azurite) on loopback, for the session."""
     yield from _store_server("azure")
+
+
+@pytest.fixture(scope="session")
+def shared_live_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServers]:
+    """Live servers started once per session (per pytest-xdist worker) and shared by name:
+    ``shared_live_servers.get("name", prepare, **settings)``
+    (:mod:`seqcore.testing.sharedservers`). Each test sharing one uses accounts, clients
+    and projects of its own."""
+    servers = SharedServers(tmp_path_factory.mktemp("shared-servers"))
+    yield servers
+    servers.stop_all()
 
 
 @pytest.fixture(params=["local", "s3", "azure"])

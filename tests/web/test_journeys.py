@@ -47,24 +47,35 @@ def sign_in(page, server, user):
     page.wait_for_url("**/-/profile")
 
 
-@pytest.fixture
-def browser_page():
+@pytest.fixture(scope="module")
+def chromium():
+    """One Chromium for the module's journeys: each gets a context of its own (cookies,
+    storage, downloads), as isolated from the others as a browser of its own, without a
+    browser start per journey."""
     from playwright.sync_api import sync_playwright
 
-    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=FLAGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 900},
-                                      accept_downloads=True)
-        page = context.new_page()
         try:
-            yield page
-        except Exception:
-            page.screenshot(path=ARTIFACTS / "workbench-failure.png", full_page=True)
-            raise
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium):
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = chromium.new_context(viewport={"width": 1280, "height": 900},
+                                   accept_downloads=True)
+    page = context.new_page()
+    try:
+        yield page
+    except Exception:
+        page.screenshot(path=ARTIFACTS / "workbench-failure.png", full_page=True)
+        raise
+    finally:
+        context.close()
 
 
 def test_group_project_filter_select_export(live_server, factories, db, browser_page):

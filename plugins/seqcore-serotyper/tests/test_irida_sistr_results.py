@@ -2,7 +2,11 @@
 seqcore server: reads uploaded over HTTP, a ``sistr`` submission typed by the server's
 embedded worker, then the client's export (it follows the pair's ``analysis/sistr`` link,
 needs a known ``workflowId``, reads ``outputFile/sistr-predictions`` as a JSON array with
-``Accept: text/plain``, and lists ``/api/projects/{id}/analyses/sistr``)."""
+``Accept: text/plain``, and lists ``/api/projects/{id}/analyses/sistr``).
+
+The server is started without a ``sqlalchemy.url``: it makes its own SQLite database whatever
+the suite runs on, so the module is database-independent and ``.ci/run`` runs its assembly and
+SISTR typing once, in the SQLite pass."""
 
 import csv
 import json
@@ -18,6 +22,8 @@ from test_serotyper import salmonella_reads
 
 from seqcore.testing.server import live_server
 from seqcore.testing.uploads import multipart
+
+pytestmark = pytest.mark.database_independent
 
 PASSWORD = "Sistr-pass1!"
 CLIENT = Path(sys.executable).parent / "irida-sistr-results"
