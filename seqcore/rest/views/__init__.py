@@ -30,6 +30,7 @@ def core_endpoints() -> list[Endpoint]:
         root,
         runs,
         samples,
+        sync,
         transfers,
         trash,
         users,
@@ -41,7 +42,7 @@ def core_endpoints() -> list[Endpoint]:
             *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
             *attachments.ENDPOINTS, *trash.ENDPOINTS, *imports.ENDPOINTS,
-            *transfers.ENDPOINTS, *archive.ENDPOINTS,
+            *transfers.ENDPOINTS, *archive.ENDPOINTS, *sync.ENDPOINTS,
             *openapi.ENDPOINTS]
 
 
