@@ -140,8 +140,8 @@ class Mirror(Copier):
             if there is not None and all(
                     there.get(name) in (None, sha) for name, sha in here.items()):
                 continue
-            obj = self.db.get_one(SequencingObject, local_id)
-            delete_sequencing_object(self.db, self.request.storage, self.request.tm, obj)
+            local = self.db.get_one(SequencingObject, local_id)
+            delete_sequencing_object(self.db, self.request.storage, self.request.tm, local)
             self.outcome.add("removed sequencing_object" if there is None
                              else "changed sequencing_object")
 

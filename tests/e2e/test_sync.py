@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, text
 from seqcore.testing import database
 from seqcore.testing.server import SEQCORE, live_server
 from seqcore.testing.uploads import fasta, fastq
-from tests.e2e.test_import import by_name, files_of, post, seed, target_url, upload
+from tests.e2e.test_import import by_name, files_of, seed, target_url, upload
 
 pytestmark = pytest.mark.slow
 

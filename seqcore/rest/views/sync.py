@@ -39,7 +39,7 @@ def create_synchronized(request: Request) -> dict[str, Any]:
     frequency = body.get("syncFrequency")
     if frequency is not None and not isinstance(frequency, str):
         problems["syncFrequency"] = ["Give the frequency as text."]
-    if problems:
+    if problems or not isinstance(remote_api, int) or not isinstance(url, str):
         raise validation_error(problems)
     user = request.db.get_one(User, request.identity.user_id)
     project = create_synchronized_project(request.db, user, remote_api, url, frequency)
