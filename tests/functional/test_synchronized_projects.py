@@ -114,3 +114,32 @@ def json_text(body):
     import json
 
     return json.dumps(body)
+
+
+def test_graphql_writes_are_refused_and_analyses_still_run(testapp, factories, db, graphql,
+                                                             upload_reads, run_analysis):
+    owner = factories.user(username="owner")
+    project = factories.project(owner=owner, name="Mirror")
+    sample = factories.sample(project, name="S1", metadata={"host": "human"})
+    headers = factories.headers(owner)
+    reads = upload_reads(sample, headers, kind="pairs")  # copied before it was synchronized
+    api = RemoteApi(name="National", base_url="http://127.0.0.1:9", client_id="c",
+                    client_secret="s")
+    db.add(api)
+    db.flush()
+    db.add(ProjectSync(project_id=project.id, remote_api_id=api.id, user_id=owner.id,
+                       remote_url="http://127.0.0.1:9/api/projects/7"))
+    db.commit()
+    as_owner = graphql.as_user(owner)
+    before = snapshot(db)
+    body = as_owner(
+        """mutation($input: UpdateSampleMetadataInput!) { updateSampleMetadata(input: $input)
+        { sample { id } errors { message path } } }""",
+        {"input": {"sampleId": f"gid://seqcore/Sample/{sample.id}",
+                   "metadata": {"host": "cow"}}})
+    errors = body.get("errors") or body["data"]["updateSampleMetadata"]["errors"]
+    assert "synchronized from a remote install" in json_text(errors), body
+    assert snapshot(db) == before
+    # Its own analyses run on its samples as on any other's.
+    analysis = run_analysis("readcount", [reads.id], headers)
+    assert analysis.state == "COMPLETED", analysis.error
