@@ -284,8 +284,9 @@ def operation(kind: str, actor: Callable[..., Actor | None] | None = None) -> Ca
                 db.info.pop(SCOPE, None)
             who = (actor(first, *args, **kwargs) if actor is not None else None) or (
                 current_actor(db))
-            refuse_in_synchronized(db, scope.kind, _touched_projects(db, scope), who)
-            _write(db, scope, who)
+            projects = _touched_projects(db, scope)
+            refuse_in_synchronized(db, scope.kind, projects, who)
+            _write(db, scope, who, projects)
             return result
 
         OPERATIONS[kind] = Operation(kind, recorded, (function.__doc__ or "").strip())
@@ -302,8 +303,7 @@ def _touched_projects(db: Session, scope: _Scope) -> set[int]:
     return projects
 
 
-def _write(db: Session, scope: _Scope, actor: Actor) -> None:
-    projects = _touched_projects(db, scope)
+def _write(db: Session, scope: _Scope, actor: Actor, projects: set[int]) -> None:
     record = Activity(kind=scope.kind, actor_type=actor.type, actor_user_id=actor.user_id,
                       actor_name=actor.name, actor_client_id=actor.client_id,
                       actor_token_id=actor.token_id,
