@@ -239,3 +239,29 @@ def test_a_sync_killed_mid_file_resumes_with_no_partial_file(source, tmp_path):
         recorded = set(conn.execute(text("SELECT path FROM sequence_file")).scalars())
     engine.dispose()
     assert stored == recorded
+
+
+def test_a_sync_that_cannot_reach_the_remote_says_why_and_catches_up(source, tmp_path):
+    pid = seed(source, source.admin, name="Sync outage", samples=2, analysis=False,
+               prefix="outage")
+    target = mirror_server(tmp_path, source, "outage_target")
+    try:
+        local = synchronize(target, source, pid)
+        theirs = by_name(source, source.admin, pid)
+        status, _, _ = source.request(
+            "PUT", f"/api/samples/{theirs['outage-000']['identifier']}/metadata",
+            source.admin, {"serotype": {"value": "4b"}})
+        assert status == 200
+        source.stop()
+        try:
+            target.request("POST", f"/api/projects/{local}/sync", target.owner)
+            sync_round(target)
+            state = target.get_json(f"/api/projects/{local}/sync", target.owner)["resource"]
+            assert state["status"] == "error" and "Connection refused" in state["error"], state
+            assert not state["running"]
+        finally:
+            source.start()
+        sync_now(target, local)
+        same_content(source, target, pid, local)
+    finally:
+        target.stop()
