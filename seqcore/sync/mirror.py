@@ -80,7 +80,7 @@ class Mirror(Copier):
 
         if not self._transaction(start, "sync"):
             return self.outcome
-        self._transaction(lambda: self._prune(remote_project.samples), "removals")
+        self._prune(remote_project.samples)
         self.mapped_objects = set(self.idmap.known(self.db, "sequencing_object"))
         self._samples(self.project_id, remote_project.samples)
         failures = self.outcome.failures
@@ -110,21 +110,42 @@ class Mirror(Copier):
 
     def _prune(self, samples: list[RemoteSample]) -> None:
         """Remove the local copies of what the remote no longer holds, and of sequencing
-        objects whose files changed there (copied again by this sync)."""
-        from seqcore.governance.purge import delete_sequencing_object
+        objects whose files changed there (copied again by this sync): each in a
+        transaction of its own, so one that cannot go (a local analysis used it) is
+        reported and holds up nothing else."""
+        found: dict[str, list[Any]] = {}
+        self._transaction(lambda: found.update(samples=self._gone_samples(samples)),
+                          "removals")
+        for local_id in found.get("samples", []):
+            self._transaction(lambda i=local_id: self._remove_sample(i),  # type: ignore[misc]
+                              f"sample {local_id} (removed there)")
+        self._transaction(lambda: found.update(objects=self._changed_objects(samples)),
+                          "removals")
+        for local_id, what in found.get("objects", []):
+            self._transaction(lambda i=local_id, w=what: self._remove_object(i, w),  # type: ignore[misc]
+                              f"sequencing object {local_id} ({what.split()[0]} there)")
+
+    def _gone_samples(self, samples: list[RemoteSample]) -> list[int]:
+        """The local samples of this project whose remote sample is gone."""
+        there = {s.remote_id for s in samples}
+        mapped = [local for remote_id, local in sorted(self.idmap.known(self.db, "sample")
+                                                       .items()) if remote_id not in there]
+        return list(self.db.scalars(select(ProjectSample.sample_id).where(
+            ProjectSample.project_id == self.project_id,
+            ProjectSample.sample_id.in_(mapped)).order_by(ProjectSample.sample_id)))
+
+    def _remove_sample(self, local_id: int) -> None:
         from seqcore.samples.samples import remove_from_project
 
-        remote_samples = {s.remote_id: s for s in samples}
-        mapped = dict(self.idmap.known(self.db, "sample"))
-        for remote_id, local_id in sorted(mapped.items()):
-            if remote_id in remote_samples:
-                continue
-            join = self.db.scalar(select(ProjectSample).where(
-                ProjectSample.project_id == self.project_id,
-                ProjectSample.sample_id == local_id))
-            if join is not None:
-                remove_from_project(self.db, self.request.registry.pm, join, self.request)
-                self.outcome.add("removed sample")
+        join = self.db.scalar(select(ProjectSample).where(
+            ProjectSample.project_id == self.project_id, ProjectSample.sample_id == local_id))
+        if join is not None:
+            remove_from_project(self.db, self.request.registry.pm, join, self.request)
+            self.outcome.add("removed sample")
+
+    def _changed_objects(self, samples: list[RemoteSample]) -> list[tuple[int, str]]:
+        """The local sequencing objects whose remote object is gone (``removed``) or whose
+        files' SHA-256 differ there (``changed``)."""
         wanted: dict[str, dict[str, str | None]] = {}
         for sample in samples:
             for obj in sample.objects:
@@ -132,18 +153,25 @@ class Mirror(Copier):
                     f.file_name: (f.sha256 or "").lower() or None for f in obj.files}
         objects = dict(self.idmap.known(self.db, "sequencing_object"))
         present = self._local_objects(list(objects.values()))
+        found = []
         for key, local_id in sorted(objects.items()):
             here = present.get(local_id)
             if here is None:
                 continue  # gone with its sample, or never committed
             there = wanted.get(key)
-            if there is not None and all(
-                    there.get(name) in (None, sha) for name, sha in here.items()):
-                continue
-            local = self.db.get_one(SequencingObject, local_id)
+            if there is None:
+                found.append((local_id, "removed"))
+            elif not all(there.get(name) in (None, sha) for name, sha in here.items()):
+                found.append((local_id, "changed"))
+        return found
+
+    def _remove_object(self, local_id: int, what: str) -> None:
+        from seqcore.governance.purge import delete_sequencing_object
+
+        local = self.db.get(SequencingObject, local_id)
+        if local is not None:
             delete_sequencing_object(self.db, self.request.storage, self.request.tm, local)
-            self.outcome.add("removed sequencing_object" if there is None
-                             else "changed sequencing_object")
+            self.outcome.add(f"{what} sequencing_object")
 
     def _local_objects(self, ids: list[int]) -> dict[int, dict[str, str | None]]:
         """The sequencing objects of this project among ``ids``: each file's name and
