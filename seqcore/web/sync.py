@@ -20,7 +20,7 @@ from seqcore.security.permissions import Permission
 from seqcore.sync.create import connected_remote, create_synchronized_project, remote_projects
 from seqcore.sync.frequency import INTERVALS
 from seqcore.sync.state import describe, sync_now, sync_of
-from seqcore.web.guard import PageError, add_page, context_at, may, require, signed_in
+from seqcore.web.guard import PageError, add_page, context_at, require, signed_in
 from seqcore.web.i18n import _, translate
 from seqcore.web.render import page
 
@@ -94,10 +94,6 @@ def create(request: Request) -> Response:
     request.session.flash(translate(request, _(
         "Project ${name} created; it is being synchronized.", mapping={"name": project.name})))
     return HTTPSeeOther(location=request.route_path("web.project", id=project.id))
-
-
-def may_sync(request: Request, context: Any) -> bool:
-    return may(request, context, Permission.PROJECT_WRITE)
 
 
 def includeme(config: Configurator) -> None:
