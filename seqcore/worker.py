@@ -1,8 +1,8 @@
 """One worker loop for everything that must not happen in a request: processing uploads,
 driving analyses, submitting to NCBI, preparing (and purging) data exports, purging the
-trash, removing expired memberships, sending e-mail notifications and deleting long-dead
-personal access tokens. ``seqcore worker`` runs it; the development server runs it in a
-thread."""
+trash, removing expired memberships, sending e-mail notifications, deleting long-dead
+personal access tokens and keeping synchronized projects in step with their remote ones.
+``seqcore worker`` runs it; the development server runs it in a thread."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from seqcore.oauth.personal import TokenSweeper
 from seqcore.observability import instruments
 from seqcore.projects.expiry import MembershipExpiryWorker
 from seqcore.qc.processing import Worker, worker_name
+from seqcore.sync.worker import SyncWorker
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 # The rounds of the loop by name, for ``seqcore worker --only`` (docs/operations.md, "Several
 # machines"): e.g. machines without the analyses' work directory run all but ``analyses``.
 ROUNDS = ("processing", "analyses", "ncbi", "exports", "arrivals", "blobs", "trash",
-          "memberships", "mail", "tokens")
+          "memberships", "mail", "tokens", "sync")
 
 
 class WorkerLoop:
@@ -52,6 +53,7 @@ class WorkerLoop:
         self.memberships = MembershipExpiryWorker(registry)
         self.mail = MailWorker(registry)
         self.tokens = TokenSweeper(registry)
+        self.sync = SyncWorker(registry, self.name)
 
     def run_once(self) -> int:
         instruments.heartbeat(self.name)

@@ -18,7 +18,7 @@ from seqcore.cli.base import Env, main, pass_env
               help="Seconds between looks at the queue when idle.")
 @click.option("--only", envvar="SEQCORE_WORKER_ONLY", default="",
               help="Run only these rounds, separated by commas (processing, analyses, ncbi, "
-                   "exports, blobs, trash, memberships, mail, tokens); default: all.")
+                   "exports, blobs, trash, memberships, mail, tokens, sync); default: all.")
 @pass_env
 def worker(env: Env, once: bool, interval: float, only: str) -> None:
     """Process uploads (checksum, decompression, QC), drive analyses and NCBI submissions,
@@ -54,6 +54,8 @@ def worker(env: Env, once: bool, interval: float, only: str) -> None:
                 pass
         if "memberships" in runner.rounds:
             runner.memberships.run_once()  # remove the memberships that expired
+        if "sync" in runner.rounds:
+            runner.sync.run_once()  # synchronize the projects that are due
         return
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

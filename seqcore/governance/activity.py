@@ -32,6 +32,7 @@ from sqlalchemy import event, inspect, or_, select
 from sqlalchemy.orm import Session
 
 from seqcore.db import AnySelect
+from seqcore.governance.readonly import refuse_in_synchronized
 from seqcore.models.activity import Activity, ActivitySubject
 from seqcore.models.attachment import Attachment
 from seqcore.models.fielddecl import MetadataField, MetadataTemplate
@@ -56,7 +57,7 @@ REQUEST = "seqcore.request"
 @dataclass(frozen=True)
 class Actor:
     """Who made a change: ``type`` is ``user``, ``client``, ``token``, ``analysis``,
-    ``ncbi`` or ``service``."""
+    ``ncbi``, ``service`` or ``sync`` (the worker mirroring a synchronized project)."""
 
     type: str
     user_id: int | None = None
@@ -283,7 +284,9 @@ def operation(kind: str, actor: Callable[..., Actor | None] | None = None) -> Ca
                 db.info.pop(SCOPE, None)
             who = (actor(first, *args, **kwargs) if actor is not None else None) or (
                 current_actor(db))
-            _write(db, scope, who)
+            projects = _touched_projects(db, scope)
+            refuse_in_synchronized(db, scope.kind, projects, who)
+            _write(db, scope, who, projects)
             return result
 
         OPERATIONS[kind] = Operation(kind, recorded, (function.__doc__ or "").strip())
@@ -292,11 +295,15 @@ def operation(kind: str, actor: Callable[..., Actor | None] | None = None) -> Ca
     return wrap
 
 
-def _write(db: Session, scope: _Scope, actor: Actor) -> None:
+def _touched_projects(db: Session, scope: _Scope) -> set[int]:
     projects = set(scope.projects)
     if scope.samples:  # a sample's change shows in the projects holding it
         projects.update(db.scalars(select(ProjectSample.project_id).where(
             ProjectSample.sample_id.in_(sorted(scope.samples)))))
+    return projects
+
+
+def _write(db: Session, scope: _Scope, actor: Actor, projects: set[int]) -> None:
     record = Activity(kind=scope.kind, actor_type=actor.type, actor_user_id=actor.user_id,
                       actor_name=actor.name, actor_client_id=actor.client_id,
                       actor_token_id=actor.token_id,

@@ -37,6 +37,7 @@ from seqcore.graphql.namespaceviews import project_namespace
 from seqcore.graphql.ncbi import NcbiSubmission, project_ncbi_submissions
 from seqcore.graphql.nodes import Node, _gid
 from seqcore.graphql.scalars import JSON
+from seqcore.graphql.sync import remote_sync_field, resolve_remote_sync
 from seqcore.models.project import Project as ProjectModel
 from seqcore.models.sample import ProjectSample
 from seqcore.models.sample import Sample as SampleModel
@@ -131,6 +132,9 @@ class Project(graphene.ObjectType):
                                   description="The project's data exports the caller may "
                                               "read (its own; administrators: all), "
                                               "newest first.")
+
+    remote_sync = remote_sync_field()
+    resolve_remote_sync = staticmethod(resolve_remote_sync)
 
     resolve_id = staticmethod(_gid)
 

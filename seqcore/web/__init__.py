@@ -27,6 +27,7 @@ def includeme(config: Configurator) -> None:
     config.include("seqcore.web.activity")
     config.include("seqcore.web.groups")
     config.include("seqcore.web.projects")
+    config.include("seqcore.web.sync")
     config.include("seqcore.web.bulk")
     config.include("seqcore.web.exports")
     config.include("seqcore.web.imports")

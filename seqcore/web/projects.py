@@ -36,6 +36,7 @@ from seqcore.web.guard import PageError, add_page, context_at, may, parent_group
 from seqcore.web.i18n import _
 from seqcore.web.navigation import has_route
 from seqcore.web.render import page
+from seqcore.web.sync import sync_panel
 from seqcore.web.table import (
     BulkAction,
     Cell,
@@ -222,14 +223,15 @@ def project_view(request: Request, status: int = 200, outcomes: list[Any] | None
         Cell(row.name, request.route_path("web.sample", id=row.id)), Cell(row.puid),
         Cell(row.created.strftime("%Y-%m-%d")),
         *(Cell(row.values.get(name, "")) for name in columns))) for row in rows]
+    sync = sync_panel(request, project, can_write)
     upload = (upload_area(request, request.route_path("web.project.files", id=project.id))
-              if may_upload_to_project(request, context) else None)
+              if sync is None and may_upload_to_project(request, context) else None)
     return page(request, "project.mako", status=status, project=project, fields=fields,
                 columns=columns, upload=upload, outcomes=outcomes or [],
                 chosen_template=template, templates=project_templates(db, project.id),
                 table=TablePage(table, state, table_rows, total,
                                 kept_params(request.GET, table.extra)),
-                can_write=can_write, can_import=can_import)
+                can_write=can_write, can_import=can_import and sync is None, sync=sync)
 
 
 def selected_ids(request: Request, project_id: int, access: Any) -> list[int]:

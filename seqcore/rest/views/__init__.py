@@ -31,6 +31,7 @@ def core_endpoints() -> list[Endpoint]:
         root,
         runs,
         samples,
+        sync,
         transfers,
         trash,
         users,
@@ -42,7 +43,7 @@ def core_endpoints() -> list[Endpoint]:
             *files.ENDPOINTS, *runs.ENDPOINTS,
             *analyses.ENDPOINTS, *ncbi.ENDPOINTS, *groups.ENDPOINTS, *exports.ENDPOINTS,
             *attachments.ENDPOINTS, *trash.ENDPOINTS, *imports.ENDPOINTS,
-            *transfers.ENDPOINTS, *archive.ENDPOINTS, *remoteapis.ENDPOINTS,
+            *transfers.ENDPOINTS, *archive.ENDPOINTS, *remoteapis.ENDPOINTS, *sync.ENDPOINTS,
             *openapi.ENDPOINTS]
 
 

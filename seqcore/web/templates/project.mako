@@ -21,6 +21,27 @@
 <dt>${_("Description")}</dt><dd>${project.description}</dd>
 % endif
 </dl>
+% if sync is not None:
+<section id="sync" aria-labelledby="sync-heading">
+<h2 id="sync-heading">${_("Synchronized project")}</h2>
+<p>${_("This project mirrors a project of another install: its samples, metadata and files are read-only here and change when it is synchronized.")}</p>
+<dl class="facts">
+<dt>${_("Remote project")}</dt><dd><code>${sync["remoteURL"]}</code>${" (" + sync["remoteApi"]["name"] + ")" if sync["remoteApi"]["name"] else ""}</dd>
+<dt>${_("State")}</dt><dd id="sync-status">${_(sync["status_label"])}${" " + _("(running now)") if sync["running"] else ""}</dd>
+% if sync["error"]:
+<dt>${_("Reason")}</dt><dd id="sync-error">${sync["error"]}</dd>
+% endif
+<dt>${_("Last synchronized")}</dt><dd>${sync["last"].strftime("%Y-%m-%d %H:%M UTC") if sync["last"] else _("never")}</dd>
+<dt>${_("Next synchronization")}</dt><dd>${sync["next"].strftime("%Y-%m-%d %H:%M UTC") if sync["next"] else _("when asked")}</dd>
+</dl>
+% if sync["can_sync"]:
+<form method="post" action="${sync['action']}">
+<input type="hidden" name="csrf_token" value="${csrf_token}">
+<button type="submit" id="sync-now">${_("Sync now")}</button>
+</form>
+% endif
+</section>
+% endif
 <p><a href="${request.route_path('web.project.manage', id=project.id)}">${_("Members, metadata fields, templates and activity")}</a></p>
 <p><a id="project-qc" href="${request.route_path('web.project.qc', id=project.id)}">${_("QC overview of the samples")}</a></p>
 <h2>${_("Samples")}</h2>
