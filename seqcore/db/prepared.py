@@ -96,6 +96,14 @@ class PreparedRead:
         self._by_dialect: weakref.WeakKeyDictionary[Dialect, _Compiled] = (
             weakref.WeakKeyDictionary())
 
+    def compile_for(self, dialect: Dialect) -> None:
+        """Compile the statement for ``dialect`` now, not on its first execution: a server
+        does it while starting (:func:`seqcore.config.main`), since compiling an ACL
+        statement takes tens of milliseconds that the first requests of every worker
+        process would otherwise wait for."""
+        if dialect not in self._by_dialect:
+            self._by_dialect[dialect] = self._compile(dialect)
+
     def all(self, connection: Connection, **params: Any) -> list[Any]:
         if _watched(connection):
             make = self.row._make
