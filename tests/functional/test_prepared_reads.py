@@ -121,3 +121,17 @@ def test_a_read_with_percent_signs_and_a_repeated_variable(factories, session):
     rows = prepared.all(session.connection(), object_id=project_id)
     assert [tuple(row) for row in rows] == _core_rows(session, prepared, object_id=project_id)
     assert {row.name for row in rows} == {"50% done", "Whole"}
+
+
+def test_a_server_compiles_the_reads_of_every_request_while_starting(app_config, engine):
+    """:func:`seqcore.config.main` compiles them (tens of milliseconds each), so the first
+    requests of a worker process do not wait for it."""
+    from seqcore.config import compile_request_reads
+    from seqcore.models.revocation import generation_read
+    from seqcore.resources.samples import project_sample_with_acl, sample_with_acl
+    from seqcore.rest.views.metadata import readable_metadata
+
+    compile_request_reads(app_config.registry)
+    reads = [generation_read(), project_with_acl(), sample_with_acl(),
+             project_sample_with_acl(), readable_metadata((False, False))]
+    assert all(engine.dialect in read._by_dialect for read in reads)
