@@ -199,6 +199,23 @@ def process_cpu(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu(pid: int) -> float | None:
+    """CPU seconds process ``pid`` and its children (gunicorn's workers) have used
+    (:func:`process_cpu` of each, from ``/proc``, Linux); ``None`` elsewhere."""
+    own = process_cpu(pid)
+    if own is None:
+        return None
+    total = own
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 @dataclass
 class Tally:
     """What the client saw of one path over every window it was hammered in."""
@@ -300,13 +317,26 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int,
         # The collection of 1,000 projects would dominate: the mix lists a project's samples.
         steps = [step for step in mixed_steps(token, project_ids, samples)]
         steps = [step for step in steps if step[1] != 2]  # drop the /api/projects listing
+        before = tree_cpu(server.pid)
         seqcore = run_load(port, steps, clients, seconds)
+        between = tree_cpu(server.pid)
         bare = run_load(port, [(("GET", "/bare", {}, None), 1)], clients, seconds)
-        return {"plugins": plugins, "mix_clients": clients,
-                "workers": os.environ.get("SEQCORE_WORKERS", "cpu count + 1"),
-                "seqcore_mix": seqcore.summary(), "bare_pyramid": bare.summary(),
-                "mix_throughput_vs_bare": round(seqcore.requests / seqcore.seconds /
-                                                (bare.requests / bare.seconds), 3)}
+        after = tree_cpu(server.pid)
+        result = {"plugins": plugins, "mix_clients": clients,
+                  "workers": os.environ.get("SEQCORE_WORKERS", "cpu count + 1"),
+                  "seqcore_mix": seqcore.summary(), "bare_pyramid": bare.summary(),
+                  "mix_throughput_vs_bare": round(seqcore.requests / seqcore.seconds /
+                                                  (bare.requests / bare.seconds), 3)}
+        if before is not None and between is not None and after is not None:
+            # gunicorn's CPU (master and workers) per request, whatever else the machine
+            # runs: the throughput ratio a machine with nothing else to do would approach
+            # (the database server's own CPU, PostgreSQL's, is not counted).
+            mix_ms = (between - before) / max(seqcore.requests, 1) * 1000
+            bare_ms = (after - between) / max(bare.requests, 1) * 1000
+            result["server_cpu_ms_per_request"] = {"mix": round(mix_ms, 3),
+                                                   "bare": round(bare_ms, 3)}
+            result["mix_cpu_vs_bare"] = round(bare_ms / mix_ms, 3) if mix_ms else None
+        return result
     finally:
         server.terminate()
         server.wait()
