@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import socket
 import subprocess
@@ -68,8 +69,14 @@ def serve(port: int, url: str) -> None:
 
 
 def mix_app() -> object:
-    """The same application for gunicorn (``--mix``): the URL comes from the environment."""
-    return build_app(os.environ["SEQCORE_BENCH_URL"])
+    """The same application for gunicorn (``--mix``): the URL comes from the environment.
+    Once built, the worker leaves a file named after its process in
+    ``SEQCORE_BENCH_READY``, so the benchmark knows every worker has started."""
+    app = build_app(os.environ["SEQCORE_BENCH_URL"])
+    ready = os.environ.get("SEQCORE_BENCH_READY")
+    if ready:
+        (Path(ready) / str(os.getpid())).touch()
+    return app
 
 
 def build_app(url: str) -> object:
@@ -216,18 +223,18 @@ def tree_cpu(pid: int) -> float | None:
     return total
 
 
-def wait_idle(pid: int, seconds: float = 300) -> None:
-    """Until process ``pid`` and its children use less than a tenth of a core (gunicorn's
-    workers done building the application), or ``seconds`` have passed; at once where
-    ``/proc`` is missing."""
+def wait_ready(ready: Path, workers: int, server: subprocess.Popen,
+               seconds: float = 600) -> None:
+    """Until ``workers`` gunicorn workers have built the application (:func:`mix_app`'s
+    files in ``ready``): gunicorn listens, and answers from its first worker, before the
+    others have started, and their start-up is not the mix's."""
     deadline = time.monotonic() + seconds
-    last = tree_cpu(pid)
-    while last is not None and time.monotonic() < deadline:
-        time.sleep(1.0)
-        now = tree_cpu(pid)
-        if now is None or now - last < 0.1:
-            return
-        last = now
+    while len(list(ready.iterdir())) < workers:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server ended with status {server.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError("gunicorn's workers did not all start")
+        time.sleep(0.2)
 
 
 @dataclass
@@ -308,10 +315,12 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int,
     from seqcore.testing.load import mixed_steps, run_load
 
     port = free_port()
+    ready = Path(tempfile.mkdtemp(prefix="seqcore-bench-workers-"))
+    workers = int(os.environ.get("SEQCORE_WORKERS", multiprocessing.cpu_count() + 1))
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
          "--pythonpath", str(ROOT), "--bind", f"127.0.0.1:{port}", "bench.api:mix_app()"],
-        env={**os.environ, "SEQCORE_BENCH_URL": url})
+        env={**os.environ, "SEQCORE_BENCH_URL": url, "SEQCORE_BENCH_READY": str(ready)})
     try:
         wait_for(port, server)
         headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
@@ -332,10 +341,9 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int,
         # The collection of 1,000 projects would dominate: the mix lists a project's samples.
         steps = [step for step in mixed_steps(token, project_ids, samples)]
         steps = [step for step in steps if step[1] != 2]  # drop the /api/projects listing
-        # gunicorn listens before its workers have built the application: wait until every
-        # worker has (their start-up is not the mix's), then warm them with the mix (the
-        # first requests of a process fill SQLAlchemy's statement caches).
-        wait_idle(server.pid)
+        # Every worker started (wait_ready), then warmed with the mix (the first requests
+        # of a process fill SQLAlchemy's statement caches).
+        wait_ready(ready, workers, server)
         run_load(port, steps, clients, min(2.0, seconds))
         before = tree_cpu(server.pid)
         seqcore = run_load(port, steps, clients, seconds)

@@ -111,7 +111,7 @@ def compile_request_reads(registry: Any) -> None:
     from seqcore.models.revocation import generation_read
     from seqcore.resources.projects import project_with_acl
     from seqcore.resources.samples import project_sample_with_acl, sample_with_acl
-    from seqcore.rest.views.metadata import readable_metadata
+    from seqcore.security.fieldaccess import readable_metadata
     from seqcore.services import IDatabaseEngine, registry_service
 
     dialect = registry_service(registry, IDatabaseEngine).dialect

@@ -35,7 +35,7 @@ import weakref
 from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Select
 from sqlalchemy.engine import Connection, Dialect
@@ -115,10 +115,11 @@ class PreparedRead:
         for name, process in compiled.variables.items():
             value = params[name]
             values[name] = value if process is None else process(value)
+        cursor: Any
         if compiled.raw:
             from psycopg import RawCursor
 
-            cursor = RawCursor(connection.connection.dbapi_connection)
+            cursor = RawCursor(cast("Any", connection.connection.dbapi_connection))
         else:
             cursor = connection.connection.cursor()
         try:
@@ -155,8 +156,8 @@ class PreparedRead:
         if missing:
             raise ValueError(f"the statement binds no {', '.join(sorted(missing))}")
         if dialect.driver == "psycopg" and not compiled.positional:
-            sql, order = numbered(compiled.string)
-            return _Compiled(sql, order, constants, variables, raw=True)
+            sql, names = numbered(compiled.string)
+            return _Compiled(sql, names, constants, variables, raw=True)
         order = tuple(compiled.positiontup) if compiled.positional else None  # type: ignore[arg-type]
         return _Compiled(compiled.string, order, constants, variables)
 

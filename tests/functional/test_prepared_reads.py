@@ -129,7 +129,7 @@ def test_a_server_compiles_the_reads_of_every_request_while_starting(app_config,
     from seqcore.config import compile_request_reads
     from seqcore.models.revocation import generation_read
     from seqcore.resources.samples import project_sample_with_acl, sample_with_acl
-    from seqcore.rest.views.metadata import readable_metadata
+    from seqcore.security.fieldaccess import readable_metadata
 
     compile_request_reads(app_config.registry)
     reads = [generation_read(), project_with_acl(), sample_with_acl(),

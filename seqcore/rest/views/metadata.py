@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import cache
 from itertools import groupby
 from typing import Any
 
 from pyramid.request import Request
-from sqlalchemy import and_, bindparam, select
+from sqlalchemy import and_, select
 
-from seqcore.db.prepared import PreparedRead
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
 from seqcore.governance.activity import provenance_of
@@ -20,14 +18,11 @@ from seqcore.rest.streaming import stream_collection
 from seqcore.rest.values import epoch_ms
 from seqcore.samples.metadata import metadata_changes, set_metadata
 from seqcore.security.fieldaccess import (
-    CALLER_ID,
     Caller,
-    CallerKind,
-    caller_form,
     caller_kind,
     caller_params,
-    readable_entry,
     readable_fields,
+    readable_metadata,
 )
 from seqcore.security.permissions import Permission
 
@@ -53,22 +48,6 @@ def _provenance(entry: MetadataEntry) -> dict[str, Any]:
     analysis submission or the NCBI submission)."""
     source = provenance_of(entry) or {"source": "user", "id": entry.writer_id}
     return {**source, "updatedDate": epoch_ms(entry.modified or entry.created)}
-
-
-@cache
-def readable_metadata(kind: CallerKind) -> PreparedRead:
-    """A sample's values a caller of ``kind`` may read, by field: built once per kind
-    (:func:`seqcore.security.fieldaccess.caller_form`), parameters ``sample_id`` and the
-    caller's (an administrator's statement has none). Prepared (:mod:`seqcore.db.prepared`):
-    the rows are read as plain values, not loaded as mapped objects, which was most of the
-    request's CPU under ``bench/api.py --mix``."""
-    statement = (select(*MetadataEntry.__table__.columns)
-                 .where(MetadataEntry.sample_id == bindparam("sample_id"),
-                        readable_entry(caller_form(kind)))
-                 .order_by(MetadataEntry.field))
-    bound = statement.compile().params
-    return PreparedRead(statement, tuple(name for name in ("sample_id", CALLER_ID)
-                                         if name in bound))
 
 
 def get_metadata(request: Request) -> dict:
