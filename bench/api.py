@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import socket
 import subprocess
@@ -68,8 +69,14 @@ def serve(port: int, url: str) -> None:
 
 
 def mix_app() -> object:
-    """The same application for gunicorn (``--mix``): the URL comes from the environment."""
-    return build_app(os.environ["SEQCORE_BENCH_URL"])
+    """The same application for gunicorn (``--mix``): the URL comes from the environment.
+    Once built, the worker leaves a file named after its process in
+    ``SEQCORE_BENCH_READY``, so the benchmark knows every worker has started."""
+    app = build_app(os.environ["SEQCORE_BENCH_URL"])
+    ready = os.environ.get("SEQCORE_BENCH_READY")
+    if ready:
+        (Path(ready) / str(os.getpid())).touch()
+    return app
 
 
 def build_app(url: str) -> object:
@@ -199,6 +206,37 @@ def process_cpu(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu(pid: int) -> float | None:
+    """CPU seconds process ``pid`` and its children (gunicorn's workers) have used
+    (:func:`process_cpu` of each, from ``/proc``, Linux); ``None`` elsewhere."""
+    own = process_cpu(pid)
+    if own is None:
+        return None
+    total = own
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def wait_ready(ready: Path, workers: int, server: subprocess.Popen,
+               seconds: float = 600) -> None:
+    """Until ``workers`` gunicorn workers have built the application (:func:`mix_app`'s
+    files in ``ready``): gunicorn listens, and answers from its first worker, before the
+    others have started, and their start-up is not the mix's."""
+    deadline = time.monotonic() + seconds
+    while len(list(ready.iterdir())) < workers:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server ended with status {server.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError("gunicorn's workers did not all start")
+        time.sleep(0.2)
+
+
 @dataclass
 class Tally:
     """What the client saw of one path over every window it was hammered in."""
@@ -272,14 +310,17 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int,
         plugins: list[str]) -> dict:
     """gunicorn with deploy/gunicorn.conf.py; ``clients`` keep-alive clients mixing reads of
     projects, samples and metadata with small uploads, then the bare view under the same
-    load."""
+    load. Measured once every worker has started and after two seconds of the mix not
+    counted (steady state, not a worker's first requests)."""
     from seqcore.testing.load import mixed_steps, run_load
 
     port = free_port()
+    ready = Path(tempfile.mkdtemp(prefix="seqcore-bench-workers-"))
+    workers = int(os.environ.get("SEQCORE_WORKERS", multiprocessing.cpu_count() + 1))
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
          "--pythonpath", str(ROOT), "--bind", f"127.0.0.1:{port}", "bench.api:mix_app()"],
-        env={**os.environ, "SEQCORE_BENCH_URL": url})
+        env={**os.environ, "SEQCORE_BENCH_URL": url, "SEQCORE_BENCH_READY": str(ready)})
     try:
         wait_for(port, server)
         headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
@@ -300,13 +341,30 @@ def mix(url: str, token: str, projects: int, seconds: float, clients: int,
         # The collection of 1,000 projects would dominate: the mix lists a project's samples.
         steps = [step for step in mixed_steps(token, project_ids, samples)]
         steps = [step for step in steps if step[1] != 2]  # drop the /api/projects listing
+        # Every worker started (wait_ready), then warmed with the mix (the first requests
+        # of a process fill SQLAlchemy's statement caches).
+        wait_ready(ready, workers, server)
+        run_load(port, steps, clients, min(2.0, seconds))
+        before = tree_cpu(server.pid)
         seqcore = run_load(port, steps, clients, seconds)
+        between = tree_cpu(server.pid)
         bare = run_load(port, [(("GET", "/bare", {}, None), 1)], clients, seconds)
-        return {"plugins": plugins, "mix_clients": clients,
-                "workers": os.environ.get("SEQCORE_WORKERS", "cpu count + 1"),
-                "seqcore_mix": seqcore.summary(), "bare_pyramid": bare.summary(),
-                "mix_throughput_vs_bare": round(seqcore.requests / seqcore.seconds /
-                                                (bare.requests / bare.seconds), 3)}
+        after = tree_cpu(server.pid)
+        result = {"plugins": plugins, "mix_clients": clients,
+                  "workers": os.environ.get("SEQCORE_WORKERS", "cpu count + 1"),
+                  "seqcore_mix": seqcore.summary(), "bare_pyramid": bare.summary(),
+                  "mix_throughput_vs_bare": round(seqcore.requests / seqcore.seconds /
+                                                  (bare.requests / bare.seconds), 3)}
+        if before is not None and between is not None and after is not None:
+            # gunicorn's CPU (master and workers) per request, whatever else the machine
+            # runs: the throughput ratio a machine with nothing else to do would approach
+            # (the database server's own CPU, PostgreSQL's, is not counted).
+            mix_ms = (between - before) / max(seqcore.requests, 1) * 1000
+            bare_ms = (after - between) / max(bare.requests, 1) * 1000
+            result["server_cpu_ms_per_request"] = {"mix": round(mix_ms, 3),
+                                                   "bare": round(bare_ms, 3)}
+            result["mix_cpu_vs_bare"] = round(bare_ms / mix_ms, 3) if mix_ms else None
+        return result
     finally:
         server.terminate()
         server.wait()

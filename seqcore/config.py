@@ -99,4 +99,24 @@ def main(global_config: dict[str, Any] | None = None, **settings: Any):  # noqa:
     # The server's process logs as the settings say (format, access log); tests' apps do not
     # touch the test runner's logging.
     apply_logging(config.get_settings())
-    return config.make_wsgi_app()
+    app = config.make_wsgi_app()
+    compile_request_reads(app.registry)
+    return app
+
+
+def compile_request_reads(registry: Any) -> None:
+    """Compile the prepared reads of every request's path (:mod:`seqcore.db.prepared`: the
+    revocation generation, traversal's project and sample reads with their ACLs, a sample's
+    metadata for each kind of caller) for the database, before the server takes requests."""
+    from seqcore.models.revocation import generation_read
+    from seqcore.resources.projects import project_with_acl
+    from seqcore.resources.samples import project_sample_with_acl, sample_with_acl
+    from seqcore.security.fieldaccess import readable_metadata
+    from seqcore.services import IDatabaseEngine, registry_service
+
+    dialect = registry_service(registry, IDatabaseEngine).dialect
+    reads = [generation_read(), project_with_acl(), sample_with_acl(),
+             project_sample_with_acl()]
+    reads += [readable_metadata(kind) for kind in ((True, False), (False, True), (False, False))]
+    for read in reads:
+        read.compile_for(dialect)

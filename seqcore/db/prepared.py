@@ -15,6 +15,12 @@ session's, so the read belongs to the request's transaction as any other. Values
 through the column types' own result processors, so a row holds what Core would have
 returned; rows are named tuples with the statement's column keys.
 
+On psycopg the statement is also turned, once, into PostgreSQL's own ``$1`` placeholders and
+run on a raw cursor (:class:`psycopg.RawCursor`). Through a plain cursor, psycopg parses the
+``%(name)s`` placeholders out of the statement again on every execution when the statement is
+longer than it caches (4,096 bytes; the ACL statements are): that parsing was 14 % of the
+server's CPU under ``bench/api.py --mix`` on PostgreSQL.
+
 Only plain reads are prepared: on PostgreSQL they need no ``BEGIN``
 (:mod:`seqcore.db.deferred`), and :func:`seqcore.db.deferred.plain_read` is checked when the
 statement is compiled. Whoever else listens to the engine's cursor events (a test counting
@@ -24,11 +30,12 @@ statement goes through Core, so they see it.
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Select
 from sqlalchemy.engine import Connection, Dialect
@@ -36,6 +43,9 @@ from sqlalchemy.orm import Session, make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
 
 from seqcore.db.deferred import plain_read
+
+# A pyformat placeholder or an escaped percent sign, in a statement compiled for psycopg.
+_PYFORMAT = re.compile(r"%\((?P<name>[^)]+)\)s|%%")
 
 # Marks a cursor-event listener that has nothing to do for a plain read (set on the function).
 IGNORES_PLAIN_READS = "seqcore_ignores_plain_reads"
@@ -57,6 +67,22 @@ class _Compiled:
     constants: dict[str, Any]  # the statement's own values, processed for the driver
     variables: dict[str, Callable[[Any], Any] | None]  # bound at execution, their processors
     results: list[Callable[[Any], Any] | None] | None = field(default=None)
+    raw: bool = False  # ``sql`` has ``$n`` placeholders, for a psycopg raw cursor
+
+
+def numbered(sql: str) -> tuple[str, tuple[str, ...]]:
+    """``sql`` compiled with ``%(name)s`` placeholders, with PostgreSQL's ``$n`` instead (a
+    name used twice keeps its number) and ``%%`` back to ``%``; and the names by number."""
+    names: dict[str, int] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group("name")
+        if name is None:
+            return "%"
+        number = names.setdefault(name, len(names) + 1)
+        return f"${number}"
+
+    return _PYFORMAT.sub(replace, sql), tuple(names)
 
 
 class PreparedRead:
@@ -70,6 +96,14 @@ class PreparedRead:
         self._by_dialect: weakref.WeakKeyDictionary[Dialect, _Compiled] = (
             weakref.WeakKeyDictionary())
 
+    def compile_for(self, dialect: Dialect) -> None:
+        """Compile the statement for ``dialect`` now, not on its first execution: a server
+        does it while starting (:func:`seqcore.config.main`), since compiling an ACL
+        statement takes tens of milliseconds that the first requests of every worker
+        process would otherwise wait for."""
+        if dialect not in self._by_dialect:
+            self._by_dialect[dialect] = self._compile(dialect)
+
     def all(self, connection: Connection, **params: Any) -> list[Any]:
         if _watched(connection):
             make = self.row._make
@@ -81,7 +115,13 @@ class PreparedRead:
         for name, process in compiled.variables.items():
             value = params[name]
             values[name] = value if process is None else process(value)
-        cursor = connection.connection.cursor()
+        cursor: Any
+        if compiled.raw:
+            from psycopg import RawCursor
+
+            cursor = RawCursor(cast("Any", connection.connection.dbapi_connection))
+        else:
+            cursor = connection.connection.cursor()
         try:
             cursor.execute(compiled.sql, values if compiled.order is None
                            else [values[name] for name in compiled.order])
@@ -115,6 +155,9 @@ class PreparedRead:
         missing = set(self.variables) - set(variables)
         if missing:
             raise ValueError(f"the statement binds no {', '.join(sorted(missing))}")
+        if dialect.driver == "psycopg" and not compiled.positional:
+            sql, names = numbered(compiled.string)
+            return _Compiled(sql, names, constants, variables, raw=True)
         order = tuple(compiled.positiontup) if compiled.positional else None  # type: ignore[arg-type]
         return _Compiled(compiled.string, order, constants, variables)
 

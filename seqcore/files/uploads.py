@@ -105,13 +105,35 @@ def lock_sample(db: Session, sample_id: int) -> None:
 
 def same_upload(db: Session, kind: FileKind, sample_id: int,
                 files: Sequence[ReceivedFile]) -> SequencingObject | None:
-    """An object of ``kind`` in the sample with exactly these files (names and content)."""
+    """An object of ``kind`` in the sample with exactly these files (names and content).
+
+    One statement reads the file names and hashes of only the objects holding the first of
+    these files, not every object of the sample with its files: a sample's objects grow
+    with each upload, and every upload asks."""
     wanted = [(f.file_name, f.writer.sha256) for f in files]
-    candidates = db.scalars(select(SequencingObject).where(
-        SequencingObject.sample_id == sample_id, SequencingObject.kind == kind.name))
-    for obj in candidates:
-        if [(f.file_name, f.upload_sha256) for f in obj.files] == wanted:
-            return obj
+    if not wanted:
+        return None
+    first_name, first_sha256 = wanted[0]
+    candidates = (
+        select(SequencingObjectFile.object_id)
+        .join(SequenceFile, SequenceFile.id == SequencingObjectFile.file_id)
+        .join(SequencingObject, SequencingObject.id == SequencingObjectFile.object_id)
+        .where(SequencingObject.sample_id == sample_id,
+               SequencingObject.kind == kind.name,
+               SequenceFile.file_name == first_name,
+               SequenceFile.upload_sha256 == first_sha256))
+    rows = db.execute(
+        select(SequencingObjectFile.object_id, SequenceFile.file_name,
+               SequenceFile.upload_sha256)
+        .join(SequenceFile, SequenceFile.id == SequencingObjectFile.file_id)
+        .where(SequencingObjectFile.object_id.in_(candidates))
+        .order_by(SequencingObjectFile.object_id, SequencingObjectFile.position))
+    found: dict[int, list[tuple[str, str | None]]] = {}
+    for object_id, file_name, sha256 in rows:
+        found.setdefault(object_id, []).append((file_name, sha256))
+    for object_id, stored in found.items():
+        if stored == wanted:
+            return db.get(SequencingObject, object_id)
     return None
 
 

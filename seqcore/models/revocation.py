@@ -56,6 +56,12 @@ class AuthGeneration(Base):
 _GENERATION = PreparedRead(select(AuthGeneration.value).where(AuthGeneration.id == ROW_ID), ())
 
 
+def generation_read() -> PreparedRead:
+    """The prepared read of :func:`current_generation` (compiled at start-up by
+    :func:`seqcore.config.compile_request_reads`)."""
+    return _GENERATION
+
+
 def current_generation(db: Session) -> int:
     """The generation now committed (one primary-key lookup); :data:`MISSING` without the
     row (the next watched change puts it back, with another value)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import bindparam, event, select, update
 
-from seqcore.db.prepared import IGNORES_PLAIN_READS, PreparedRead
+from seqcore.db.prepared import IGNORES_PLAIN_READS, PreparedRead, numbered
 from seqcore.models.project import Project
 from seqcore.models.revocation import current_generation
 from seqcore.resources.projects import project_with_acl
@@ -98,3 +98,40 @@ def test_a_watched_engine_sees_every_prepared_statement(factories, session, engi
 def test_what_cannot_be_prepared_is_refused(session, statement, variables, problem):
     with pytest.raises(ValueError, match=problem):
         PreparedRead(statement, variables).all(session.connection(), ids=[1], object_id=1)
+
+
+def test_numbered_placeholders_keep_percent_signs_and_repeated_names():
+    sql, order = numbered("SELECT a FROM t WHERE b LIKE 'x%%' AND c = %(c)s "
+                          "AND d = %(d_1)s OR c > %(c)s")
+    assert sql == "SELECT a FROM t WHERE b LIKE 'x%' AND c = $1 AND d = $2 OR c > $1"
+    assert order == ("c", "d_1")
+
+
+def test_a_read_with_percent_signs_and_a_repeated_variable(factories, session):
+    """On psycopg the statement runs with ``$n`` placeholders on a raw cursor: a literal
+    ``%`` and a variable bound twice give Core's rows there as everywhere."""
+    factories.project(owner=factories.user(username="percent"), name="50% done")
+    factories.project(owner=factories.user(username="other"), name="Whole")
+    object_id = bindparam("object_id")
+    statement = (select(Project.id, Project.name)
+                 .where(Project.name.like("%\\%%", escape="\\") | (Project.id == object_id))
+                 .where(Project.id >= object_id - 1000).order_by(Project.id))
+    prepared = PreparedRead(statement, ("object_id",))
+    project_id = session.scalars(select(Project.id).where(Project.name == "Whole")).one()
+    rows = prepared.all(session.connection(), object_id=project_id)
+    assert [tuple(row) for row in rows] == _core_rows(session, prepared, object_id=project_id)
+    assert {row.name for row in rows} == {"50% done", "Whole"}
+
+
+def test_a_server_compiles_the_reads_of_every_request_while_starting(app_config, engine):
+    """:func:`seqcore.config.main` compiles them (tens of milliseconds each), so the first
+    requests of a worker process do not wait for it."""
+    from seqcore.config import compile_request_reads
+    from seqcore.models.revocation import generation_read
+    from seqcore.resources.samples import project_sample_with_acl, sample_with_acl
+    from seqcore.security.fieldaccess import readable_metadata
+
+    compile_request_reads(app_config.registry)
+    reads = [generation_read(), project_with_acl(), sample_with_acl(),
+             project_sample_with_acl(), readable_metadata((False, False))]
+    assert all(engine.dialect in read._by_dialect for read in reads)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import cache
 from itertools import groupby
 from typing import Any
 
 from pyramid.request import Request
-from sqlalchemy import Select, and_, bindparam, select
+from sqlalchemy import and_, select
 
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import url_for
@@ -20,12 +19,10 @@ from seqcore.rest.values import epoch_ms
 from seqcore.samples.metadata import metadata_changes, set_metadata
 from seqcore.security.fieldaccess import (
     Caller,
-    CallerKind,
-    caller_form,
     caller_kind,
     caller_params,
-    readable_entry,
     readable_fields,
+    readable_metadata,
 )
 from seqcore.security.permissions import Permission
 
@@ -53,23 +50,14 @@ def _provenance(entry: MetadataEntry) -> dict[str, Any]:
     return {**source, "updatedDate": epoch_ms(entry.modified or entry.created)}
 
 
-@cache
-def readable_metadata(kind: CallerKind) -> Select[MetadataEntry]:
-    """A sample's values a caller of ``kind`` may read, by field: built once per kind
-    (:func:`seqcore.security.fieldaccess.caller_form`), parameters ``sample_id`` and the
-    caller's."""
-    return (select(MetadataEntry)
-            .where(MetadataEntry.sample_id == bindparam("sample_id"),
-                   readable_entry(caller_form(kind)))
-            .order_by(MetadataEntry.field))
-
-
 def get_metadata(request: Request) -> dict:
     """The values the caller may read, with their provenance (one statement)."""
     sample: Sample = request.context.__parent__.sample
     caller = Caller.of(request.identity)
-    entries = list(request.db.scalars(readable_metadata(caller_kind(caller)),
-                                      {"sample_id": sample.id, **caller_params(caller)}))
+    read = readable_metadata(caller_kind(caller))
+    params = {"sample_id": sample.id, **caller_params(caller)}
+    entries: list[Any] = read.all(request.db.connection(),
+                                  **{name: params[name] for name in read.variables})
     body = metadata_body(request, sample.id, sample.name,
                          [(e.field, e.value, e.type) for e in entries])
     body["metadataProvenance"] = {e.field: _provenance(e) for e in entries}
