@@ -155,10 +155,10 @@ def count_chunk(data: np.ndarray, tally: Tally,
         # Only the last chunk of a file can lack the final line end.
         data = np.concatenate([data, np.array([_NEWLINE], dtype=np.uint8)])
     newlines = np.flatnonzero(data == _NEWLINE)
-    nul = np.flatnonzero(data == 0)
-    if nul.size:
+    if data.min() == 0:  # a quarter of the cost of looking for the NUL's position
         # A NUL is no base, quality or name character: a damaged or binary file.
-        raise ChunkError(int(np.searchsorted(newlines, nul[0]) // 4),
+        nul = int(np.flatnonzero(data == 0)[0])
+        raise ChunkError(int(np.searchsorted(newlines, nul) // 4),
                          "record {record} holds a NUL byte")
     if newlines.size % 4:
         raise IrregularChunk("line count is not a multiple of four")
@@ -360,23 +360,25 @@ def _count_records(
                 high[start + row] = True
                 histogram = histogram[: QUAL_HIGH + 1]
             counts[start + row] = histogram
-        sums[:cover] += block.sum(axis=0, dtype=sums.dtype)
+        sums[:cover] += block.sum(axis=0, dtype=np.uint16)  # 32 x 255 fits
 
         block = _transposed(data, items, seq_index[:cover] + start, full, limits)
+        histograms = np.empty((width, 256), dtype=np.int64)
         for row in range(width):
-            histogram = np.bincount(block[row], minlength=256)
-            letters[start + row] = histogram[_COUNTED]
-            every_byte += histogram
+            histograms[row] = np.bincount(block[row], minlength=256)
+        letters[start : start + width] = histograms[:, _COUNTED]
+        every_byte += histograms.sum(axis=0)
 
         gc_cover = int(gc_covering[start])
         if gc_cover:
             gc_full = min(int(gc_covering[start + _BLOCK - 1]), gc_cover)
             flags = (block[:, :gc_cover] & _GC_MASK) == _GC_BITS
             _blank_past(flags, gc_full, gc_lengths[:gc_cover] - start)
-            gc_sums[:gc_cover] += flags.sum(axis=0)
+            gc_sums[:gc_cover] += flags.sum(axis=0, dtype=np.uint8)  # at most 32
 
-        codes = (block >> 1) & 3
-        groups = (codes[0::4] << 6) | (codes[1::4] << 4) | (codes[2::4] << 2) | codes[3::4]
+        # Each base's 2-bit code is (byte >> 1) & 3; four of them packed in a byte.
+        groups = ((block[0::4] & 6) << 5) | ((block[1::4] & 6) << 3) \
+            | ((block[2::4] & 6) << 1) | ((block[3::4] & 6) >> 1)
         kmers = (groups[:-1].astype(np.uint16) << 8) | groups[1:]
         columns, rows = np.nonzero(_ADAPTER_PREFIXES.take(kmers))
         if rows.size:
@@ -408,11 +410,19 @@ def _count_records(
     key_lengths = np.where(lengths > OVERREPRESENTED_LONG_READ, OVERREPRESENTED_PREFIX,
                            lengths)
     width = int(key_lengths.max())
-    keys = np.concatenate([_gather(data, items, seq_starts + column)
-                           for column in range(0, width, _BLOCK)], axis=1)
-    if int(key_lengths.min()) < keys.shape[1]:
-        keys[np.arange(keys.shape[1]) >= key_lengths[:, None]] = 0
-    return _key_counter(np.ascontiguousarray(keys[:, :width]), tally, key_order)
+    if width <= _BLOCK:
+        keys = _gather(data, items, seq_starts)
+    else:
+        keys = np.concatenate([_gather(data, items, seq_starts + column)
+                               for column in range(0, width, _BLOCK)], axis=1)
+    keys = keys[:, :width]
+    shorter = np.flatnonzero(key_lengths < width)
+    if shorter.size == reads:
+        keys[np.arange(width) >= key_lengths[:, None]] = 0
+    elif shorter.size:
+        keys[shorter] = np.where(np.arange(width) < key_lengths[shorter, None],
+                                 keys[shorter], 0)
+    return _key_counter(np.ascontiguousarray(keys), tally, key_order)
 
 
 def _check_quality(data: np.ndarray, counts: np.ndarray, high: np.ndarray,
