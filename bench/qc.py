@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import pathlib
+import resource
 import shutil
 import statistics
 import subprocess
@@ -118,9 +119,18 @@ def _tree_rss(root: int) -> int:
     return total
 
 
-def timed(command: list[str], sample_memory: bool = False) -> tuple[float, int, str]:
-    """Wall time, peak process-tree RSS (sampled every 20 ms) and stdout of a command."""
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the children waited for so far (and of theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], sample_memory: bool = False) -> tuple[float, int, str, float]:
+    """Wall time, peak process-tree RSS (sampled every 20 ms), stdout and CPU time (user +
+    system of the command's process tree) of a command. On a shared machine the wall time
+    follows the load; the CPU time much less."""
     peak = 0
+    cpu_before = _children_cpu()
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stop = threading.Event()
@@ -141,7 +151,7 @@ def timed(command: list[str], sample_memory: bool = False) -> tuple[float, int, 
         sampler.join()
     if process.returncode != 0:
         raise RuntimeError(f"{command[0]} failed: {err.decode(errors='replace')[-2000:]}")
-    return elapsed, peak, out.decode()
+    return elapsed, peak, out.decode(), _children_cpu() - cpu_before
 
 
 SEQCORE_CHILD = """
@@ -184,24 +194,32 @@ def main() -> None:
     gz, uncompressed = generate(args.dir, args.size_mb, args.level)
     python = sys.executable
     results: dict[str, list[float]] = {"seqcore": [], "seqkit": [], "decompression": []}
+    cpu: dict[str, list[float]] = {name: [] for name in results}
     peak_rss = 0
     report: dict = {}
     for _ in range(args.repeat):
-        seconds, _, _ = timed([python, "-c", DECOMPRESS_CHILD, str(gz)])
+        seconds, _, _, cpu_seconds = timed([python, "-c", DECOMPRESS_CHILD, str(gz)])
         results["decompression"].append(seconds)
-        seconds, peak, out = timed([python, "-c", SEQCORE_CHILD, str(gz)], sample_memory=True)
+        cpu["decompression"].append(cpu_seconds)
+        seconds, peak, out, cpu_seconds = timed([python, "-c", SEQCORE_CHILD, str(gz)],
+                                                sample_memory=True)
         results["seqcore"].append(seconds)
+        cpu["seqcore"].append(cpu_seconds)
         peak_rss = max(peak_rss, peak)
         report = json.loads(out)
         if shutil.which("seqkit"):
-            seconds, _, seqkit_out = timed(["seqkit", "stats", "-a", "-T", "-j", "2", str(gz)])
+            seconds, _, seqkit_out, cpu_seconds = timed(
+                ["seqkit", "stats", "-a", "-T", "-j", "2", str(gz)])
             results["seqkit"].append(seconds)
-    fastqc_seconds = None
+            cpu["seqkit"].append(cpu_seconds)
+    fastqc_seconds = fastqc_cpu = None
     if not args.no_fastqc and shutil.which("fastqc"):
         with tempfile.TemporaryDirectory() as out_dir:
-            fastqc_seconds, _, _ = timed(["fastqc", "-q", "-t", "2", "-o", out_dir, str(gz)])
+            fastqc_seconds, _, _, fastqc_cpu = timed(
+                ["fastqc", "-q", "-t", "2", "-o", out_dir, str(gz)])
 
     median = {name: statistics.median(times) for name, times in results.items() if times}
+    median_cpu = {name: statistics.median(times) for name, times in cpu.items() if times}
     print()
     print(
         f"file: {gz} ({gz.stat().st_size / 1e6:.0f} MB gzipped, {uncompressed / 1e6:.0f} MB FASTQ)"
@@ -214,14 +232,16 @@ def main() -> None:
         print(
             "seqkit:", " ".join(seqkit_out.splitlines()[1].split("\t")[3:5]), "(num_seqs, sum_len)"
         )
-    print(f"runs per tool: {args.repeat} (median shown), CPUs: {os.cpu_count()}")
+    print(f"runs per tool: {args.repeat} (median shown), CPUs: {os.cpu_count()}, "
+          f"load average at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     for name, seconds in median.items():
         runs = ", ".join(f"{t:.2f}" for t in results[name])
-        print(f"  {name:14s} {seconds:7.2f} s   (runs: {runs})")
+        print(f"  {name:14s} {seconds:7.2f} s   (runs: {runs}; CPU time "
+              f"{median_cpu[name]:.2f} s)")
     engine = report["seconds"]
     print(f"  {'seqcore engine':14s} {engine:7.2f} s   (last run, timed inside the process)")
     if fastqc_seconds is not None:
-        print(f"  {'fastqc':14s} {fastqc_seconds:7.2f} s")
+        print(f"  {'fastqc':14s} {fastqc_seconds:7.2f} s   (CPU time {fastqc_cpu:.2f} s)")
     print(f"seqcore peak RSS (process tree): {peak_rss / 2**20:.0f} MiB")
     print()
     if "seqkit" in median:
@@ -232,6 +252,15 @@ def main() -> None:
     print(
         f"seqcore / decompression = {median['seqcore'] / median['decompression']:.2f}  (goal <= 3)"
     )
+    # The same ratios in CPU time: what each tool costs the machine, which a shared
+    # machine's load disturbs far less than wall time.
+    print("in CPU time (user + system):")
+    if "seqkit" in median_cpu:
+        print(f"  seqcore / seqkit        = {median_cpu['seqcore'] / median_cpu['seqkit']:.2f}")
+    if fastqc_cpu is not None:
+        print(f"  FastQC / seqcore        = {fastqc_cpu / median_cpu['seqcore']:.1f}")
+    print("  seqcore / decompression = "
+          f"{median_cpu['seqcore'] / median_cpu['decompression']:.2f}")
 
 
 if __name__ == "__main__":

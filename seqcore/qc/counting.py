@@ -155,10 +155,10 @@ def count_chunk(data: np.ndarray, tally: Tally,
         # Only the last chunk of a file can lack the final line end.
         data = np.concatenate([data, np.array([_NEWLINE], dtype=np.uint8)])
     newlines = np.flatnonzero(data == _NEWLINE)
-    nul = np.flatnonzero(data == 0)
-    if nul.size:
+    if data.min() == 0:  # a quarter of the cost of looking for the NUL's position
         # A NUL is no base, quality or name character: a damaged or binary file.
-        raise ChunkError(int(np.searchsorted(newlines, nul[0]) // 4),
+        nul = int(np.flatnonzero(data == 0)[0])
+        raise ChunkError(int(np.searchsorted(newlines, nul) // 4),
                          "record {record} holds a NUL byte")
     if newlines.size % 4:
         raise IrregularChunk("line count is not a multiple of four")
@@ -219,15 +219,12 @@ _ADAPTER_PREFIXES = _prefix_table()
 _ADAPTER_MATRIX = np.array([np.frombuffer(sequence, np.uint8) for _n, sequence in ADAPTERS])
 
 
-def _count_adapters(data: np.ndarray, candidates: list[tuple[np.ndarray, int]],
+def _count_adapters(data: np.ndarray, found_reads: np.ndarray, found_at: np.ndarray,
                     starts: np.ndarray, lengths: np.ndarray, tally: Tally) -> None:
-    """FastQC's adapter search from the reads whose 8-mer at some offset is an adapter's
-    8-mer at its offset 0 to _STRIDE - 1: keep the adapter starts that fit and hold the
-    whole adapter (upper-cased, as FastQC reads), and count, per adapter, each read's first
-    occurrence by its offset."""
-    found_reads = np.concatenate([hits for hits, _offset in candidates])
-    found_at = np.concatenate([np.full(hits.size, offset, np.int64)
-                               for hits, offset in candidates])
+    """FastQC's adapter search from the reads whose 8-mer at offset ``found_at`` is an
+    adapter's 8-mer at its offset 0 to _STRIDE - 1: keep the adapter starts that fit and
+    hold the whole adapter (upper-cased, as FastQC reads), and count, per adapter, each
+    read's first occurrence by its offset."""
     reads = np.repeat(found_reads, _STRIDE)
     offsets = np.repeat(found_at, _STRIDE) - np.tile(np.arange(_STRIDE), found_at.size)
     fits = (offsets >= 0) & (lengths[reads] >= offsets + ADAPTER_LENGTH)
@@ -248,6 +245,55 @@ def _count_adapters(data: np.ndarray, candidates: list[tuple[np.ndarray, int]],
         tally.add_adapter_hits(adapter, np.bincount(found_offsets[first]))
 
 
+# Positions are counted in blocks of this many: each read's block of qualities (and of
+# bases) is copied with one fancy-indexing gather of a 32-byte item, the fastest width
+# numpy copies (it has a fixed-size copy for it; 40 or 64 bytes go through a generic,
+# several times slower loop).
+_BLOCK = 32
+# (byte & _GC_MASK) == _GC_BITS exactly for G, C, g and c.
+_GC_MASK = 0xDB
+_GC_BITS = 0x43
+
+
+def _items(data: np.ndarray) -> np.ndarray:
+    """``data`` seen as overlapping 32-byte items: item ``i`` is ``data[i : i + 32]`` (a
+    view, no copy)."""
+    if data.size < _BLOCK:
+        data = np.concatenate([data, np.zeros(_BLOCK - data.size, dtype=np.uint8)])
+    return np.ndarray((data.size - _BLOCK + 1,), dtype=f"V{_BLOCK}", buffer=data,
+                      strides=(1,))
+
+
+def _gather(data: np.ndarray, items: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The 32 bytes from each of ``starts`` (those past the end of ``data`` as 0): a
+    (starts x 32) matrix."""
+    last = items.size - 1
+    block: np.ndarray = items[np.minimum(starts, last)].view(np.uint8).reshape(starts.size, _BLOCK)
+    for row in np.flatnonzero(starts > last).tolist():  # the chunk's last bytes
+        tail = data[int(starts[row]) :]
+        block[row, : tail.size] = tail
+        block[row, tail.size :] = 0
+    return block
+
+
+def _transposed(data: np.ndarray, items: np.ndarray, starts: np.ndarray,
+                full: int, limits: np.ndarray) -> np.ndarray:
+    """A block of 32 positions as a (32 x reads) matrix, one row per position; the bytes
+    of rows ``full:`` at or past their read's ``limits`` (a position in the block) are
+    set to 0 (a NUL was refused before, so 0 means "no byte")."""
+    block = np.ascontiguousarray(_gather(data, items, starts).T)
+    _blank_past(block, full, limits)
+    return block
+
+
+def _blank_past(block: np.ndarray, first: int, limits: np.ndarray) -> None:
+    """Set the bytes of the (position x read) ``block`` at or past each read's limit to 0,
+    for the reads ``first:``."""
+    if first < block.shape[1]:
+        reads = block[:, first:]
+        reads[np.arange(block.shape[0])[:, None] >= limits[None, first:]] = 0
+
+
 def _count_records(
     data: np.ndarray,
     seq_starts: np.ndarray,
@@ -258,79 +304,101 @@ def _count_records(
 ) -> Counter[bytes]:
     """Count bases, qualities and keys of records whose lines start at the given offsets.
 
-    The work is done position by position: for position ``p`` the qualities (and bases)
-    of all reads longer than ``p`` are gathered with one ``take`` into a contiguous row,
-    which is then histogrammed. With the reads ordered by decreasing length those reads
-    are a prefix of the order, so mixed lengths cost no more than uniform ones. Gathering
-    rows keeps the index arrays in cache; building one (reads x length) index matrix
-    instead costs more than all the counting.
+    The work is done 32 positions at a time: each read's 32 qualities (and bases) of the
+    block are gathered at once (one 32-byte copy per read) and the block is transposed to
+    a (positions x reads) matrix, whose rows are histogrammed and whose columns are summed
+    per read. With the reads ordered by decreasing length the reads covering a block are a
+    prefix of the order, and only the few that end inside it need their bytes past the end
+    blanked. Gathering one position at a time instead touches every cache line of the chunk
+    32 times as often and makes 32 times as many gathers.
     """
     reads = lengths.size
     longest = int(lengths.max())
     uniform = int(lengths.min()) == longest
+    order: np.ndarray | None = None
     if uniform:
         ordered_lengths = lengths
-        seq_index = seq_starts.copy()
-        qual_index = qual_starts.copy()
-        covering = np.full(longest, reads, dtype=np.int64)
+        seq_index, qual_index = seq_starts, qual_starts
+        covering = np.full(longest + _BLOCK, reads, dtype=np.int64)
+        covering[longest:] = 0
     else:
         order = np.argsort(-lengths, kind="stable")
         ordered_lengths = lengths[order]
-        seq_index = seq_starts[order]
-        qual_index = qual_starts[order]
+        seq_index, qual_index = seq_starts[order], qual_starts[order]
         # covering[p]: number of reads longer than p (a prefix of the order).
-        covering = np.searchsorted(-ordered_lengths, -np.arange(longest), side="left")
+        covering = np.searchsorted(-ordered_lengths, -np.arange(longest + _BLOCK),
+                                   side="left")
+    gc_lengths = gc_length(ordered_lengths)
+    gc_covering = np.searchsorted(-gc_lengths, -np.arange(longest + _BLOCK), side="left")
+    items = _items(data)
 
     counts = np.empty((longest, QUAL_HIGH + 1), dtype=np.int64)
-    # int32 sums are enough below ~17 Mbp per read and halve the memory traffic.
-    sums: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = np.zeros(
-        reads, dtype=np.int32 if longest < 10_000_000 else np.int64)
-    bases = np.empty(int(lengths.sum()), dtype=np.uint8)
+    high = np.zeros(longest, dtype=bool)  # positions with a quality byte above '~'
     # Per position: the reads with each letter FastQC counts, upper then lower case.
     letters = np.empty((longest, _COUNTED.size), dtype=np.int64)
     every_byte = np.zeros(256, dtype=np.int64)
+    # int32 sums are enough below ~17 Mbp per read and halve the memory traffic.
+    sums: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = np.zeros(
+        reads, dtype=np.int32 if longest < 10_000_000 else np.int64)
+    gc_sums = np.zeros(reads, dtype=np.int64)
+    # Adapter search: every 4-base group's 2-bit codes packed in a byte; two neighbouring
+    # groups are the 8-mer at a multiple of 4, looked up in a 64 KiB table of the 8-mers
+    # an adapter holds at its offsets 0 to _STRIDE - 1 (every occurrence holds one).
+    found_reads: list[np.ndarray] = []
+    found_at: list[np.ndarray] = []
+    previous_group = np.zeros(0, dtype=np.uint8)
+    for start in range(0, longest, _BLOCK):
+        width = min(_BLOCK, longest - start)
+        cover = int(covering[start])
+        full = int(covering[start + _BLOCK - 1])
+        limits = ordered_lengths[:cover] - start
 
-    first_quality = qual_index.copy()
-    first_base = seq_index.copy()
-    # Adapter search: the 8-mer ending at each position, 2 bits a base (uint16 keeps the
-    # last 8), looked up every _STRIDE positions in a 64 KiB table of the 8-mers an adapter
-    # starts with at its offsets 0 to _STRIDE - 1: every adapter occurrence holds one.
-    kmer = np.zeros(reads, dtype=np.uint16)
-    candidates: list[tuple[np.ndarray, int]] = []
-    filled = 0
-    for position in range(longest):
-        cover = int(covering[position])
-        row = data.take(qual_index[:cover])
-        row_counts = np.bincount(row, minlength=QUAL_HIGH + 1)
-        if row_counts.size > QUAL_HIGH + 1:
-            _bad_quality(row, row_counts, None if uniform else order, position)
-        counts[position] = row_counts
-        sums[:cover] += row
-        row = bases[filled : filled + cover]
-        data.take(seq_index[:cover], out=row)
-        window = kmer[:cover]
-        window <<= 2
-        window |= (row >> 1) & 3
-        if position % _STRIDE == _STRIDE - 1 and position >= _PREFIX - 1:
-            hits = np.flatnonzero(_ADAPTER_PREFIXES.take(window))
-            if hits.size:
-                candidates.append((hits, position - _PREFIX + 1))
-        histogram = np.bincount(row, minlength=256)
-        letters[position] = histogram[_COUNTED]
-        every_byte += histogram
-        filled += cover
-        qual_index += 1
-        seq_index += 1
-    low = counts[:, :QUAL_LOW].any(axis=1)
-    if low.any():
-        position = int(np.flatnonzero(low)[0])
-        row = data.take(first_quality[: int(covering[position])] + position)
-        _bad_quality(row, counts[position], None if uniform else order, position)
-    tally.add_quality(counts[:, QUAL_LOW:])
-    if candidates:
-        _count_adapters(data, candidates, first_base, ordered_lengths, tally)
+        block = _transposed(data, items, qual_index[:cover] + start, full, limits)
+        for row in range(width):
+            histogram = np.bincount(block[row], minlength=QUAL_HIGH + 1)
+            if histogram.size > QUAL_HIGH + 1:
+                high[start + row] = True
+                histogram = histogram[: QUAL_HIGH + 1]
+            counts[start + row] = histogram
+        sums[:cover] += block.sum(axis=0, dtype=np.uint16)  # 32 x 255 fits
+
+        block = _transposed(data, items, seq_index[:cover] + start, full, limits)
+        histograms = np.empty((width, 256), dtype=np.int64)
+        for row in range(width):
+            histograms[row] = np.bincount(block[row], minlength=256)
+        letters[start : start + width] = histograms[:, _COUNTED]
+        every_byte += histograms.sum(axis=0)
+
+        gc_cover = int(gc_covering[start])
+        if gc_cover:
+            gc_full = min(int(gc_covering[start + _BLOCK - 1]), gc_cover)
+            flags = (block[:, :gc_cover] & _GC_MASK) == _GC_BITS
+            _blank_past(flags, gc_full, gc_lengths[:gc_cover] - start)
+            gc_sums[:gc_cover] += flags.sum(axis=0, dtype=np.uint8)  # at most 32
+
+        # Each base's 2-bit code is (byte >> 1) & 3; four of them packed in a byte.
+        groups = ((block[0::4] & 6) << 5) | ((block[1::4] & 6) << 3) \
+            | ((block[2::4] & 6) << 1) | ((block[3::4] & 6) >> 1)
+        kmers = (groups[:-1].astype(np.uint16) << 8) | groups[1:]
+        columns, rows = np.nonzero(_ADAPTER_PREFIXES.take(kmers))
+        if rows.size:
+            found_reads.append(rows)
+            found_at.append(columns * _STRIDE + start)
+        if previous_group.size:  # the 8-mer across the block boundary
+            kmers = (previous_group[:cover].astype(np.uint16) << 8) | groups[0]
+            rows = np.flatnonzero(_ADAPTER_PREFIXES.take(kmers))
+            if rows.size:
+                found_reads.append(rows)
+                found_at.append(np.full(rows.size, start - _STRIDE, dtype=np.int64))
+        previous_group = groups[-1]
+
+    _check_quality(data, counts, high, qual_index, covering, order)
+    tally.add_quality(counts[:, QUAL_LOW : QUAL_HIGH + 1])
+    if found_reads:
+        _count_adapters(data, np.concatenate(found_reads), np.concatenate(found_at),
+                        seq_index, ordered_lengths, tally)
     nonempty = ordered_lengths > 0
-    _count_gc(bases, covering, ordered_lengths, bool(every_byte[_LOWER_A:].any()), tally)
+    _add_gc(gc_lengths, gc_sums, tally)
     means = sums[nonempty] // ordered_lengths[nonempty]
     tally.mean_quality += np.bincount(means, minlength=128)[:128]
     tally.bases += _letter_totals(letters, every_byte)
@@ -338,26 +406,37 @@ def _count_records(
     tally.add_position_bases(letters[:, :len(POSITION_LETTERS)]
                              + letters[:, len(POSITION_LETTERS):])
 
-    # The keys (first 50 bases of reads over 75 bp, whole shorter reads) are the first
-    # rows of ``bases``, which holds position p of the reads covering it, in length
-    # order; reads over 75 bp come first in that order and stop at position 50.
-    long_reads = int(np.count_nonzero(ordered_lengths > OVERREPRESENTED_LONG_READ))
-    short_longest = int(ordered_lengths[long_reads]) if long_reads < reads else 0
-    width = max(OVERREPRESENTED_PREFIX if long_reads else 0, short_longest)
-    by_position = np.zeros((width, reads), dtype=np.uint8)
-    row_start = 0
-    for position in range(width):
-        cover = int(covering[position])
-        first = 0 if position < OVERREPRESENTED_PREFIX else long_reads
-        if cover > first:
-            by_position[position, first:cover] = bases[row_start + first : row_start + cover]
-        row_start += cover
-    if uniform:
-        keys = np.ascontiguousarray(by_position.T)
+    # The keys: the first 50 bases of reads over 75 bp, shorter reads whole, in file order.
+    key_lengths = np.where(lengths > OVERREPRESENTED_LONG_READ, OVERREPRESENTED_PREFIX,
+                           lengths)
+    width = int(key_lengths.max())
+    if width <= _BLOCK:
+        keys = _gather(data, items, seq_starts)
     else:
-        keys = np.empty((reads, width), dtype=np.uint8)
-        keys[order] = by_position.T
-    return _key_counter(keys, tally, key_order)
+        keys = np.concatenate([_gather(data, items, seq_starts + column)
+                               for column in range(0, width, _BLOCK)], axis=1)
+    keys = keys[:, :width]
+    shorter = np.flatnonzero(key_lengths < width)
+    if shorter.size == reads:
+        keys[np.arange(width) >= key_lengths[:, None]] = 0
+    elif shorter.size:
+        keys[shorter] = np.where(np.arange(width) < key_lengths[shorter, None],
+                                 keys[shorter], 0)
+    return _key_counter(np.ascontiguousarray(keys), tally, key_order)
+
+
+def _check_quality(data: np.ndarray, counts: np.ndarray, high: np.ndarray,
+                   qual_index: np.ndarray, covering: np.ndarray,
+                   order: np.ndarray | None) -> None:
+    """Raise :class:`ChunkError` for the first quality character outside '!'..'~': the
+    first position holding one above '~' (``high``), else the first holding one below '!'
+    (0 in ``counts`` is a blanked byte, not a character)."""
+    low = counts[:, 1:QUAL_LOW].any(axis=1)
+    if not (high.any() or low.any()):
+        return
+    position = int(np.flatnonzero(high if high.any() else low)[0])
+    row = data.take(qual_index[: int(covering[position])] + position)
+    _bad_quality(row, np.bincount(row), order, position)
 
 
 def _bad_quality(
@@ -376,24 +455,9 @@ def _bad_quality(
     )
 
 
-def _count_gc(bases: np.ndarray, covering: np.ndarray, lengths: np.ndarray,
-              lowercase: bool, tally: Tally) -> None:
-    """Add the reads' (GC length, G+C count) pairs to ``tally``. ``bases`` holds position
-    ``p`` of the ``covering[p]`` longest reads after the earlier positions (reads in
-    ``lengths`` order, longest first), so each read's count is a sum over positions of a
-    prefix of the reads."""
-    flags = (bases == ord("G")) | (bases == ord("C"))
-    if lowercase:
-        flags |= (bases == ord("g")) | (bases == ord("c"))
-    gc_lengths = gc_length(lengths)
-    gc_covering = np.searchsorted(-gc_lengths, -np.arange(covering.size), side="left")
-    sums = np.zeros(lengths.size, dtype=np.int64)
-    start = 0
-    for position in range(covering.size):
-        cover = int(gc_covering[position])
-        if cover:
-            sums[:cover] += flags[start : start + cover]
-        start += int(covering[position])
+def _add_gc(gc_lengths: np.ndarray, sums: np.ndarray, tally: Tally) -> None:
+    """Add the reads' (GC length, G+C count) pairs to ``tally`` (``gc_lengths`` from
+    :func:`gc_length`, ``sums`` the G+C count within it)."""
     nonempty = gc_lengths > 0
     gc_lengths, sums = gc_lengths[nonempty], sums[nonempty]
     if gc_lengths.size == 0:
