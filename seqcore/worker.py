@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 # The rounds of the loop by name, for ``seqcore worker --only`` (docs/operations.md, "Several
-# machines"): e.g. machines without the analyses' work directory run all but ``analyses``.
+# machines"): e.g. a machine kept out of the analyses runs all but ``analyses``.
 ROUNDS = ("processing", "analyses", "ncbi", "exports", "arrivals", "blobs", "trash",
           "memberships", "mail", "tokens", "sync")
 

@@ -19,12 +19,28 @@ it ``SUBMITTING`` with its remote id until ``poll`` says ``running``. A submissi
 meanwhile (``ERROR``, :mod:`seqcore.analysis.cancelling`) is never moved again: each move
 is conditional on the state the worker read, and a job handed over just as it was cancelled
 is cancelled at once.
+
+A job's work directory is on the machine of the worker that prepared it, and no other
+machine need have it: the submission records that worker as its ``owner``
+(``seqcore.worker.name``: by default the host name and the work directory's root, the same
+for every restart of the worker and shared by the processes of one machine that share that
+root), and only the owner hands it over, polls it, collects its outputs and cleans its work
+directory. Every round (and while a long step runs) the owner renews ``owner_seen`` on its
+jobs; a job whose owner has not been seen for a lease (``seqcore.processing.lease_seconds``)
+is taken over by another worker, which starts it again from ``NEW`` (a new attempt, counted
+against ``max_attempts``, prepared into its own work directory), never by reading a directory
+it does not have. Writing the results back (``TRANSFERRED`` onwards) reads only the store:
+any worker does it. The WES executor is owned too: its run and outputs live on the WES
+server and in the store, but it keeps the run's state, log and result in the work
+directory, which ``poll`` reads and writes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -55,7 +71,7 @@ from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.notifications.events import analysis_finished
 from seqcore.observability import instruments, requestid, tracing
 from seqcore.parsing.timestamps import epoch_ms
-from seqcore.qc.processing import LeasedWorker
+from seqcore.qc.processing import LeasedWorker, heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +86,21 @@ RESTART = {S.PREPARING: S.NEW, S.SUBMITTING: S.NEW,
 # States a submission rests in between two steps, without a lease, until a worker's
 # ``advance`` claims the next step: only one left with a lease that ran out was interrupted.
 RESTING = (S.FINISHED_RUNNING, S.TRANSFERRED)
+# States whose next step reads the owner's work directory: only the owner takes them, and
+# another worker takes them over (from NEW) once the owner is gone.
+OWNED = (S.PREPARING, S.PREPARED, S.SUBMITTING, S.RUNNING, S.FINISHED_RUNNING, S.COMPLETING)
+
+
+def owner_name(settings: Any, work_root: Path) -> str:
+    """``seqcore.worker.name``, else this host and the work directory's root: stable across
+    restarts, and the same for the processes of a machine that share the directory."""
+    name = str(settings.get("seqcore.worker.name") or "")
+    if not name:
+        name = f"{socket.gethostname()}:{work_root}"
+        if len(name) > 255:  # the column's width; a long root is named by its digest
+            digest = hashlib.sha256(str(work_root).encode()).hexdigest()
+            name = f"{socket.gethostname()[:150]}:{digest}"
+    return name[:255]
 
 
 def _aware(moment: datetime) -> datetime:
@@ -95,6 +126,7 @@ class AnalysisWorker(LeasedWorker):
         self.max_attempts = int(self.settings["seqcore.processing.max_attempts"])
         self.capacity = int(self.settings["seqcore.analysis.max_running"])
         self.work_root = Path(self.settings["seqcore.analysis.work_path"]).resolve()
+        self.owner = owner_name(self.settings, self.work_root)
         self._executors: dict[str, Any] = {}
 
     def executor_for(self, analysis_type: Any) -> str:
@@ -142,15 +174,28 @@ class AnalysisWorker(LeasedWorker):
         except Exception:
             log.exception("a submission_state_changed hook failed for %s", sub.id)
 
+    def _mine(self) -> Any:
+        """The submissions this worker may follow: its own, and those of no owner (prepared
+        before owners were recorded)."""
+        return or_(AnalysisSubmission.owner.is_(None), AnalysisSubmission.owner == self.owner)
+
     def _claim(self, submission_id: int, expected: S, new: S) -> bool:
-        """Move ``expected`` → ``new`` only if nobody else did; take the lease."""
+        """Move ``expected`` → ``new`` only if nobody else did; take the lease. Preparing
+        (from ``NEW``) makes this worker the owner; a step that reads the work directory
+        (from an owned state) is only this worker's if it owns the submission."""
+        values: dict[str, Any] = {}
+        conditions = [AnalysisSubmission.id == submission_id,
+                      AnalysisSubmission.state == expected.value]
+        if expected == S.NEW:
+            values = {"owner": self.owner, "owner_seen": utcnow()}
+        elif expected in OWNED:
+            conditions.append(self._mine())
         with self.session() as (db, _):
             result = db.execute(
                 update(AnalysisSubmission)
-                .where(AnalysisSubmission.id == submission_id,
-                       AnalysisSubmission.state == expected.value)
+                .where(*conditions)
                 .values(state=new.value, worker=self.name, lease_until=utcnow() + self.lease,
-                        modified=utcnow()))
+                        modified=utcnow(), **values))
             if rowcount(result) != 1:
                 return False
             sub = db.get_one(AnalysisSubmission, submission_id)
@@ -173,7 +218,9 @@ class AnalysisWorker(LeasedWorker):
     def run_once(self) -> int:
         """Recover, start what capacity allows, advance running jobs, clean up; returns how
         many submissions moved."""
+        self.seen()
         moved = self.recover()
+        moved += self.take_over()
         moved += self.schedule()
         moved += self.advance()
         self.cleanup()
@@ -223,6 +270,65 @@ class AnalysisWorker(LeasedWorker):
                 moved += 1
         return moved
 
+    def seen(self) -> None:
+        """Tell the other workers this one is alive: ``owner_seen`` on every job it owns."""
+        with self.session() as (db, _):
+            db.execute(update(AnalysisSubmission).where(
+                AnalysisSubmission.owner == self.owner,
+                AnalysisSubmission.state.in_([s.value for s in OWNED]))
+                .values(owner_seen=utcnow()).execution_options(synchronize_session=False))
+
+    def _seen_meanwhile(self) -> Any:
+        """While a long step runs (staging inputs, collecting outputs), ``seen`` a few times
+        per lease, so the other workers do not take this worker's jobs over meanwhile."""
+        return heartbeat(self.lease, self.seen, f"the analyses of {self.owner}")
+
+    def take_over(self) -> int:
+        """Start again (from ``NEW``, a new attempt) the jobs of owners not seen for a lease:
+        their work directories are on a machine that is gone or stopped. After
+        ``max_attempts`` the submission is marked ``ERROR``."""
+        cutoff = utcnow() - self.lease
+        with self.session() as (db, _):
+            orphans = [(s.id, s.state, s.owner) for s in db.scalars(
+                select(AnalysisSubmission).where(
+                    AnalysisSubmission.state.in_([s.value for s in OWNED]),
+                    AnalysisSubmission.owner.is_not(None),
+                    AnalysisSubmission.owner != self.owner,
+                    or_(AnalysisSubmission.owner_seen.is_(None),
+                        AnalysisSubmission.owner_seen < cutoff)))]
+        moved = 0
+        for submission_id, state, owner in orphans:
+            try:
+                with self.session() as (db, _):
+                    # Only one worker takes it: the first to find it still the gone owner's.
+                    taken = db.execute(update(AnalysisSubmission).where(
+                        AnalysisSubmission.id == submission_id,
+                        AnalysisSubmission.state == state,
+                        AnalysisSubmission.owner == owner,
+                        or_(AnalysisSubmission.owner_seen.is_(None),
+                            AnalysisSubmission.owner_seen < cutoff))
+                        .values(owner=self.owner, owner_seen=utcnow())
+                        .execution_options(synchronize_session=False))
+                    if rowcount(taken) != 1:
+                        continue
+                    sub = db.get_one(AnalysisSubmission, submission_id)
+                    db.refresh(sub)
+                    attempts = sub.attempts + 1
+                    if attempts >= self.max_attempts:
+                        self._move(db, sub, S.ERROR, lease_until=None, attempts=attempts,
+                                   error=(f"Its worker {owner} stopped {attempts} times "
+                                          f"(last while {state}); giving up."))
+                    else:
+                        log.warning("submission %s: its worker %s has not been seen for %s "
+                                    "while it was %s; preparing it again", submission_id,
+                                    owner, self.lease, state)
+                        self._move(db, sub, S.NEW, lease_until=None, attempts=attempts,
+                                   owner=None, owner_seen=None, remote_workflow_id=None)
+            except Superseded:
+                continue
+            moved += 1
+        return moved
+
     def schedule(self) -> int:
         with self.session() as (db, _):
             running = db.execute(select(func.count()).select_from(AnalysisSubmission).where(
@@ -250,12 +356,13 @@ class AnalysisWorker(LeasedWorker):
         """Prepared submissions whose executor could not take them yet."""
         with self.session() as (db, _):
             return list(db.scalars(
-                select(AnalysisSubmission.id).where(AnalysisSubmission.state == S.PREPARED.value)
+                select(AnalysisSubmission.id).where(AnalysisSubmission.state == S.PREPARED.value,
+                                                    self._mine())
                 .order_by(AnalysisSubmission.priority_rank, AnalysisSubmission.id)))
 
     def start(self, submission_id: int) -> None:
         """PREPARING → PREPARED → SUBMITTING → RUNNING."""
-        with self._continued(submission_id, "analysis.start"):
+        with self._continued(submission_id, "analysis.start"), self._seen_meanwhile():
             self._start(submission_id)
 
     @contextmanager
@@ -405,10 +512,11 @@ class AnalysisWorker(LeasedWorker):
                            AnalysisSubmission.state == S.RUNNING.value,
                            (AnalysisSubmission.state == S.SUBMITTING.value)
                            & AnalysisSubmission.remote_workflow_id.is_not(None)
-                           & AnalysisSubmission.lease_until.is_(None))))]
-            ready = list(db.scalars(select(AnalysisSubmission.id).where(
-                AnalysisSubmission.state.in_([S.FINISHED_RUNNING.value,
-                                              S.TRANSFERRED.value]),
+                           & AnalysisSubmission.lease_until.is_(None)), self._mine()))]
+            # Collecting reads the work directory (the owner's); writing back, the store.
+            ready = list(db.scalars(select(AnalysisSubmission.id).where(or_(
+                (AnalysisSubmission.state == S.FINISHED_RUNNING.value) & self._mine(),
+                AnalysisSubmission.state == S.TRANSFERRED.value),
                 AnalysisSubmission.lease_until.is_(None))))
         for submission_id, executor, remote_id, work_dir, origin in running:
             with requestid.bound(origin):
@@ -479,7 +587,7 @@ class AnalysisWorker(LeasedWorker):
 
     def finish(self, submission_id: int) -> None:
         """FINISHED_RUNNING → COMPLETING → [TRANSFERRED → POST_PROCESSING →] COMPLETED."""
-        with self._continued(submission_id, "analysis.finish"):
+        with self._continued(submission_id, "analysis.finish"), self._seen_meanwhile():
             self._finish(submission_id)
 
     def _finish(self, submission_id: int) -> None:
@@ -555,7 +663,8 @@ class AnalysisWorker(LeasedWorker):
             due = list(db.scalars(select(AnalysisSubmission.id).where(
                 AnalysisSubmission.state.in_([S.COMPLETED.value, S.ERROR.value]),
                 AnalysisSubmission.cleaned_state == CleanedState.NOT_CLEANED.value,
-                AnalysisSubmission.created <= cutoff)))
+                AnalysisSubmission.created <= cutoff,
+                self._mine())))  # another worker's directory is on its own machine
         for submission_id in due:
             with self.session() as (db, _):
                 result = db.execute(update(AnalysisSubmission).where(

@@ -199,6 +199,12 @@ CORE_SETTINGS: tuple[Setting, ...] = (
     Setting("seqcore.pipelines.dir", "",
             "Directory of pipeline descriptors (IRIDA Next's pipelines.json format, with each "
             "version's schemas below it; docs/pipelines.md); empty: none."),
+    Setting("seqcore.worker.name", "",
+            "This worker's name as the owner of the analyses it prepares: only the worker "
+            "of that name (whose work directory holds the job) follows them; another takes "
+            "one over, preparing it again, once its owner has not been seen for "
+            "seqcore.processing.lease_seconds. Empty: the host name and the absolute "
+            "seqcore.analysis.work_path, the same for every restart of this worker."),
     Setting("seqcore.worker.embedded", False,
             "Run a processing worker thread inside the web server (development).", as_bool),
     Setting("seqcore.oauth.access_token_seconds", 43200,

@@ -74,6 +74,10 @@ class AnalysisSubmission(Base):
     work_dir: Mapped[str | None] = mapped_column(Text)
     worker: Mapped[str | None] = mapped_column(String(255))
     lease_until: Mapped[datetime | None] = mapped_column(default=None)
+    # The worker whose work directory holds the job (seqcore.worker.name, set when it is
+    # prepared): only it follows the job; and when it last said it was alive. Null: any.
+    owner: Mapped[str | None] = mapped_column(String(255), default=None)
+    owner_seen: Mapped[datetime | None] = mapped_column(default=None)
     attempts: Mapped[int] = mapped_column(default=0)
     # [[state, epoch ms], ...]: every state the submission entered, in order.
     history: Mapped[list[Any]] = mapped_column(JSON, default=list)
