@@ -285,7 +285,7 @@ def operation(kind: str, actor: Callable[..., Actor | None] | None = None) -> Ca
             who = (actor(first, *args, **kwargs) if actor is not None else None) or (
                 current_actor(db))
             projects = _touched_projects(db, scope)
-            refuse_in_synchronized(db, scope.kind, projects, who)
+            refuse_in_synchronized(db, scope.kind, projects, who, scope.changes)
             _write(db, scope, who, projects)
             return result
 

@@ -26,6 +26,11 @@ from seqcore.models.remote import ProjectSync
 GUARDED = frozenset({"sample.create", "sample.update", "sample.remove", "sample.transfer",
                      "metadata.update", "file.upload", "file.delete", "attachment.add"})
 
+#: The operations that add samples to a project (sharing, copying, cloning, restoring from
+#: the trash): refused when a project they add to is synchronized, and allowed out of one,
+#: since the project a sample comes from does not change.
+JOINING = frozenset({"sample.share", "sample.copy", "sample.clone", "trash.restore"})
+
 #: The actor type whose writes mirror the remote project.
 SYNC_ACTOR = "sync"
 
@@ -34,11 +39,23 @@ class SynchronizedProject(Forbidden):
     """A write to a synchronized project's samples, metadata or files."""
 
 
-def refuse_in_synchronized(db: Session, kind: str, projects: Iterable[int], actor: Any
-                           ) -> None:
+def joined_projects(changes: Iterable[dict[str, Any]]) -> set[int]:
+    """The projects an operation's recorded changes added a sample to."""
+    return {change["values"]["project_id"] for change in changes
+            if change.get("on") == "projectSample" and change.get("action") == "created"
+            and change.get("values", {}).get("project_id") is not None}
+
+
+def refuse_in_synchronized(db: Session, kind: str, projects: Iterable[int], actor: Any,
+                           changes: Iterable[dict[str, Any]] = ()) -> None:
     """:class:`SynchronizedProject` when operation ``kind`` changed what a synchronized
-    project among ``projects`` mirrors and ``actor`` is not the sync worker."""
-    if kind not in GUARDED or actor.type == SYNC_ACTOR:
+    project among ``projects`` mirrors (or, for the operations in :data:`JOINING`, added
+    samples to one, as ``changes`` record) and ``actor`` is not the sync worker."""
+    if actor.type == SYNC_ACTOR:
+        return
+    if kind in JOINING:
+        projects = joined_projects(changes)
+    elif kind not in GUARDED:
         return
     ids = sorted(projects)
     if not ids:

@@ -143,3 +143,32 @@ def test_graphql_writes_are_refused_and_analyses_still_run(testapp, factories, d
     # Its own analyses run on its samples as on any other's.
     analysis = run_analysis("readcount", [reads.id], headers)
     assert analysis.state == "COMPLETED", analysis.error
+
+
+def test_samples_are_not_added_to_a_synchronized_project_but_may_leave_it(
+        testapp, factories, db, graphql):
+    """Sharing, copying or cloning samples into a synchronized project would change what
+    it mirrors: refused, nothing written. Sharing its samples into another project leaves
+    it as it is, and is allowed."""
+    owner, _, project, sample, _ = synchronized(factories, db)
+    headers = factories.headers(owner)
+    plain = factories.project(owner=owner, name="Plain")
+    local = factories.sample(plain, name="Local-1")
+    as_owner = graphql.as_user(owner)
+    before = snapshot(db)
+    refused = testapp.post(f"/api/projects/{project.id}/samples", f"[{local.id}]",
+                           headers=headers, content_type="application/idcollection+json",
+                           status=403)
+    assert "synchronized from a remote install" in refused.json["message"], refused.json
+    cloned = as_owner(
+        """mutation($input: CloneSamplesInput!) { copySamples(input: $input) {
+        samples errors { message path } } }""",
+        {"input": {"projectId": f"gid://seqcore/Project/{plain.id}",
+                   "newProjectId": f"gid://seqcore/Project/{project.id}",
+                   "sampleIds": [f"gid://seqcore/Sample/{local.id}"]}})
+    answer = cloned.get("data", {}).get("copySamples") or {}
+    assert not answer.get("samples"), cloned
+    assert "synchronized" in str(cloned), cloned
+    assert snapshot(db) == before
+    testapp.post(f"/api/projects/{plain.id}/samples", f"[{sample.id}]", headers=headers,
+                 content_type="application/idcollection+json", status=201)
