@@ -465,3 +465,17 @@ def import_assembly(request: Request, sample_id: int, file: Any) -> Any | None:
 
     .. versionadded:: 26.11
     """
+
+
+@hookspec(firstresult=True)
+def remove_imported_assembly(request: Request, assembly_id: int) -> bool | None:
+    """Remove an assembly :func:`import_assembly` kept (``assembly_id`` is the ``id`` of the
+    row it returned), because a synchronized project's remote install no longer holds it;
+    return ``True`` once removed, ``None`` if the row is not yours (or is gone already).
+
+    Remove the row through ``seqcore.plugin.request_session(request)`` and its stored file
+    with ``seqcore.plugin.purge_request_files`` (the bytes go once the transaction commits); never
+    commit. Without an implementation a sync leaves such assemblies here.
+
+    .. versionadded:: 26.11
+    """

@@ -124,6 +124,13 @@ class Mirror(Copier):
         for local_id, what in found.get("objects", []):
             self._transaction(lambda i=local_id, w=what: self._remove_object(i, w),  # type: ignore[misc]
                               f"sequencing object {local_id} ({what.split()[0]} there)")
+        there = {a.remote_id for sample in samples for a in sample.assemblies}
+        self._transaction(lambda: found.update(assemblies=[
+            local for remote_id, local in sorted(self.idmap.known(self.db, "assembly").items())
+            if remote_id not in there]), "removals")
+        for local_id in found.get("assemblies", []):
+            self._transaction(lambda i=local_id: self._remove_assembly(i),  # type: ignore[misc]
+                              f"assembly {local_id} (removed there)")
 
     def _gone_samples(self, samples: list[RemoteSample]) -> list[int]:
         """The local samples of this project whose remote sample is gone."""
@@ -172,6 +179,13 @@ class Mirror(Copier):
         if local is not None:
             delete_sequencing_object(self.db, self.request.storage, self.request.tm, local)
             self.outcome.add(f"{what} sequencing_object")
+
+    def _remove_assembly(self, local_id: int) -> None:
+        """An assembly gone from the remote goes here too, through the plugin that keeps
+        assemblies (one gone with its sample already is nobody's any more)."""
+        if self.request.registry.pm.hook.remove_imported_assembly(
+                request=self.request, assembly_id=local_id):
+            self.outcome.add("removed assembly")
 
     def _local_objects(self, ids: list[int]) -> dict[int, dict[str, str | None]]:
         """The sequencing objects of this project among ``ids``: each file's name and

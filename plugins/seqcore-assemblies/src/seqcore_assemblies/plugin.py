@@ -194,6 +194,22 @@ def import_assembly(request: Any, sample_id: int, file: SequenceFile) -> Assembl
 
 
 @hookimpl
+def remove_imported_assembly(request: Any, assembly_id: int) -> bool | None:
+    """A synchronized project's remote install no longer holds this assembly: the row goes
+    now, its stored file once committed."""
+    assembly = request.db.get(Assembly, assembly_id)
+    if assembly is None:
+        return None
+    sample_id, file_id, name = assembly.sample_id, assembly.file_id, assembly.file.file_name
+    request.db.delete(assembly)
+    request.db.flush()
+    note_activity(request.db, samples=[sample_id], on="assembly", id=assembly_id,
+                  action="deleted", fileName=name)
+    purge_files(request.db, request.storage, request.tm, [file_id])
+    return True
+
+
+@hookimpl
 def samples_deleting(sample_ids: list[int], request: Any) -> None:
     """Assemblies go with their samples: rows now, stored files once committed (a file
     another row still uses stays)."""
