@@ -27,8 +27,15 @@ from sqlalchemy.orm import Session
 from seqcore.db import utcnow
 from seqcore.errors.domain import DomainError
 from seqcore.files.contentchecks import FastaCheck
-from seqcore.files.uploads import BadContent, ReceivedFile, receive_upload, store_file
-from seqcore.governance.activity import Actor, acting
+from seqcore.files.uploads import (
+    BadContent,
+    ReceivedFile,
+    add_object,
+    keep,
+    receive_upload,
+    store_file,
+)
+from seqcore.governance.activity import Actor, acting, operation
 from seqcore.imports.idmap import IdMap
 from seqcore.imports.plan import (
     Plan,
@@ -43,7 +50,7 @@ from seqcore.models.analysis import AnalysisOutput, AnalysisState
 from seqcore.models.imports import ImportRun
 from seqcore.models.project import Project, ProjectRole
 from seqcore.models.sample import MetadataEntry, Sample
-from seqcore.models.sequencing import SequencingObject
+from seqcore.models.sequencing import SequenceFile, SequencingObject
 from seqcore.models.user import User
 from seqcore.parsing.timestamps import epoch_ms
 from seqcore.security.fieldaccess import Caller
@@ -61,6 +68,15 @@ def keep_puid(db: Session, row: Any, value: str | None) -> bool:
     row.puid = value
     db.flush()
     return True
+
+
+@operation("import.samples")
+def import_samples(db: Session, write: Callable[[], None]) -> None:
+    """Copy samples from another install (``write`` creates them, writes their metadata and
+    stores their files through the domain's operations): one activity record for the whole
+    batch rather than three for each sample, which an import of thousands of samples would
+    spend most of its time writing."""
+    write()
 
 
 #: Samples whose files download while earlier ones are written, and downloads at a time.
@@ -117,6 +133,7 @@ class Copier:
         self.idmap = idmap
         self.progress = progress or NoProgress()
         self.actor = Actor("user", owner.id, owner.username)
+        self.caller = Caller(owner.id, owner.system_role)
         self.outcome = Outcome()
         self.run_id: int | None = None
         settings = request.registry.settings
@@ -127,6 +144,8 @@ class Copier:
         self.lock = threading.Lock()
         #: The objects in the map when the run began (what the download threads skip).
         self.mapped_objects: set[str] = set()
+        #: Local samples this run created (no upload into them can race the import's).
+        self.created: set[int] = set()
 
     @property
     def db(self) -> Session:
@@ -137,6 +156,7 @@ class Copier:
         reported."""
         tm = self.request.tm
         tm.begin()
+        self.created.clear()
         copied = dict(self.outcome.copied)
         try:
             with acting(self.db, self.actor):
@@ -230,8 +250,9 @@ class Copier:
 
                 def work(numbers: range = batch,
                          found: list[Future[dict[str, list[ReceivedFile]]]] = files) -> None:
-                    for number, future in zip(numbers, found, strict=True):
-                        self._sample(project_id, samples[number], future.result())
+                    import_samples(self.db, lambda: self._write_samples(
+                        project_id, [samples[n] for n in numbers],
+                        [future.result() for future in found]))
 
                 try:
                     done = self._transaction(work, f"samples {start + 1} to {batch.stop}")
@@ -244,7 +265,8 @@ class Copier:
                     for number in batch:
                         sample = samples[number]
                         self._transaction(
-                            lambda s=sample: self._sample(project_id, s, {}),  # type: ignore[misc]
+                            lambda s=sample: import_samples(  # type: ignore[misc]
+                                self.db, lambda: self._write_samples(project_id, [s], [{}])),
                             f"sample {sample.remote_id} ({sample.values.get('name')})")
                 self.progress.advance("samples", len(batch))
         finally:
@@ -320,26 +342,60 @@ class Copier:
 
     # -- samples -------------------------------------------------------------------------
 
-    def _sample(self, project_id: int, remote: RemoteSample,
-                prefetched: dict[str, list[ReceivedFile]]) -> None:
-        from seqcore.samples.metadata import set_metadata
-        from seqcore.samples.samples import create_sample
+    def _write_samples(self, project_id: int, remotes: list[RemoteSample],
+                       prefetched: list[dict[str, list[ReceivedFile]]]) -> None:
+        """A batch of samples, in the caller's transaction: first every new sample's row
+        and metadata, all at once (a few statements for the batch, not a few per sample),
+        then each sample's files (:meth:`_sample`)."""
+        self._new_samples(project_id, remotes)
+        for remote, found in zip(remotes, prefetched, strict=True):
+            self._sample(project_id, remote, found)
 
-        local_id = self._existing(Sample, "sample", remote.remote_id)
-        if local_id is None:
-            sample = create_sample(self.db, project_id, remote.values)  # type: ignore[arg-type]
-            keep_puid(self.db, sample, remote.puid)
-            self.db.flush()
-            if remote.metadata:
-                set_metadata(self.db, [sample], [(remote.metadata, set())],
-                             caller=Caller(self.owner.id, self.owner.system_role))
-                for entry in self.db.query(MetadataEntry).where(
-                        MetadataEntry.sample_id == sample.id):
+    def _new_samples(self, project_id: int, remotes: list[RemoteSample]) -> None:
+        from seqcore.samples.metadata import set_metadata
+        from seqcore.samples.samples import create_sample, duplicate_name
+
+        created: list[tuple[RemoteSample, Sample]] = []
+        names: set[str] = set()
+        # Not flushed sample by sample: the names are checked against the project's (by
+        # create_sample) and against each other's (here), and written together.
+        with self.db.no_autoflush:
+            for remote in remotes:
+                if self._existing(Sample, "sample", remote.remote_id) is not None:
+                    continue
+                if remote.values["name"] in names:
+                    raise duplicate_name(remote.values["name"], project_id)
+                names.add(remote.values["name"])
+                sample = create_sample(self.db, project_id, remote.values)  # type: ignore[arg-type]
+                keep_puid(self.db, sample, remote.puid)
+                created.append((remote, sample))
+        if not created:
+            return
+        self.db.flush()
+        with_values = [(remote, sample) for remote, sample in created if remote.metadata]
+        if with_values:
+            set_metadata(self.db, [sample for _, sample in with_values],
+                         [(remote.metadata, set()) for remote, _ in with_values],
+                         caller=self.caller)
+            ids = {sample.id for _, sample in with_values}
+            for entry in self.db.new:  # the values just added: the import is their source
+                if isinstance(entry, MetadataEntry) and entry.sample_id in ids:
                     entry.import_id = self.run_id
-                self.outcome.add("metadata", len(remote.metadata))
+        for remote, sample in created:
             self.idmap.record(self.db, "sample", remote.remote_id, sample.id, self.run_id)
             self.outcome.add("sample")
-            local_id = sample.id
+            self.outcome.add("metadata", len(remote.metadata))
+            self.created.add(sample.id)
+
+    def _sample(self, project_id: int, remote: RemoteSample,
+                prefetched: dict[str, list[ReceivedFile]]) -> None:
+        """The sample's files, assemblies and attachments not copied yet (the sample itself
+        is, by :meth:`_write_samples`)."""
+        local_id = self._existing(Sample, "sample", remote.remote_id)
+        if local_id is None:  # a subclass's own call
+            self._new_samples(project_id, [remote])
+            local_id = self.idmap.local(self.db, "sample", remote.remote_id)
+            assert local_id is not None
         for obj in remote.objects:
             key = f"{obj.kind}:{obj.remote_id}"
             if self._existing(SequencingObject, "sequencing_object", key) is not None:
@@ -348,8 +404,17 @@ class Copier:
             received = prefetched.pop(key, None) or [self._download(f, kind.content_check)
                                                      for f in obj.files]
             try:
-                made, _, new = receive_upload(self.request, kind, local_id, received,
-                                              [f.properties for f in obj.files], None)
+                if local_id in self.created:
+                    # A sample made by this transaction: no upload can race this one, and
+                    # it holds no files yet, so there is nothing to lock or compare with.
+                    made, new = add_object(self.request, kind, local_id, [
+                        SequenceFile(path=keep(item, self.request.tm), file_name=item.file_name,
+                                     size=item.writer.size, upload_sha256=item.writer.sha256,
+                                     properties=dict(f.properties))
+                        for item, f in zip(received, obj.files, strict=True)]), True
+                else:
+                    made, _, new = receive_upload(self.request, kind, local_id, received,
+                                                  [f.properties for f in obj.files], None)
             except BaseException:
                 for item in received:
                     item.writer.discard()

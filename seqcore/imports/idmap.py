@@ -33,7 +33,8 @@ class IdMap:
     def record(self, db: Session, object_type: str, remote_id: str, local_id: int,
                import_id: int | None) -> None:
         """Enter an object in the map, in the caller's transaction (forgetting an entry
-        whose local row went, so the object is copied again)."""
+        whose local row went, so the object is copied again). Not flushed here: it goes with
+        the next statement of the transaction, at the latest with its commit."""
         if str(remote_id) in self.known(db, object_type):
             db.execute(delete(ImportedObject).where(
                 ImportedObject.remote == self.remote,
@@ -43,7 +44,6 @@ class IdMap:
         db.add(ImportedObject(remote=self.remote, remote_kind=self.remote_kind,
                               object_type=object_type, remote_id=str(remote_id),
                               local_id=local_id, import_id=import_id))
-        db.flush()
         self.known(db, object_type)[str(remote_id)] = local_id
 
     def forget_cache(self) -> None:

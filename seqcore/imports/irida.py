@@ -10,6 +10,7 @@ the analysis's intermediate files.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -52,7 +53,9 @@ FILE_FIELDS = {"file", "createdDate", "modifiedDate", "uploadSha256", "label", "
                "fileRevisionNumber", "fileSize"}
 ASSEMBLY_MEDIA_TYPE = "application/fasta"
 ASSEMBLIES = "\0assemblies"  # a key no file kind's segment can be
-NONE: dict[str, Any] = {"resource": {"resources": []}}  # an empty collection
+#: A file's link at its object, which names the kind (its path segment) and the object.
+OBJECT_FILE = re.compile(
+    r"/samples/(?P<sample>\d+)/(?P<segment>[^/]+)/(?P<object>\d+)/files/\d+/?$")
 #: Requests in flight at once while reading samples' files.
 READERS = 8
 
@@ -178,16 +181,31 @@ class IridaReader:
 
     def _listings(self, sid: str) -> dict[str, Any]:
         """The sample's objects of each local file kind, and its assemblies (``None``: the
-        other install has no such kind). The list of all the sample's files, whose links
-        name their kind, saves asking for the kinds it has none of."""
+        other install has no such kind).
+
+        One request finds the objects: the list of all the sample's files, whose links name
+        each file's kind and object (``samples/{sid}/pairs/{oid}/files/{fid}``, as IRIDA
+        links them) and which carries every field of the files. A kind whose files are not
+        linked so is asked for on its own."""
         files = self.remote.get_json_or_none(f"samples/{sid}/sequenceFiles")
-        hrefs = [link(f, "self") or "" for f in resources(files)] if files else None
-        found = {segment: self.remote.get_json_or_none(f"samples/{sid}/{segment}")
-                 if hrefs is None or any(f"/{sid}/{segment}/" in h for h in hrefs) else NONE
-                 for segment in self.kinds}
+        grouped: dict[str, dict[str, list[dict[str, Any]]]] = {s: {} for s in self.kinds}
+        unplaced = files is None
+        for entry in resources(files) if files is not None else []:
+            found = OBJECT_FILE.search(link(entry, "self") or "")
+            if found is None or found["sample"] != sid:
+                unplaced = True
+            elif found["segment"] in grouped:
+                grouped[found["segment"]].setdefault(found["object"], []).append(entry)
+        listing: dict[str, Any] = {
+            segment: {"resource": {"resources": [
+                {"identifier": oid, "files": entries} for oid, entries in objects.items()]}}
+            for segment, objects in grouped.items()}
+        if unplaced:
+            for segment in self.kinds:
+                listing[segment] = self.remote.get_json_or_none(f"samples/{sid}/{segment}")
         if self.assemblies:
-            found[ASSEMBLIES] = self.remote.get_json_or_none(f"samples/{sid}/assemblies")
-        return found
+            listing[ASSEMBLIES] = self.remote.get_json_or_none(f"samples/{sid}/assemblies")
+        return listing
 
     def _objects(self, plan: Plan, sample: RemoteSample, subject: str,
                  listing: Mapping[str, Any]) -> None:

@@ -14,9 +14,10 @@ a refresh loses the only refresh token that still works, and the user must conne
 
 from __future__ import annotations
 
-import urllib.request
+import http.client
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -44,17 +45,19 @@ class ConnectedRemote(Remote):
         super().__init__(remote_api.base_url, token=token)
         self.remote_api_name = remote_api.name
 
-    def _open(self, req: urllib.request.Request) -> Any:
+    @contextmanager
+    def _open(self, method: str, url: str, headers: dict[str, str],
+              body: bytes | None = None) -> Iterator[http.client.HTTPResponse]:
         try:
-            return super()._open(req)
+            with super()._open(method, url, headers, body) as answer:
+                yield answer
         except RemoteUnauthorized:
             raise
         except RemoteError as err:
             if err.status == 401:
                 raise RemoteUnauthorized(
                     f"{self.remote_api_name} no longer accepts this connection "
-                    f"({req.get_method()} {req.full_url} answered 401): connect again."
-                ) from None
+                    f"({method} {url} answered 401): connect again.", status=401) from None
             raise
 
 

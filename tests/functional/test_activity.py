@@ -74,6 +74,17 @@ def _upload(w, headers=None):
                           headers=headers or w.h)
 
 
+def _import_samples(w):
+    """What ``seqcore import`` does for each batch of samples: one record for the batch."""
+    from seqcore.governance.activity import Actor, acting
+    from seqcore.imports.copying import import_samples
+    from seqcore.samples.samples import create_sample
+
+    with acting(w.db, Actor("user", w.owner.id, w.owner.username)):
+        import_samples(w.db, lambda: [create_sample(w.db, w.project.id, {"name": name})
+                                      for name in ("SAM-8", "SAM-9")])
+
+
 def _object(w):
     return w.factories.sequencing_object(w.sample, kind="unpaired")
 
@@ -264,6 +275,7 @@ SCENARIOS = {
     "metadataTemplate.delete": (_template, lambda w, tid: w.testapp.delete(
         f"/api/projects/{w.project.id}/metadataTemplates/{tid}", headers=w.h), "client"),
     "file.upload": (None, _upload, "client"),
+    "import.samples": (None, _import_samples, "user"),
     "file.delete": (_object, lambda w, obj: w.testapp.delete(
         f"/api/samples/{w.sample.id}/unpaired/{obj.id}", headers=w.h), "client"),
     "run.create": (None, _run, "client"),
