@@ -40,8 +40,9 @@ class RemoteApi(Base):
 
 
 class RemoteConnection(Base):
-    """One user's tokens for one remote API, from the authorization-code flow; refreshed
-    with the refresh token when the access token is near its end."""
+    """One user's tokens for one remote API: from the authorization-code flow (refreshed
+    with the refresh token when the access token is near its end), or, for an IRIDA Next
+    remote, a personal access token created there and the e-mail it is sent with."""
 
     __tablename__ = "remote_connection"
     __table_args__ = (UniqueConstraint("remote_api_id", "user_id"),)
@@ -52,6 +53,9 @@ class RemoteConnection(Base):
     access_token: Mapped[str] = mapped_column(Text)
     refresh_token: Mapped[str | None] = mapped_column(Text, default=None)
     expires: Mapped[datetime | None] = mapped_column(default=None)
+    #: The remote account's e-mail, sent with a personal access token (``access_token``)
+    #: as HTTP Basic; ``None`` for an OAuth2 connection.
+    remote_login: Mapped[str | None] = mapped_column(String(255), default=None)
     created: Mapped[datetime] = mapped_column(default=utcnow)
     refreshed: Mapped[datetime | None] = mapped_column(default=None)
 

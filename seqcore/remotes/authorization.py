@@ -164,6 +164,7 @@ def store(db: Session, remote: RemoteApi, user_id: int, tokens: Tokens) -> Remot
     connection.access_token = tokens.access_token
     connection.refresh_token = tokens.refresh_token
     connection.expires = tokens.expires
+    connection.remote_login = None
     connection.refreshed = now
     db.flush()
     return connection

@@ -8,7 +8,10 @@ the browser to the remote's consent page; the remote sends it back to
 ``/-/remotes/{id}/callback``, which must carry the state this browser's session was given,
 and the code is exchanged there for the tokens kept as the person's connection. A refusal
 (denied on the remote, a forged or stale callback, the remote unreachable) is shown on the
-page in words and stores nothing. The register's operations are
+page in words and stores nothing. An IRIDA Next remote's GraphQL API takes no OAuth2 token:
+its Connect is a form asking for the e-mail of the person's account there and a personal
+access token created there (:mod:`seqcore.remotes.personal`), checked with the remote
+before it is stored. The register's operations are
 :mod:`seqcore.remotes.registry`', which REST and ``seqcore remotes`` use too; the client
 secret is written, never shown.
 """
@@ -27,6 +30,7 @@ from seqcore.errors.domain import Conflict, Invalid, NotFound
 from seqcore.models.remote import RemoteApi, RemoteConnection
 from seqcore.remotes.authorization import AuthorizationFailed, RemoteUnreachable, begin, finish
 from seqcore.remotes.connections import disconnect
+from seqcore.remotes.personal import connect_with_token
 from seqcore.remotes.registry import (
     KINDS,
     create_remote_api,
@@ -78,11 +82,29 @@ def remotes_page(request: Request, status: int = 200, error: str | None = None) 
 def connect(request: Request) -> Response:
     identity = signed_in(request)
     remote = _remote(request)
+    if remote.kind == "irida-next":
+        return connect_with_personal_token(request, remote, identity.user_id)
     location, state = begin(request.db, remote, identity.user_id, callback_url(request, remote))
     states = dict(request.session.get(STATES) or {})
     states[str(remote.id)] = state
     request.session[STATES] = states
     return HTTPSeeOther(location=location)
+
+
+def connect_with_personal_token(request: Request, remote: RemoteApi, user_id: int
+                                ) -> Response:
+    """Connect to an IRIDA Next remote with the e-mail and personal access token posted;
+    the page again with the reason when the remote does not take them."""
+    try:
+        connect_with_token(request.db, remote, user_id, str(request.POST.get("email", "")),
+                           str(request.POST.get("token", "")))
+    except AuthorizationFailed as failed:
+        request.tm.doom()
+        return remotes_page(request, status=502 if isinstance(failed, RemoteUnreachable)
+                            else 400, error=failed.message)
+    request.session.flash(translate(request, _("Connected to ${name}.",
+                                               mapping={"name": remote.name})))
+    return HTTPSeeOther(location=request.route_path("web.remotes"))
 
 
 def callback(request: Request) -> Response:

@@ -7,7 +7,11 @@ presses Connect, signs in on the remote's consent page and approves, and comes b
 callback, all over HTTP as a browser does. With the stored token this install reads the
 remote's projects and sees only those the remote account may read; an expired token is
 refreshed (the old one stops working there); a token revoked there is the clear
-``RemoteUnauthorized``; a denial on the consent page is a clear message."""
+``RemoteUnauthorized``; a denial on the consent page is a clear message.
+
+The same remote registered as IRIDA Next (its GraphQL endpoint) is connected with a personal
+access token created there and the account's e-mail, checked with the remote before it is
+stored; reading GraphQL with it shows only what that account may read."""
 
 from __future__ import annotations
 
@@ -81,6 +85,7 @@ def installs(tmp_path_factory):
         "seqcore.session.secret": "local-session-secret"})
     remote.create_user("admin", PASSWORD, "ROLE_ADMIN")
     remote.create_user("alice", PASSWORD)
+    remote.create_user("bob", PASSWORD)
     local.create_user("alice", LOCAL_PASSWORD)
     # The remote API is the first registered here: its callback is /-/remotes/1/callback.
     callback = f"{local.url}/-/remotes/1/callback"
@@ -229,3 +234,72 @@ def test_register_connect_read_refresh_and_revoke(installs):
     assert local.cli("remotes", "delete", "National lab") == "deleted National lab\n"
     with pytest.raises(RuntimeError, match="There is no remote API"):
         local.cli("remotes", "delete", "National lab")
+
+
+def signed_in_browser(local) -> Browser:
+    browser = Browser()
+    _, _, page = browser.open(local.url + "/users/sign_in")
+    status, location, _ = browser.open(local.url + "/users/sign_in", {
+        "csrf_token": inputs(page)["csrf_token"], "username": "alice",
+        "password": LOCAL_PASSWORD, "next": "/-/remotes"})
+    assert status == 303, location
+    return browser
+
+
+def test_connect_to_irida_next_with_a_personal_access_token(installs):
+    remote, local = installs
+    out = local.cli("remotes", "add", "--name", "Next lab", "--base-url", remote.base,
+                    "--kind", "irida-next", "--graphql-url", remote.base + "/api/graphql",
+                    "--client-id", "unused", "--client-secret", "unused")
+    remote_id = int(re.match(r"id: (\d+)", out).group(1))
+    token = remote.cli("tokens", "create", "alice", "--name", "to Next lab").strip()
+    bobs = remote.cli("tokens", "create", "bob").strip()
+    browser = signed_in_browser(local)
+    connect = f"{local.url}/-/remotes/{remote_id}/connect"
+
+    def submit(email: str, secret: str) -> tuple[int, str]:
+        _, _, page = browser.open(local.url + "/-/remotes")
+        assert 'name="token"' in page
+        status, _, answer = browser.open(connect, {"csrf_token": inputs(page)["csrf_token"],
+                                                   "email": email, "token": secret})
+        return status, answer
+
+    # Refused: a wrong token, another account's token, empty fields; nothing stored.
+    for email, secret in (("alice@example.org", token[:-2] + "xx"),
+                          ("alice@example.org", bobs), ("bob@example.org", token)):
+        status, page = submit(email, secret)
+        assert status == 400 and "Next lab did not accept this e-mail and token" in page, page
+    status, page = submit("alice@example.org", "")
+    assert status == 400 and "Give both the e-mail" in page
+    with Session(local.engine) as db:
+        assert db.query(RemoteConnection).filter_by(remote_api_id=remote_id).count() == 0
+
+    # Accepted: stored with the e-mail the remote named.
+    status, _ = submit("Alice@example.org", token)
+    assert status == 303
+    _, _, page = browser.open(local.url + "/-/remotes")
+    assert "Connected to Next lab." in page
+    assert "as alice@example.org, with a personal access token" in page
+    with Session(local.engine) as db:
+        alice = db.query(User).filter_by(username="alice").one()
+        connection = connection_for(db, remote_id, alice.id)
+        assert connection is not None and connection.remote_login == "alice@example.org"
+        assert connection.access_token == token and connection.refresh_token is None
+        assert connection.expires is None
+        client = remote_for(db, connection)
+        data = client.graphql("{ projects { nodes { name } } currentUser { email } }")
+        assert {p["name"] for p in data["projects"]["nodes"]} == {"Alice's outbreak"}
+        assert data["currentUser"]["email"] == "alice@example.org"
+        # Revoked there: the clear error.
+        remote.cli("tokens", "revoke", "--user", "alice")
+        with pytest.raises(RemoteUnauthorized, match="no longer accepts this connection"):
+            client.graphql("{ currentUser { email } }")
+
+    # Disconnecting forgets it (the page says it cannot be revoked from here).
+    _, _, page = browser.open(local.url + "/-/remotes")
+    assert "cannot revoke it there" in page
+    status, _, _ = browser.open(f"{local.url}/-/remotes/{remote_id}/disconnect",
+                                {"csrf_token": inputs(page)["csrf_token"]})
+    assert status == 303
+    with Session(local.engine) as db:
+        assert db.query(RemoteConnection).filter_by(remote_api_id=remote_id).count() == 0

@@ -184,3 +184,62 @@ def test_disconnect_forgets_the_tokens(testapp, db, factories, remote):
     assert "Disconnected from National lab." in done.text
     db.expire_all()
     assert db.query(RemoteConnection).count() == 0
+
+
+@pytest.fixture
+def next_remote(db):
+    """An IRIDA Next remote on a loopback port nothing listens on."""
+    port = free_port()
+    made = RemoteApi(name="Next lab", base_url=f"http://127.0.0.1:{port}", kind="irida-next",
+                     graphql_url=f"http://127.0.0.1:{port}/api/graphql",
+                     client_id="unused", client_secret="unused")
+    db.add(made)
+    db.commit()
+    return made
+
+
+def test_irida_next_connect_asks_for_a_personal_access_token(testapp, db, factories,
+                                                              next_remote):
+    user = factories.user()
+    sign_in(testapp, user)
+    page = testapp.get("/-/remotes")
+    assert "cannot revoke it there" in page.text
+    form = form_with(page, f"/-/remotes/{next_remote.id}/connect")
+    assert form["token"].attrs["type"] == "password"
+    assert page.html.find("label", {"for": f"remote-email-{next_remote.id}"})
+    assert page.html.find("label", {"for": f"remote-token-{next_remote.id}"})
+    # Empty fields: a clear message, nothing asked of the remote nor stored.
+    for email, token in (("", ""), ("alice@example.org", " "), ("", "tok")):
+        form["email"], form["token"] = email, token
+        res = form.submit(status=400)
+        assert "Give both the e-mail of your account there and a personal access token" \
+            in res.text
+    form["email"], form["token"] = "alice@example.org", "x" * 1025
+    assert "too long" in form.submit(status=400).text
+    # The remote cannot be reached: 502, nothing stored, no OAuth authorization begun.
+    form["email"], form["token"] = "alice@example.org", "a-token"
+    res = form.submit(status=502)
+    assert "The connection was not made:" in res.text and "Next lab could not be reached" \
+        in res.text
+    # Without the CSRF token: refused.
+    testapp.post(f"/-/remotes/{next_remote.id}/connect",
+                 {"email": "alice@example.org", "token": "a-token"}, status=400)
+    db.expire_all()
+    assert db.query(RemoteConnection).count() == 0
+    assert db.query(RemoteAuthorization).count() == 0
+
+
+def test_an_irida_next_connection_shows_its_account_and_is_forgotten(testapp, db, factories,
+                                                                     next_remote):
+    user = factories.user()
+    db.add(RemoteConnection(remote_api_id=next_remote.id, user_id=user.id,
+                            access_token="a-token", remote_login="alice@example.org"))
+    db.commit()
+    sign_in(testapp, user)
+    page = testapp.get("/-/remotes")
+    assert "as alice@example.org, with a personal access token" in page.text
+    assert "a-token" not in page.text
+    done = form_with(page, f"/-/remotes/{next_remote.id}/disconnect").submit(status=303)
+    assert "Disconnected from Next lab." in done.follow().text
+    db.expire_all()
+    assert db.query(RemoteConnection).count() == 0

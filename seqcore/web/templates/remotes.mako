@@ -22,10 +22,23 @@
 </td><td><a href="${remote.base_url}" rel="noopener noreferrer">${remote.base_url}</a></td>
 <td>${"IRIDA Next" if remote.kind == "irida-next" else "IRIDA"}</td>
 % if connection is not None:
-<td><span class="badge">${_("connected")}</span> ${fmt.when(connection.created)}</td>
+<td><span class="badge">${_("connected")}</span> ${fmt.when(connection.created)}\
+% if connection.remote_login:
+<br><span class="muted">${_("as ${email}, with a personal access token", email=connection.remote_login)}</span>\
+% endif
+</td>
 <td><form method="post" class="inline" action="${request.route_path('web.remote.disconnect', id=remote.id)}">
 <input type="hidden" name="csrf_token" value="${csrf_token}">
 <button type="submit" class="secondary" aria-label="${_('Disconnect from ${name}', name=remote.name)}">${_("Disconnect")}</button></form></td>
+% elif remote.kind == "irida-next":
+<td>${_("not connected")}</td>
+<td><form method="post" action="${request.route_path('web.remote.connect', id=remote.id)}">
+<input type="hidden" name="csrf_token" value="${csrf_token}">
+<label for="remote-email-${remote.id}">${_("E-mail of your account there")}</label>
+<input type="email" id="remote-email-${remote.id}" name="email" required maxlength="255" autocomplete="off">
+<label for="remote-token-${remote.id}">${_("Personal access token created there")}</label>
+<input type="password" id="remote-token-${remote.id}" name="token" required maxlength="1024" autocomplete="off">
+<button type="submit" aria-label="${_('Connect to ${name}', name=remote.name)}">${_("Connect")}</button></form></td>
 % else:
 <td>${_("not connected")}</td>
 <td><form method="post" class="inline" data-turbo="false" action="${request.route_path('web.remote.connect', id=remote.id)}">
@@ -35,6 +48,9 @@
 </tr>
 % endfor
 </tbody></table></div>
+% if any(remote.kind == "irida-next" for remote in remotes):
+<p class="muted">${_("IRIDA Next takes no sign-in from another install: connect to it with a personal access token you create on your profile there (read access is enough). Disconnecting forgets the token here but cannot revoke it there: revoke it on the remote yourself.")}</p>
+% endif
 % else:
 <p class="muted">${_("No remote API is registered yet: an administrator registers them.")}</p>
 % endif
