@@ -4,6 +4,9 @@ the name with other settings is refused rather than handed a server it did not d
 
 The server makes its own SQLite database (no ``sqlalchemy.url``), whatever the suite runs on."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 pytestmark = pytest.mark.database_independent
@@ -31,3 +34,18 @@ def test_the_same_name_with_other_settings_is_refused(shared_live_servers):
     with pytest.raises(ValueError, match="other settings"):
         shared_live_servers.get("shared-test", prepare,
                                 **{**SETTINGS, "seqcore.session.secret": "another"})
+
+
+def test_the_documented_example_runs(shared_live_servers):
+    """The example of docs/testing_plugins.md, run as written: its ``prepare`` makes the
+    administrator and the client, and the fixture hands out the started server."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "testing_plugins.md").read_text()
+    (example,) = [m for m in re.findall(r"```python\n(.*?)```", text, re.S)
+                  if "def prepare(server):" in m]
+    namespace = {"PASSWORD": PASSWORD, "pytest": pytest}
+    exec(compile(example, "testing_plugins.md", "exec"), namespace)
+    server = shared_live_servers.get("sync-source", namespace["prepare"],
+                                     **{"seqcore.session.secret": "s"})
+    token = server.token("client", server.secret, "admin", PASSWORD)
+    assert server.get_json("/api/users", token)["resource"]["resources"][0][
+        "username"] == "admin"

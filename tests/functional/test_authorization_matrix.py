@@ -357,6 +357,14 @@ RULES = {
     # Unarchiving a live project: 409 for owners; readers who do not own it 403.
     ("api.project.archive", "DELETE"): ("/api/projects/{pid}/archive", None,
                                         PROJECT_WRITE(409)),
+    # Synchronization: the world's project is not synchronized (404 to its readers too);
+    # asking it to synchronize is for who may change it.
+    ("api.project.sync", "GET"): ("/api/projects/{pid}/sync", None, everyone(404)),
+    ("api.project.sync", "POST"): ("/api/projects/{pid}/sync", None, PROJECT_WRITE(404)),
+    # Making a synchronized project needs a connection to the remote API: nobody has one.
+    ("api.projects.synchronized", "POST"): (
+        "/api/projects/synchronized", {"remoteApi": "{raid}", "projectUrl": "1"},
+        everyone(403)),
     # Bot accounts: maintainers and owners (and administrators) manage them; readers 403.
     ("api.project.bots", "GET"): ("/api/projects/{pid}/bots", None, PROJECT_WRITE(200)),
     ("api.project.bots", "POST"): ("/api/projects/{pid}/bots", NEW_BOT, PROJECT_WRITE(201)),

@@ -47,11 +47,14 @@ RUN_HERE = {
 }
 RUN_IN_TEST_TESTING_KIT = ["def seqcore_plugins():", "def test_lengths_of_uploaded_reads",
                            "class TestReadLengthsContract", "class CountingEngine"]
+# Run by tests/e2e/test_shared_live_servers.py, which starts the server it describes.
+RUN_IN_TEST_SHARED_SERVERS = ["def prepare(server):"]
 
 
 @pytest.mark.parametrize("page", [WRITING, TESTING], ids=lambda p: p.name)
 def test_every_block_is_run(page):
-    markers = RUN_HERE[page] + (RUN_IN_TEST_TESTING_KIT if page == TESTING else [])
+    markers = RUN_HERE[page] + (RUN_IN_TEST_TESTING_KIT + RUN_IN_TEST_SHARED_SERVERS
+                                if page == TESTING else [])
     unrun = [text[:60] for _, text in blocks(page)
              if sum(marker in text for marker in markers) != 1]
     assert not unrun, f"blocks of {page.name} no test runs (or runs twice): {unrun}"

@@ -8,7 +8,13 @@ import pytest
 from seqcore.models.group import AccessLevel
 from seqcore.models.user import SystemRole
 from tests.web.test_browser import CHROMIUM
-from tests.web.test_journeys import AXE, browser_page, check_accessibility, sign_in  # noqa: F401
+from tests.web.test_journeys import (  # noqa: F401
+    AXE,
+    browser_page,
+    check_accessibility,
+    chromium,
+    sign_in,
+)
 
 pytestmark = [
     pytest.mark.slow,

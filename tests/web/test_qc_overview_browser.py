@@ -6,7 +6,13 @@ reached from the overview. Screenshots go to ``test-artifacts/``."""
 import pytest
 
 from tests.web.test_browser import ARTIFACTS, CHROMIUM
-from tests.web.test_journeys import AXE, browser_page, check_accessibility, sign_in  # noqa: F401
+from tests.web.test_journeys import (  # noqa: F401
+    AXE,
+    browser_page,
+    check_accessibility,
+    chromium,
+    sign_in,
+)
 from tests.web.test_qc_pages import _tiled_report
 
 pytestmark = [
