@@ -176,11 +176,7 @@ class Copier:
 
     def run(self, plan: Plan) -> Outcome:
         def start() -> None:
-            record = ImportRun(remote=plan.remote, remote_kind=plan.remote_kind,
-                               user_id=self.owner.id)
-            self.db.add(record)
-            self.db.flush()
-            self.run_id = record.id
+            self._begin_run(plan)
             self.mapped_objects = set(self.idmap.known(self.db, "sequencing_object"))
 
         self._transaction(start, "import")
@@ -189,16 +185,24 @@ class Copier:
                               f"group {group.path}")
         for project in plan.projects:
             self._project(plan, project)
-        state = "failed" if self.outcome.failures else "finished"
-
-        def finish() -> None:
-            record = self.db.get_one(ImportRun, self.run_id)
-            record.state, record.finished = state, utcnow()
-            record.counts = dict(self.outcome.copied)
-            record.error = "\n".join(self.outcome.failures)[:10000] or None
-
-        self._transaction(finish, "import")
+        self._transaction(self._end_run, "import")
         return self.outcome
+
+    def _begin_run(self, plan: Plan) -> None:
+        """Record this run in ``import_run``: its id is the provenance of what it copies."""
+        record = ImportRun(remote=plan.remote, remote_kind=plan.remote_kind,
+                           user_id=self.owner.id)
+        self.db.add(record)
+        self.db.flush()
+        self.run_id = record.id
+
+    def _end_run(self) -> None:
+        """Record how the run ended, what it copied and what it could not."""
+        record = self.db.get_one(ImportRun, self.run_id)
+        record.state = "failed" if self.outcome.failures else "finished"
+        record.finished = utcnow()
+        record.counts = dict(self.outcome.copied)
+        record.error = "\n".join(self.outcome.failures)[:10000] or None
 
     # -- projects ------------------------------------------------------------------------
 

@@ -28,7 +28,6 @@ from seqcore.imports.copying import Copier, Outcome
 from seqcore.imports.idmap import IdMap
 from seqcore.imports.plan import Plan, RemoteSample
 from seqcore.imports.remote import Remote
-from seqcore.models.imports import ImportRun
 from seqcore.models.project import Project
 from seqcore.models.sample import MetadataEntry, ProjectSample, Sample
 from seqcore.models.sequencing import SequenceFile, SequencingObject, SequencingObjectFile
@@ -68,11 +67,7 @@ class Mirror(Copier):
         (remote_project,) = plan.projects
 
         def start() -> None:
-            record = ImportRun(remote=plan.remote, remote_kind=plan.remote_kind,
-                               user_id=self.owner.id)
-            self.db.add(record)
-            self.db.flush()
-            self.run_id = record.id
+            self._begin_run(plan)
             if self.idmap.local(self.db, "project", remote_project.remote_id) is None:
                 self.idmap.record(self.db, "project", remote_project.remote_id,
                                   self.project_id, self.run_id)
@@ -83,18 +78,7 @@ class Mirror(Copier):
         self._prune(remote_project.samples)
         self.mapped_objects = set(self.idmap.known(self.db, "sequencing_object"))
         self._samples(self.project_id, remote_project.samples)
-        failures = self.outcome.failures
-
-        def finish() -> None:
-            record = self.db.get_one(ImportRun, self.run_id)
-            record.state = "failed" if failures else "finished"
-            record.counts = dict(self.outcome.copied)
-            record.error = "\n".join(failures)[:10000] or None
-            from seqcore.db import utcnow
-
-            record.finished = utcnow()
-
-        self._transaction(finish, "sync")
+        self._transaction(self._end_run, "sync")
         return self.outcome
 
     # -- what changed there ------------------------------------------------------------
