@@ -100,11 +100,8 @@ def connect_with_personal_token(request: Request, remote: RemoteApi, user_id: in
                            str(request.POST.get("token", "")))
     except AuthorizationFailed as failed:
         request.tm.doom()
-        return remotes_page(request, status=502 if isinstance(failed, RemoteUnreachable)
-                            else 400, error=failed.message)
-    request.session.flash(translate(request, _("Connected to ${name}.",
-                                               mapping={"name": remote.name})))
-    return HTTPSeeOther(location=request.route_path("web.remotes"))
+        return _refused(request, failed)
+    return _connected(request, remote)
 
 
 def callback(request: Request) -> Response:
@@ -121,8 +118,17 @@ def callback(request: Request) -> Response:
     except AuthorizationFailed as failed:
         # finish() writes the connection last, so nothing of it is stored; the authorization
         # it consumed stays consumed (committed), whatever the remote said.
-        return remotes_page(request, status=502 if isinstance(failed, RemoteUnreachable)
-                            else 400, error=failed.message)
+        return _refused(request, failed)
+    return _connected(request, remote)
+
+
+def _refused(request: Request, failed: AuthorizationFailed) -> Response:
+    """The page again with the reason: 502 when the remote could not be reached."""
+    return remotes_page(request, status=502 if isinstance(failed, RemoteUnreachable) else 400,
+                        error=failed.message)
+
+
+def _connected(request: Request, remote: RemoteApi) -> Response:
     request.session.flash(translate(request, _("Connected to ${name}.",
                                                mapping={"name": remote.name})))
     return HTTPSeeOther(location=request.route_path("web.remotes"))
