@@ -14,8 +14,12 @@ from tests.functional.test_authorization_matrix import (
     fill,
 )
 from tests.functional.test_authorization_matrix import world as matrix_world
+from tests.functional.test_synchronized_projects import synchronized
 
-GETS = sorted(rule for rule in RULES if rule[1] == "GET")
+# The GET endpoints someone in the matrix's world may read. The sync state of a project is
+# 404 there (its project is not synchronized): it is pinned on a synchronized project below.
+GETS = sorted(rule for rule in RULES if rule[1] == "GET"
+              and {200, 302} & set(RULES[rule][2].values()))
 
 # Statements per request as the project's owner (the administrator where the owner may not
 # read), the token check answered from the cache (one statement: the revocation
@@ -219,3 +223,22 @@ def test_listing_a_sample_with_many_pairs_costs_what_two_pairs_cost(testapp, fac
     assert len(listed) == 32
     assert all(p["forwardSequenceFile"]["fileName"] == "x_R1.fastq" for p in listed)
     assert few == many == PAIR_LISTING
+
+
+# A synchronized project's sync state: the token check, the project with its ACL, its sync
+# row, the remote's name and what the last sync copied (seqcore.sync.state.describe),
+# whatever the number of its samples.
+SYNC_STATE = 5
+
+
+def test_the_sync_state_of_a_synchronized_project_is_pinned(testapp, factories, db,
+                                                            sql_counter):
+    owner, _, project, _, _ = synchronized(factories, db)
+    headers = factories.headers(owner)
+    path = f"/api/projects/{project.id}/sync"
+    few = statements(testapp, sql_counter, path, headers)
+    for i in range(20):
+        factories.sample(project, name=f"more-{i}", metadata={"host": "human"})
+    many = statements(testapp, sql_counter, path, headers)
+    assert testapp.get(path, headers=headers).json["resource"]["status"] == "synchronized"
+    assert few == many == SYNC_STATE
