@@ -10,6 +10,11 @@ the tokens as the user's connection. Every refusal is an :class:`AuthorizationFa
 message says what happened in words a person can act on; the caller's transaction is then
 rolled back, so nothing is stored.
 
+oauthlib (the library seqcore's own authorization server is built on) makes the PKCE pair,
+the token requests' bodies and reads the token endpoint's answers; the requests themselves go
+over urllib. The consent page's URL is built here because oauthlib's client refuses plain
+``http://`` remotes, which labs run on internal networks (and the tests on loopback).
+
 IRIDA (both its Spring stacks) and seqcore serve the flow at ``/api/oauth/authorize`` and
 ``/api/oauth/token``, under the install's base URL; IRIDA Next installs are asked at the same
 paths.
@@ -17,17 +22,14 @@ paths.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
+from oauthlib.oauth2 import OAuth2Error, WebApplicationClient
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
@@ -76,12 +78,15 @@ def revoke_endpoint(remote: RemoteApi) -> str:
     return api_root(remote.base_url) + "/oauth/revoke"
 
 
-def pkce_pair() -> tuple[str, str]:
-    """A PKCE ``code_verifier`` (43 to 128 unreserved characters) and its S256 challenge."""
-    verifier = secrets.token_urlsafe(64)
-    challenge = base64.urlsafe_b64encode(
-        hashlib.sha256(verifier.encode("ascii")).digest()).decode("ascii").rstrip("=")
-    return verifier, challenge
+def client_of(remote: RemoteApi) -> WebApplicationClient:
+    """oauthlib's client of ``remote`` (its client id; the secret goes in each body)."""
+    return WebApplicationClient(remote.client_id)
+
+
+def pkce_pair(client: WebApplicationClient) -> tuple[str, str]:
+    """A PKCE ``code_verifier`` (86 unreserved characters) and its S256 challenge."""
+    verifier = client.create_code_verifier(86)
+    return verifier, client.create_code_challenge(verifier, "S256")
 
 
 def begin(db: Session, remote: RemoteApi, user_id: int, redirect_uri: str) -> tuple[str, str]:
@@ -92,7 +97,7 @@ def begin(db: Session, remote: RemoteApi, user_id: int, redirect_uri: str) -> tu
     # Authorizations nobody came back from are forgotten here, not by a job.
     db.execute(delete(RemoteAuthorization).where(RemoteAuthorization.expires < now))
     state = secrets.token_urlsafe(32)
-    verifier, challenge = pkce_pair()
+    verifier, challenge = pkce_pair(client_of(remote))
     db.add(RemoteAuthorization(
         remote_api_id=remote.id, user_id=user_id, state_hash=digest(state),
         code_verifier=verifier, redirect_uri=redirect_uri, created=now,
@@ -147,10 +152,20 @@ def finish(db: Session, remote: RemoteApi, user_id: int, state: str | None, code
         raise AuthorizationFailed(message if message.endswith(".") else message + ".")
     if not code:
         raise AuthorizationFailed(f"{remote.name} sent back no authorization code.")
-    tokens = token_request(remote, {
-        "grant_type": "authorization_code", "code": code,
-        "redirect_uri": pending.redirect_uri, "code_verifier": pending.code_verifier})
+    client = client_of(remote)
+    tokens = token_request(remote, client, client.prepare_request_body(
+        code=code, redirect_uri=pending.redirect_uri, code_verifier=pending.code_verifier,
+        client_secret=remote.client_secret))
     return store(db, remote, user_id, tokens)
+
+
+def refreshed_tokens(remote: RemoteApi, refresh_token: str) -> Tokens:
+    """New tokens for a connection's refresh token (:class:`AuthorizationFailed` if the
+    remote will not give them)."""
+    client = client_of(remote)
+    return token_request(remote, client, client.prepare_refresh_body(
+        refresh_token=refresh_token, client_id=remote.client_id,
+        client_secret=remote.client_secret))
 
 
 def store(db: Session, remote: RemoteApi, user_id: int, tokens: Tokens) -> RemoteConnection:
@@ -170,12 +185,10 @@ def store(db: Session, remote: RemoteApi, user_id: int, tokens: Tokens) -> Remot
     return connection
 
 
-def _post_form(url: str, form: dict[str, str], timeout: float = TIMEOUT
-               ) -> tuple[int, dict[str, Any] | None, str]:
-    """POST a form; the status, the JSON object answered (``None`` if it was not one) and
-    the body's start."""
+def _post_form(url: str, body: str, timeout: float = TIMEOUT) -> tuple[int, str]:
+    """POST a form body; the status and the answer's text (its first MiB)."""
     request = urllib.request.Request(
-        url, data=urllib.parse.urlencode(form).encode(), method="POST",
+        url, data=body.encode(), method="POST",
         headers={"Accept": "application/json",
                  "Content-Type": "application/x-www-form-urlencoded"})
     try:
@@ -183,52 +196,52 @@ def _post_form(url: str, form: dict[str, str], timeout: float = TIMEOUT
             status, raw = answer.status, answer.read(1 << 20)
     except urllib.error.HTTPError as err:
         status, raw = err.code, err.read(1 << 20)
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        body = None
-    return status, body if isinstance(body, dict) else None, raw[:200].decode("utf-8",
-                                                                               "replace")
+    return status, raw.decode("utf-8", "replace")
 
 
-def token_request(remote: RemoteApi, form: dict[str, str]) -> Tokens:
+def token_request(remote: RemoteApi, client: WebApplicationClient, body: str) -> Tokens:
     """A grant at the remote's token endpoint, the client authenticated with its id and
     secret in the form (``client_secret_post``, which IRIDA's and seqcore's servers take);
     :class:`AuthorizationFailed` saying why not."""
-    form = {**form, "client_id": remote.client_id, "client_secret": remote.client_secret}
     url = token_endpoint(remote)
     try:
-        status, body, start = _post_form(url, form)
+        status, text = _post_form(url, body)
     except (urllib.error.URLError, OSError, ValueError) as err:
         reason = getattr(err, "reason", err)
         raise RemoteUnreachable(f"{remote.name} could not be reached at {url}: {reason}."
                                 ) from None
-    if status == 200 and body is not None and isinstance(body.get("access_token"), str):
-        seconds = body.get("expires_in")
-        expires = None
-        if isinstance(seconds, int | float | str) and str(seconds).split(".")[0].isdigit():
-            expires = utcnow() + timedelta(seconds=int(float(seconds)))
-        refresh = body.get("refresh_token")
-        return Tokens(body["access_token"], refresh if isinstance(refresh, str) else None,
-                      expires)
-    if body is not None and isinstance(body.get("error"), str):
-        described = body.get("error_description")
-        detail = f"{body['error']}: {described}" if isinstance(described, str) else body["error"]
-        if body["error"] == "invalid_client":
+    try:
+        token = client.parse_request_body_response(text)
+    except OAuth2Error as err:
+        if err.error == "missing_token":  # neither a token nor an error of OAuth2's
+            raise AuthorizationFailed(f"{remote.name} answered the token request with "
+                                      f"{status}: {text[:200]!r}.") from None
+        detail = f"{err.error}: {err.description}" if err.description else err.error
+        if err.error == "invalid_client":
             detail += " (check the client id and secret registered for it here)"
-        raise AuthorizationFailed(f"{remote.name} refused the token request ({detail}).")
-    raise AuthorizationFailed(f"{remote.name} answered the token request with {status}: "
-                              f"{start!r}.")
+        raise AuthorizationFailed(f"{remote.name} refused the token request ({detail})."
+                                  ) from None
+    except ValueError:  # an expires_in that is not a number
+        raise AuthorizationFailed(f"{remote.name} answered the token request with "
+                                  f"{status}: {text[:200]!r}.") from None
+    if status != 200 or not isinstance(token.get("access_token"), str):
+        raise AuthorizationFailed(f"{remote.name} answered the token request with "
+                                  f"{status}: {text[:200]!r}.")
+    seconds = token.get("expires_in")
+    refresh_token = token.get("refresh_token")
+    return Tokens(token["access_token"],
+                  refresh_token if isinstance(refresh_token, str) else None,
+                  None if seconds is None else utcnow() + timedelta(seconds=int(seconds)))
 
 
 def revoke(remote: RemoteApi, token: str) -> bool:
     """Ask the remote to revoke ``token`` (RFC 7009); whether it said so. A remote that
     cannot be reached, or does not revoke, is not an error: the connection here is gone
     either way."""
-    form = {"token": token, "client_id": remote.client_id,
-            "client_secret": remote.client_secret}
+    form = urllib.parse.urlencode({"token": token, "client_id": remote.client_id,
+                                   "client_secret": remote.client_secret})
     try:
-        status, _body, _start = _post_form(revoke_endpoint(remote), form, timeout=10)
+        status, _text = _post_form(revoke_endpoint(remote), form, timeout=10)
     except (urllib.error.URLError, OSError, ValueError):
         return False
     return status == 200

@@ -29,7 +29,12 @@ from sqlalchemy.orm import Session
 from seqcore.db import utcnow
 from seqcore.imports.remote import Remote, RemoteError
 from seqcore.models.remote import RemoteApi, RemoteConnection
-from seqcore.remotes.authorization import AuthorizationFailed, revoke, store, token_request
+from seqcore.remotes.authorization import (
+    AuthorizationFailed,
+    refreshed_tokens,
+    revoke,
+    store,
+)
 
 #: A token ending within this long is refreshed before it is used.
 REFRESH_MARGIN = timedelta(seconds=60)
@@ -126,8 +131,7 @@ def refresh(dbsession: Session, connection: RemoteConnection) -> RemoteConnectio
         raise RemoteUnauthorized(f"The connection to {remote_api.name} has expired and cannot "
                                  "be renewed (no refresh token): connect again.")
     try:
-        tokens = token_request(remote_api, {"grant_type": "refresh_token",
-                                            "refresh_token": connection.refresh_token})
+        tokens = refreshed_tokens(remote_api, connection.refresh_token)
     except AuthorizationFailed as failed:
         raise RemoteUnauthorized(f"The connection to {remote_api.name} could not be renewed: "
                                  f"{failed.message} Connect again.") from None
