@@ -162,7 +162,10 @@ def sample_query(state: Any, per_page: int | None = None) -> SampleQuery:
 
 
 def samples_table(request: Request, project: Project, fields: list[str], columns: list[str],
-                  can_write: bool) -> Table:
+                  can_write: bool, mirrored: bool = False) -> Table:
+    """The samples table and its bulk actions. A ``mirrored`` (synchronized) project offers
+    only what leaves its samples as they are (export, share, copy out, launch): setting
+    metadata, moving and removing would be refused (seqcore.governance.readonly)."""
     field_choices = tuple((name, name) for name in fields)
     actions = [BulkAction("export_csv", _("Export line list (CSV)"),
                           request.route_path("web.project.export", id=project.id,
@@ -175,9 +178,10 @@ def samples_table(request: Request, project: Project, fields: list[str], columns
         return BulkAction(name, label, request.route_path(
             "web.project.bulk", id=project.id, action=name), danger=danger)
 
-    actions += [action("copy", _("Share")), action("clone", _("Copy")),
-                action("metadata", _("Set metadata"))]
-    if can_write:
+    actions += [action("copy", _("Share")), action("clone", _("Copy"))]
+    if not mirrored:
+        actions.append(action("metadata", _("Set metadata")))
+    if can_write and not mirrored:
         actions += [action("move", _("Move")), action("remove", _("Remove"), danger=True)]
     if has_route(request, "web.project.exports"):
         actions.append(BulkAction("export_bundle", _("Export data (bundle)"),
@@ -216,7 +220,8 @@ def project_view(request: Request, status: int = 200, outcomes: list[Any] | None
     can_write = may(request, context, Permission.PROJECT_WRITE)
     # The import page's right, on the context REST's import route uses.
     can_import = may(request, context["sampleImports"], Permission.SAMPLE_CREATE)
-    table = samples_table(request, project, fields, columns, can_write)
+    sync = sync_panel(request, project, can_write)
+    table = samples_table(request, project, fields, columns, can_write, mirrored=sync is not None)
     state = table.state(request.GET)
     rows, total = sample_page(db, project.id, sample_query(state), columns, access)
     table_rows = [Row(str(row.id), (

@@ -37,6 +37,11 @@ def test_the_project_page_shows_the_sync_state_and_syncs_now(testapp, factories,
     seen = testapp.get(f"/-/projects/{project.id}")
     assert 'id="sync-now"' in seen.text and "upload" not in seen.text.lower().split(
         "<h2>samples</h2>")[-1].split("<table")[0]
+    # Its bulk actions are those that leave the mirrored samples as they are.
+    bulk = f"/-/projects/{project.id}/samples/"
+    assert bulk + "copy" in seen.text and bulk + "clone" in seen.text
+    for refused in ("metadata", "move", "remove"):
+        assert bulk + refused not in seen.text, refused
     form = seen.forms[next(k for k, f in seen.forms.items()
                            if f.action.endswith(f"/-/projects/{project.id}/sync"))]
     form.submit(status=303)
@@ -44,7 +49,10 @@ def test_the_project_page_shows_the_sync_state_and_syncs_now(testapp, factories,
     row = db.get(ProjectSync, project.id)
     assert row.next_sync <= utcnow() and row.status == "scheduled"
     plain = factories.project(owner=owner, name="Plain")
-    assert "Synchronized project" not in testapp.get(f"/-/projects/{plain.id}").text
+    seen = testapp.get(f"/-/projects/{plain.id}")
+    assert "Synchronized project" not in seen.text
+    for action in ("copy", "clone", "metadata", "move", "remove"):
+        assert f"/-/projects/{plain.id}/samples/{action}" in seen.text, action
     testapp.post(f"/-/projects/{plain.id}/sync", {"csrf_token": form["csrf_token"].value},
                  status=404)
 
