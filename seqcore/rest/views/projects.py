@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii
 from typing import Any, cast
 
 from pyramid.request import Request
@@ -114,17 +115,21 @@ def list_projects(request: Request) -> Any:
     rows = rows[:page.limit] if page.limit is not None else rows
     entries: list[str] = []
     append = entries.append
+    text = encode_basestring_ascii
     for (pid, name, created, modified, description, remote_url, organism, genome_size,
          minimum_coverage, maximum_coverage, sync_frequency) in rows:
         identifier = str(pid)
-        name_json = scalar(name)
-        # The fields of project_fields, in its order, as the renderer writes them (the
-        # optional ones mostly null: written without a call).
+        name_json = text(name) if type(name) is str else scalar(name)
+        created_ms = stored_epoch_ms(created)
+        modified_ms = stored_epoch_ms(modified)
+        # The fields of project_fields, in its order, as the renderer writes them: strings
+        # and integers (an int's text is its JSON) written without a call, nulls as null.
         append(
-            f'{{"name": {name_json}, "createdDate": {scalar(stored_epoch_ms(created))}, '
-            f'"modifiedDate": {scalar(stored_epoch_ms(modified))}, '
+            f'{{"name": {name_json}, '
+            f'"createdDate": {"null" if created_ms is None else created_ms}, '
+            f'"modifiedDate": {"null" if modified_ms is None else modified_ms}, '
             '"projectDescription": '
-            f'{"null" if description is None else scalar(description)}, '
+            f'{text(description) if type(description) is str else scalar(description)}, '
             f'"remoteURL": {"null" if remote_url is None else scalar(remote_url)}, '
             f'"organism": {"null" if organism is None else scalar(organism)}, '
             f'"genomeSize": {"null" if genome_size is None else scalar(genome_size)}, '
