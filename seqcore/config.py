@@ -107,9 +107,11 @@ def main(global_config: dict[str, Any] | None = None, **settings: Any):  # noqa:
 def compile_request_reads(registry: Any) -> None:
     """Compile the prepared reads of every request's path (:mod:`seqcore.db.prepared`: the
     revocation generation, traversal's project and sample reads with their ACLs, a sample's
-    metadata for each kind of caller) for the database, before the server takes requests."""
+    metadata for each kind of caller, the project collection for each role) for the
+    database, before the server takes requests."""
     from seqcore.models.revocation import generation_read
-    from seqcore.resources.projects import project_with_acl
+    from seqcore.models.user import SystemRole
+    from seqcore.resources.projects import listing, project_with_acl
     from seqcore.resources.samples import project_sample_with_acl, sample_with_acl
     from seqcore.security.fieldaccess import readable_metadata
     from seqcore.services import IDatabaseEngine, registry_service
@@ -118,5 +120,6 @@ def compile_request_reads(registry: Any) -> None:
     reads = [generation_read(), project_with_acl(), sample_with_acl(),
              project_sample_with_acl()]
     reads += [readable_metadata(kind) for kind in ((True, False), (False, True), (False, False))]
+    reads += [listing(role.value, False) for role in SystemRole]
     for read in reads:
         read.compile_for(dialect)

@@ -26,7 +26,6 @@ security policy already decided for the request (it never checks credentials on 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 import time
@@ -264,9 +263,6 @@ def _children(route: str, method: str, status: int) -> tuple[Any, Any]:
     return counter, histogram
 
 
-_UNTRACED = contextlib.nullcontext()
-
-
 def record(request: Request, status: int, size: int, started: float, rid: str,
            write_line: bool = True) -> None:
     """Count the finished request for /-/metrics and write its access line."""
@@ -278,16 +274,38 @@ def record(request: Request, status: int, size: int, started: float, rid: str,
     # The path is made safe only for a line that will be written.
     if not write_line or not log.isEnabledFor(logging.INFO):
         return
-    user = request.environ.get(USER_KEY)
+    environ = request.environ
+    user = environ.get(USER_KEY)
     path = safe_path(request)
-    # With traces on, the line is written in its request's span (its trace and span ids).
-    span = request.environ.get(tracing.ENVIRON_SPAN)
-    with requestid.bound(rid), (_UNTRACED if span is None else tracing.resumed(span)):
-        log.info("%s %s %s %dB %.1fms user=%s request_id=%s", request.method, path, status,
-                 size, elapsed * 1000, user if user is not None else "-", rid,
-                 extra={"method": request.method, "path": path, "status": status,
-                        "bytes": size, "duration_ms": round(elapsed * 1000, 1),
-                        "user_id": user})
+    args = (method, path, status, size, elapsed * 1000, user if user is not None else "-", rid)
+    extra = {"method": method, "path": path, "status": status, "bytes": size,
+             "duration_ms": round(elapsed * 1000, 1), "user_id": user}
+    # Made in the request id's context, and with traces on in its request's span, as the
+    # record factories copy both onto it.
+    token = requestid.bind(rid)
+    try:
+        span = environ.get(tracing.ENVIRON_SPAN)
+        if span is None:
+            _write(args, extra)
+        else:
+            with tracing.resumed(span):
+                _write(args, extra)
+    finally:
+        requestid.unbind(token)
+
+
+def _write(args: tuple[Any, ...], extra: dict[str, Any]) -> None:
+    """What ``log.info(_MESSAGE, *args, extra=extra)`` does, but for where the record says
+    it was made: :func:`record`, known without walking the stack (``Logger.findCaller``)."""
+    log.handle(log.makeRecord(log.name, logging.INFO, _SOURCE, _LINE, _MESSAGE, args, None,
+                              _FUNCTION, extra))
+
+
+_MESSAGE = "%s %s %s %dB %.1fms user=%s request_id=%s"
+# Where an access line's record says it was made: record(), in this file.
+_SOURCE = record.__code__.co_filename
+_LINE = record.__code__.co_firstlineno
+_FUNCTION = record.__code__.co_name
 
 
 # Routes that never look at credentials: asking who the caller is there would cost a token

@@ -31,31 +31,41 @@ class ApiRoot(Context):
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
-        from seqcore.resources.analyses import SubmissionsCollection, TypesCollection
-        from seqcore.resources.exports import ExportsCollection
-        from seqcore.resources.groups import GroupsCollection
-        from seqcore.resources.projects import ProjectsCollection
-        from seqcore.resources.remotes import RemoteApisCollection
-        from seqcore.resources.runs import RunsCollection
-        from seqcore.resources.samples import SamplesCollection
-        from seqcore.resources.users import UsersCollection
-
-        children = {
-            "analysisSubmissions": SubmissionsCollection,
-            "analysisTypes": TypesCollection,
-            "users": UsersCollection,
-            "groups": GroupsCollection,
-            "exports": ExportsCollection,
-            "projects": ProjectsCollection,
-            "samples": SamplesCollection,
-            "sequencingrun": RunsCollection,
-            "version": VersionResource,
-            "plugins": PluginsResource,
-            "remoteapis": RemoteApisCollection,
-        }
+        children = _API_CHILDREN or _api_children()
         if key in children:
             return children[key](self.request, key, self)
         raise KeyError(key)
+
+
+# The node classes under /api by name, filled on first use (the collections' modules import
+# this one): importing eight modules and building the table cost every /api request.
+_API_CHILDREN: dict[str, type[Context]] = {}
+
+
+def _api_children() -> dict[str, type[Context]]:
+    from seqcore.resources.analyses import SubmissionsCollection, TypesCollection
+    from seqcore.resources.exports import ExportsCollection
+    from seqcore.resources.groups import GroupsCollection
+    from seqcore.resources.projects import ProjectsCollection
+    from seqcore.resources.remotes import RemoteApisCollection
+    from seqcore.resources.runs import RunsCollection
+    from seqcore.resources.samples import SamplesCollection
+    from seqcore.resources.users import UsersCollection
+
+    _API_CHILDREN.update({
+        "analysisSubmissions": SubmissionsCollection,
+        "analysisTypes": TypesCollection,
+        "users": UsersCollection,
+        "groups": GroupsCollection,
+        "exports": ExportsCollection,
+        "projects": ProjectsCollection,
+        "samples": SamplesCollection,
+        "sequencingrun": RunsCollection,
+        "version": VersionResource,
+        "plugins": PluginsResource,
+        "remoteapis": RemoteApisCollection,
+    })
+    return _API_CHILDREN
 
 
 class VersionResource(Context):

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii
 from typing import Any, cast
 
 from pyramid.request import Request
 
-from seqcore.db.base import stored, stored_epoch_ms
+from seqcore.db.base import stored_epoch_ms
 from seqcore.framework.contrib import Endpoint, View
 from seqcore.framework.links import links_for, links_template, url_for
 from seqcore.models.project import Project
+from seqcore.models.user import SystemRole
 from seqcore.parsing.schemas import ProjectSchema
 from seqcore.projects.projecthash import hashed_attachments, project_hash
 from seqcore.projects.projects import ProjectValues, new_project
 from seqcore.projects.projects import update_project as change_project
+from seqcore.resources.projects import LIST_CALLER, LIST_COLUMNS, listing
 from seqcore.rest.body import lenient_create, load
 from seqcore.rest.envelope import collection, entry, links_only
 from seqcore.rest.errors import validation_error
@@ -56,18 +59,23 @@ SENTINEL = 918273645546371
 ENCODE = json.JSONEncoder().encode
 
 
-# The timestamps as the driver returns them: converted straight to epoch milliseconds.
-LIST_COLUMNS = (Project.id, Project.name, stored(Project.created), stored(Project.modified),
-                *(getattr(Project, attr) for key, attr in FIELDS.items() if key != "name"))
+# The listing's columns (seqcore.resources.projects.LIST_COLUMNS) are the id, the name, the
+# two timestamps and FIELDS' other columns in FIELDS' order.
+assert [c.key for c in LIST_COLUMNS[4:]] == [a for k, a in FIELDS.items() if k != "name"]
 
 
-def archived_condition(request: Request) -> Any:
-    """The projects a list shows by ``?archived=``: live ones by default (``false``),
-    archived ones alone with ``true``; anything else is a 400."""
+def archived_requested(request: Request) -> bool:
+    """Whether a list shows archived projects (``?archived=true``) or live ones (``false``,
+    the default); anything else is a 400."""
     value = request.GET.get("archived", "false").lower()
     if value not in ("true", "false"):
         raise validation_error({"archived": ["Must be true or false."]})
-    if value == "true":
+    return value == "true"
+
+
+def archived_condition(request: Request) -> Any:
+    """The projects a list shows by ``?archived=`` (:func:`archived_requested`)."""
+    if archived_requested(request):
         return Project.archived_at.is_not(None)
     return Project.archived_at.is_(None)
 
@@ -81,11 +89,12 @@ def list_projects(request: Request) -> Any:
     envelope."""
     identity = request.identity
     context = request.context
-    query = readable_projects(identity.user_id, identity.role).where(
-        archived_condition(request))
+    archived = archived_requested(request)
     sentinel = str(SENTINEL)
     template = links_template(request, context.resource_for(Project(id=SENTINEL)), sentinel)
     if template is None:  # some link depends on the project's state: render each one
+        query = readable_projects(identity.user_id, identity.role).where(
+            archived_condition(request))
         projects = request.db.scalars(query)
         return collection(request, context,
                           (project_entry(request, context.resource_for(p)) for p in projects))
@@ -94,27 +103,43 @@ def list_projects(request: Request) -> Any:
     db = request.db
     db.flush()  # plain rows from the session's connection: the ORM's row handling skipped
     page = paging(request)
-    columns = query.with_only_columns(*LIST_COLUMNS)
-    if page.limit is not None:  # ?limit pages in SQL, as the project's samples do
-        columns = columns.limit(page.limit + 1).offset(page.offset)
-    rows = db.connection().execute(columns).all()
+    read = listing(SystemRole(identity.role).value, archived)
+    rows: list[tuple[Any, ...]]
+    if page.limit is None:
+        rows = read.tuples(db.connection(), **{LIST_CALLER: identity.user_id})
+    else:  # ?limit pages in SQL, as the project's samples do
+        paged = read.statement.limit(page.limit + 1).offset(page.offset)
+        rows = [tuple(row) for row in db.connection().execute(
+            paged, {LIST_CALLER: identity.user_id})]
     more = page.limit is not None and len(rows) > page.limit
     rows = rows[:page.limit] if page.limit is not None else rows
-    entries = []
+    entries: list[str] = []
+    append = entries.append
+    text = encode_basestring_ascii
     for (pid, name, created, modified, description, remote_url, organism, genome_size,
          minimum_coverage, maximum_coverage, sync_frequency) in rows:
         identifier = str(pid)
-        name_json = scalar(name)
-        # The fields of project_fields, in its order, as the renderer writes them.
-        entries.append(
-            f'{{"name": {name_json}, "createdDate": {scalar(stored_epoch_ms(created))}, '
-            f'"modifiedDate": {scalar(stored_epoch_ms(modified))}, '
-            f'"projectDescription": {scalar(description)}, "remoteURL": {scalar(remote_url)}, '
-            f'"organism": {scalar(organism)}, "genomeSize": {scalar(genome_size)}, '
-            f'"minimumCoverage": {scalar(minimum_coverage)}, '
-            f'"maximumCoverage": {scalar(maximum_coverage)}, '
-            f'"syncFrequency": {scalar(sync_frequency)}, "label": {name_json}, '
-            f'"links": {identifier.join(links_parts)}, '
+        name_json = text(name) if type(name) is str else scalar(name)
+        created_ms = stored_epoch_ms(created)
+        modified_ms = stored_epoch_ms(modified)
+        # The fields of project_fields, in its order, as the renderer writes them: strings
+        # and integers (an int's text is its JSON) written without a call, nulls as null.
+        append(
+            f'{{"name": {name_json}, '
+            f'"createdDate": {"null" if created_ms is None else created_ms}, '
+            f'"modifiedDate": {"null" if modified_ms is None else modified_ms}, '
+            '"projectDescription": '
+            f'{text(description) if type(description) is str else scalar(description)}, '
+            f'"remoteURL": {"null" if remote_url is None else scalar(remote_url)}, '
+            f'"organism": {"null" if organism is None else scalar(organism)}, '
+            f'"genomeSize": {"null" if genome_size is None else scalar(genome_size)}, '
+            '"minimumCoverage": '
+            f'{"null" if minimum_coverage is None else scalar(minimum_coverage)}, '
+            '"maximumCoverage": '
+            f'{"null" if maximum_coverage is None else scalar(maximum_coverage)}, '
+            '"syncFrequency": '
+            f'{"null" if sync_frequency is None else scalar(sync_frequency)}, '
+            f'"label": {name_json}, "links": {identifier.join(links_parts)}, '
             f'"identifier": "{identifier}"}}')
     links = links_for(request, context)
     if page.limit is not None:
