@@ -39,6 +39,7 @@ from .counting import (
     ChunkError,
     IrregularChunk,
     Tally,
+    TrackedKeys,
     count_chunk,
 )
 from .fastqc_modules import TileTally, adapter_content, duplication_levels
@@ -97,6 +98,8 @@ class _KeyTracker:
         self.frozen = False
         self.reads = 0
         self.count_at_limit = 0
+        # Once frozen: the tracked keys' hashes, for count_chunk to skip untracked reads.
+        self.tracked: TrackedKeys | None = None
 
     def add(self, chunk: Mapping[bytes, int], reads: int,
             key_order: Callable[[], list[bytes]]) -> bool:
@@ -111,6 +114,15 @@ class _KeyTracker:
             for key in chunk.keys() & counts.keys():
                 counts[key] += chunk[key]
             return False
+        if len(counts) + len(chunk) < OVERREPRESENTED_TRACKING_LIMIT:
+            # The chunk cannot fill the dictionary: merge it with C loops (update keeps
+            # the known keys in place and appends the new ones in first-seen order).
+            merged = dict(chunk)
+            for key in chunk.keys() & counts.keys():
+                merged[key] += counts[key]
+            counts.update(merged)
+            self.count_at_limit = self.reads
+            return False
         for key, count in chunk.items():
             if key in counts:
                 counts[key] += count
@@ -121,7 +133,9 @@ class _KeyTracker:
                     self.count_at_limit = reads_before + key_order().index(key) + 1
         if not self.frozen:
             self.count_at_limit = self.reads
-        return self.frozen
+            return False
+        self.tracked = TrackedKeys(counts)
+        return True
 
 
 class _Restart(Exception):
@@ -244,7 +258,7 @@ def _count_in_order(data: np.ndarray, tally: Tally, tracker: _KeyTracker,
                     tiles: TileTally) -> None:
     """Count one chunk in-process, feeding the order-dependent modules too."""
     reads_before = tally.reads
-    detail = ChunkDetail(key_order=None if tracker.frozen else [])
+    detail = ChunkDetail(key_order=None if tracker.frozen else [], tracked=tracker.tracked)
     keys = count_chunk(data, tally, detail)
     tiles.add(data, detail.seq_starts, detail.qual_starts, detail.lengths, reads_before)
     order = detail.key_order
@@ -333,8 +347,11 @@ class _WorkerPool:
         dispatched = 0
         collected = 0
 
+        # Set once per-tile quality gave up: workers then stop sending the layout.
+        tiles_off = False
+
         def collect() -> None:
-            nonlocal collected, reads_before
+            nonlocal collected, reads_before, tiles_off
             message = self._receive(collected % self.workers)
             kind = message[0]
             if kind == "irregular":
@@ -350,16 +367,20 @@ class _WorkerPool:
             data = np.frombuffer(memory, dtype=np.uint8, count=size,
                                  offset=slot * self.chunk_size)
             try:
-                seq_starts, qual_starts, lengths = layout
-                tiles.add(data, seq_starts, qual_starts, lengths, reads_before)
+                if layout is not None:
+                    seq_starts, qual_starts, lengths = layout
+                    tiles.add(data, seq_starts, qual_starts, lengths, reads_before)
                 filled = tracker.add(keys, reads, functools.partial(_key_order, data))
             finally:
                 del data
             reads_before += reads
             if filled:
-                frozen = frozenset(tracker.counts)
                 for tasks in self.tasks:
-                    tasks.put(("freeze", frozen))
+                    tasks.put(("freeze", tracker.tracked))
+            if tiles.ignored and not tiles_off:
+                tiles_off = True
+                for tasks in self.tasks:
+                    tasks.put(("no-layout",))
             collected += 1
 
         memory = self.memory.buf
@@ -459,7 +480,8 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
     """Worker loop: count the chunks it is given, send keys back, the tally at the end."""
     memory = SharedMemory(name=memory_name)
     tally = Tally()
-    frozen: frozenset[bytes] | None = None
+    tracked: TrackedKeys | None = None
+    layout_wanted = True
     try:
         shared = memory.buf
         if shared is None:  # only once closed
@@ -469,11 +491,14 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
             if task is None:
                 break
             if task[0] == "freeze":
-                frozen = task[1]
+                tracked = task[1]
+                continue
+            if task[0] == "no-layout":
+                layout_wanted = False
                 continue
             _, slot, size = task
             reads_before = tally.reads
-            detail = ChunkDetail()
+            detail = ChunkDetail(tracked=tracked)
             try:
                 data = np.frombuffer(
                     shared, dtype=np.uint8, count=size, offset=slot * chunk_size
@@ -491,13 +516,13 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
             except Exception as error:  # reported to the main process, which raises QCError
                 results.put(("error", repr(error)))
                 continue
-            kept = (dict(keys) if frozen is None
-                    else {key: keys[key] for key in keys.keys() & frozen})
             # Where the records lie, for the main process's per-tile sampling (int32: a
-            # chunk is far smaller than 2 GiB).
+            # chunk is far smaller than 2 GiB), until that module gave up.
             layout = tuple(array.astype(np.int32) for array in
-                           (detail.seq_starts, detail.qual_starts, detail.lengths))
-            results.put(("chunk", tally.reads - reads_before, kept, layout))
+                           (detail.seq_starts, detail.qual_starts, detail.lengths)) \
+                if layout_wanted else None
+            # Once tracked is set the keys are only the few that may be tracked.
+            results.put(("chunk", tally.reads - reads_before, dict(keys), layout))
         results.put(("done", tally))
     finally:
         memory.close()
