@@ -172,8 +172,9 @@ def count_chunk(data: np.ndarray, tally: Tally,
     header_starts = starts[0::4]
     if not (np.all(data[header_starts] == _AT) and np.all(data[starts[2::4]] == _PLUS)):
         raise IrregularChunk("records are not aligned on 4-line boundaries")
-    ends_nonempty = newlines[newlines > starts]
-    if np.any(data[ends_nonempty - 1] == _CR):
+    # The byte before each line end (for an empty line, the previous line end; for an
+    # empty first line, the chunk's last byte, a line end too).
+    if np.any(data[newlines - 1] == _CR):
         raise IrregularChunk("CRLF line ends")
 
     seq_starts = starts[1::4]
@@ -344,7 +345,7 @@ class TrackedKeys:
         words = np.zeros((matrix.size, _KEY_WORDS), dtype=np.uint64)
         if matrix.size:
             words[:] = matrix.view(np.uint64).reshape(-1, _KEY_WORDS)
-        self.hashes = np.unique(_key_hashes(np.ascontiguousarray(words.T)))
+        self.hashes = np.sort(_key_hashes(np.ascontiguousarray(words.T)))
         bits = np.zeros(1 << _FILTER_BITS, dtype=bool)
         bits[(self.hashes >> _FILTER_SHIFT).astype(np.intp)] = True
         self.filter = np.packbits(bits, bitorder="little")
@@ -527,17 +528,10 @@ def _keys(key_words: np.ndarray, covering: np.ndarray, order: np.ndarray | None,
     order); else every key, in first-seen order, also appended read by read to
     ``key_order`` when it is a list.
     """
-    key_bytes = key_words.view(np.uint8).reshape(_KEY_WORDS, -1, 8)
     # Reads longer than 75 bases (a prefix of the length order) keep 50.
     long_keys = int(covering[OVERREPRESENTED_LONG_READ]) \
         if covering.size > OVERREPRESENTED_LONG_READ else 0
-    cut_word, cut_byte = divmod(OVERREPRESENTED_PREFIX, 8)
-    key_bytes[cut_word, :long_keys, cut_byte:] = 0
-    key_words[cut_word + 1 :, :long_keys] = 0
-    if tally.bases[_LOWERCASE_FLAG]:
-        lower = (key_bytes >= _LOWER_A) & (key_bytes <= _LOWER_Z)
-        if lower.any():
-            key_bytes[lower] -= 32
+    _cut_and_fold(key_words, slice(0, long_keys), bool(tally.bases[_LOWERCASE_FLAG]))
     if tracked is not None:
         candidates = tracked.candidates(_key_hashes(key_words))
         rows = np.ascontiguousarray(key_words[:, candidates].T)
@@ -551,6 +545,46 @@ def _keys(key_words: np.ndarray, covering: np.ndarray, order: np.ndarray | None,
     if key_order is not None:
         key_order.extend(ordered)
     return Counter(ordered)
+
+
+def _cut_and_fold(key_words: np.ndarray, long_reads: slice | np.ndarray,
+                  lowercase: bool) -> None:
+    """Cut the keys of ``long_reads`` (columns of ``key_words``) to 50 bases and, if the
+    reads may hold ``lowercase`` letters, upper-case them, as FastQC does."""
+    key_bytes = key_words.view(np.uint8).reshape(_KEY_WORDS, -1, 8)
+    cut_word, cut_byte = divmod(OVERREPRESENTED_PREFIX, 8)
+    key_bytes[cut_word, long_reads, cut_byte:] = 0
+    key_words[cut_word + 1 :, long_reads] = 0
+    if lowercase:
+        lower = (key_bytes >= _LOWER_A) & (key_bytes <= _LOWER_Z)
+        if lower.any():
+            key_bytes[lower] -= 32
+
+
+def chunk_keys(data: np.ndarray) -> list[bytes]:
+    """Every read's overrepresented-sequence key, in file order, of a chunk that
+    :func:`count_chunk` counted without error: what its ``key_order`` gets, without
+    counting anything (the engine needs it for the chunk that fills FastQC's dictionary).
+    """
+    if data.size == 0:
+        return []
+    if data[-1] != _NEWLINE:
+        data = np.concatenate([data, np.array([_NEWLINE], dtype=np.uint8)])
+    newlines = np.flatnonzero(data == _NEWLINE)
+    seq_starts = newlines[0::4] + 1
+    lengths = newlines[1::4] - seq_starts
+    items = _items(data)
+    key_words = np.zeros((_KEY_WORDS, lengths.size), dtype=np.uint64)
+    positions = np.arange(_BLOCK)
+    for start in range(0, min(int(lengths.max()), _KEY_BYTES), _BLOCK):
+        gathered = _gather(data, items, seq_starts + start)
+        gathered[positions >= (lengths - start)[:, None]] = 0
+        word = start // 8
+        key_words[word : word + _BLOCK // 8] = gathered.view(np.uint64).T[: _KEY_WORDS - word]
+    _cut_and_fold(key_words, lengths > OVERREPRESENTED_LONG_READ, True)
+    keys: list[bytes] = np.ascontiguousarray(key_words.T).view(
+        f"S{_KEY_BYTES}").reshape(-1).tolist()
+    return keys
 
 
 def _check_quality(data: np.ndarray, counts: np.ndarray, high: np.ndarray,

@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, Protocol, cast, runtime_checkable
 
 import dnaio
 import numpy as np
-from isal import igzip, igzip_threaded
+from isal import igzip
 from isal.igzip_lib import IsalError
 
 from .counting import (
@@ -40,6 +40,7 @@ from .counting import (
     IrregularChunk,
     Tally,
     TrackedKeys,
+    chunk_keys,
     count_chunk,
 )
 from .fastqc_modules import TileTally, adapter_content, duplication_levels
@@ -67,6 +68,10 @@ _OTHER_COMPRESSION = {
 # A chunk may be grown up to this size to fit one (very long) record.
 _MAX_CHUNK = 1024 * MiB
 _SLOTS_PER_WORKER = 2
+# What reading a file may raise; the engine reports it as a QCError. (isal's stub declares
+# IsalError an instance of Exception, not the class it is.)
+_READ_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, EOFError, zlib.error, cast("type[BaseException]", IsalError), BufferError)
 _POLL_SECONDS = 0.5
 
 
@@ -220,7 +225,7 @@ class FastQCCompatibleEngine:
         tally = Tally()
         tracker = _KeyTracker()
         tiles = TileTally()
-        with _open(path, gzipped, threaded=False) as stream:
+        with _open(path, gzipped) as stream:
             for chunk in _chunks(stream, chunk_size):
                 first_record = tally.reads + 1
                 try:
@@ -236,7 +241,7 @@ class FastQCCompatibleEngine:
         tracker = _KeyTracker()
         tiles = TileTally()
         colorspace = False
-        with _open(path, gzipped, threaded=False) as stream:
+        with _open(path, gzipped) as stream:
             for chunk, first_record, chunk_colorspace in normalised_chunks(stream, self.chunk_size):
                 colorspace = chunk_colorspace
                 try:
@@ -263,13 +268,6 @@ def _count_in_order(data: np.ndarray, tally: Tally, tracker: _KeyTracker,
     tiles.add(data, detail.seq_starts, detail.qual_starts, detail.lengths, reads_before)
     order = detail.key_order
     tracker.add(keys, tally.reads - reads_before, lambda: order or [])
-
-
-def _key_order(data: np.ndarray) -> list[bytes]:
-    """Every read's key of a chunk, in order (counted again: needed once per file)."""
-    detail = ChunkDetail(key_order=[])
-    count_chunk(data, Tally(), detail)
-    return detail.key_order or []
 
 
 def _start_method(configured: str | None) -> str:
@@ -361,7 +359,7 @@ class _WorkerPool:
             if kind == "error":
                 raise QCError(f"QC worker failed: {message[1]}")
             _, reads, keys, layout = message
-            slot, size = pending.popleft()
+            slot, size = pending[0]  # popped by the caller, which then frees the slot
             # The slot still holds the chunk: it is refilled only after this collection.
             assert memory is not None
             data = np.frombuffer(memory, dtype=np.uint8, count=size,
@@ -370,7 +368,7 @@ class _WorkerPool:
                 if layout is not None:
                     seq_starts, qual_starts, lengths = layout
                     tiles.add(data, seq_starts, qual_starts, lengths, reads_before)
-                filled = tracker.add(keys, reads, functools.partial(_key_order, data))
+                filled = tracker.add(keys, reads, functools.partial(chunk_keys, data))
             finally:
                 del data
             reads_before += reads
@@ -386,46 +384,33 @@ class _WorkerPool:
         memory = self.memory.buf
         if memory is None:  # only once the shared memory is closed
             raise RuntimeError("the worker pool is not open")
-        carry = b""
-        failure = None
-        stream: Any = None
+        filler = _SlotFiller(path, gzipped, memory, self.chunk_size, self.slots)
         try:
-            with _open(path, gzipped, threaded=True) as stream:
-                while True:
-                    while collected <= dispatched - self.slots:
-                        collect()
-                    worker = dispatched % self.workers
-                    slot = (
-                        worker * _SLOTS_PER_WORKER
-                        + (dispatched // self.workers) % _SLOTS_PER_WORKER
-                    )
-                    offset = slot * self.chunk_size
-                    with memory[offset : offset + self.chunk_size] as view:
-                        view[: len(carry)] = carry
-                        filled = len(carry) + _read_into(stream, view[len(carry) :])
-                        # A short read means end of file: the rest is the last chunk.
-                        end = filled
-                        if filled == self.chunk_size:
-                            end = _last_record_end(view, filled)
-                        carry = bytes(view[end:filled])
-                    if end == 0:
-                        break
-                    self.tasks[worker].put(("chunk", slot, end))
-                    pending.append((slot, end))
-                    dispatched += 1
-        # isal's stub declares IsalError an instance of Exception, not the class it is.
-        except (OSError, EOFError, zlib.error, IsalError,  # type: ignore[misc]
-                BufferError) as error:
-            # Turned into a QCError outside the handler, so that the traceback (and the
-            # views of the shared memory held by its frames) is dropped before clean-up.
-            failure = f"{type(error).__name__}: {error}"
-        if failure is not None:
-            # The reader keeps the exception, whose traceback holds a view of a slot:
-            # drop the reader so that clean-up can collect it and free the memory.
-            stream = None
-            raise QCError(f"could not read {path.name}: {failure}")
-        while collected < dispatched:
-            collect()
+            while True:
+                # Merge the results that are in, so that their slots are refilled early;
+                # with every slot in flight, wait for the oldest.
+                while collected < dispatched and (
+                        dispatched - collected >= self.slots
+                        or not self.results[collected % self.workers].empty()):
+                    collect()
+                    filler.free.put(pending.popleft()[0])
+                item = filler.filled.get()
+                if item is None:
+                    break
+                if isinstance(item, BaseException):
+                    if isinstance(item, _READ_ERRORS):
+                        raise QCError(f"could not read {path.name}: "
+                                      f"{type(item).__name__}: {item}") from None
+                    raise item
+                slot, size = item
+                self.tasks[dispatched % self.workers].put(("chunk", slot, size))
+                pending.append((slot, size))
+                dispatched += 1
+            while collected < dispatched:
+                collect()
+                pending.popleft()
+        finally:
+            filler.stop()
         for tasks in self.tasks:
             tasks.put(None)
         for worker in range(self.workers):
@@ -474,6 +459,61 @@ class _WorkerPool:
             with contextlib.suppress(FileNotFoundError):
                 self.memory.unlink()
             self.memory = None
+
+
+class _SlotFiller:
+    """Reads the file straight into free shared-memory slots, in a thread of its own.
+
+    ISA-L inflates (and the file is read) without holding the GIL, so decompression goes
+    on while the main thread merges results; it writes into the slot itself, with no
+    intermediate buffer. Each slot taken from ``free`` comes back through ``filled`` as
+    ``(slot, size)``: whole records, the partial last one carried over to the next slot.
+    ``filled`` ends with ``None`` (end of file) or the exception that stopped the reading
+    (its traceback dropped: its frames held views of a slot).
+    """
+
+    def __init__(self, path: pathlib.Path, gzipped: bool, memory: memoryview,
+                 chunk_size: int, slots: int) -> None:
+        self.free: queue.Queue[int | None] = queue.Queue()
+        for slot in range(slots):
+            self.free.put(slot)
+        self.filled: queue.Queue[tuple[int, int] | BaseException | None] = queue.Queue()
+        self._thread = threading.Thread(
+            target=self._fill, args=(path, gzipped, memory, chunk_size), daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop reading (after the slot being filled, if any) and wait for the thread."""
+        self.free.put(None)
+        self._thread.join()
+
+    def _fill(self, path: pathlib.Path, gzipped: bool, memory: memoryview,
+              chunk_size: int) -> None:
+        carry = b""
+        try:
+            with _open(path, gzipped) as stream:
+                while (slot := self.free.get()) is not None:
+                    offset = slot * chunk_size
+                    with memory[offset : offset + chunk_size] as view:
+                        view[: len(carry)] = carry
+                        size = len(carry) + _read_into(cast(io.BufferedIOBase, stream),
+                                                       view[len(carry) :])
+                        # A short read means end of file: the rest is the last chunk.
+                        end = size
+                        if size == chunk_size:
+                            end = _last_record_end(view, size)
+                        carry = bytes(view[end:size])
+                    if end == 0:
+                        break
+                    self.filled.put((slot, end))
+        except BaseException as error:  # handed to the main thread, which raises it
+            cause: BaseException | None = error
+            while cause is not None:
+                cause.__traceback__ = None
+                cause = cause.__cause__ or cause.__context__
+            self.filled.put(error)
+            return
+        self.filled.put(None)
 
 
 def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) -> None:
@@ -543,15 +583,8 @@ def _is_gzip(path: pathlib.Path) -> bool:
 
 
 @contextlib.contextmanager
-def _open(path: pathlib.Path, gzipped: bool, threaded: bool) -> Iterator[BinaryIO]:
-    if not gzipped:
-        stream: Any = path.open("rb", buffering=MiB)
-    elif threaded:
-        # Decompresses in a background thread (ISA-L releases the GIL), so the main
-        # process can hand out chunks while the next block is being inflated.
-        stream = igzip_threaded.open(path, "rb", threads=1)
-    else:
-        stream = igzip.open(path, "rb")
+def _open(path: pathlib.Path, gzipped: bool) -> Iterator[BinaryIO]:
+    stream: Any = igzip.open(path, "rb") if gzipped else path.open("rb", buffering=MiB)
     try:
         yield stream
     finally:
@@ -559,7 +592,7 @@ def _open(path: pathlib.Path, gzipped: bool, threaded: bool) -> Iterator[BinaryI
 
 
 def _read_head(path: pathlib.Path, gzipped: bool, size: int = 64 * 1024) -> bytes:
-    with _open(path, gzipped, threaded=False) as stream:
+    with _open(path, gzipped) as stream:
         return stream.read(size)
 
 
