@@ -275,6 +275,9 @@ def _gather(data: np.ndarray, items: np.ndarray, starts: np.ndarray) -> np.ndarr
     """The 32 bytes from each of ``starts`` (those past the end of ``data`` as 0): a
     (starts x 32) matrix."""
     last = items.size - 1
+    if starts.size == 0 or int(starts.max()) <= last:  # all but a chunk's last bytes
+        whole: np.ndarray = items[starts].view(np.uint8).reshape(starts.size, _BLOCK)
+        return whole
     block: np.ndarray = items[np.minimum(starts, last)].view(np.uint8).reshape(starts.size, _BLOCK)
     for row in np.flatnonzero(starts > last).tolist():  # the chunk's last bytes
         tail = data[int(starts[row]) :]
