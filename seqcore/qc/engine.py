@@ -4,9 +4,10 @@ Every upload is QC'd, so the default engine is built for throughput: one streami
 gzip decoded by ISA-L (``isal``), the stream cut into chunks of whole records by
 ``dnaio.read_chunks`` and every chunk counted with a few numpy passes
 (:mod:`seqcore.qc.counting`). Large files are counted by worker processes fed through
-shared memory while the main process decompresses; memory stays flat because only a fixed
-number of chunk slots is ever in flight. Files the fast path cannot read (blank lines,
-CRLF, colorspace, ...) are re-read by the tolerant reader in :mod:`seqcore.qc.tolerant`.
+shared memory while a thread of the main process decompresses; memory stays flat because
+only a fixed number of chunk slots is ever in flight. Files the fast path cannot read
+(blank lines, CRLF, colorspace, ...) are re-read by the tolerant reader in
+:mod:`seqcore.qc.tolerant`.
 """
 
 from __future__ import annotations
@@ -292,10 +293,10 @@ def _start_method(configured: str | None) -> str:
 class _WorkerPool:
     """Worker processes that count chunks placed in shared-memory slots.
 
-    Chunk ``n`` goes to worker ``n % workers`` and to that worker's slot
-    ``(n // workers) % slots``; results are collected in chunk order from the per-worker
-    result queues, so the overrepresented-sequence keys are merged in file order and a
-    slot is reused only after its previous chunk's result came back. Leaving the
+    A :class:`_SlotFiller` thread reads the file into whichever slot is free; chunk ``n``
+    goes to worker ``n % workers``. Results are collected in chunk order from the
+    per-worker result queues, so the overrepresented-sequence keys are merged in file
+    order and a slot is refilled only after its chunk's result came back. Leaving the
     ``with`` block always stops the workers and frees the shared memory, also on errors.
     """
 
