@@ -648,8 +648,9 @@ def _add_gc(gc_lengths: np.ndarray, sums: np.ndarray, tally: Tally) -> None:
         values, counts = found + low, histogram[found]
     else:
         values, counts = np.unique(keys, return_counts=True)
-    tally.gc_reads.update({(int(key) // width, int(key) % width): int(count)
-                           for key, count in zip(values, counts, strict=True)})
+    # Python ints by tolist() (one C loop each), not int() per value.
+    pairs = zip((values // width).tolist(), (values % width).tolist(), strict=True)
+    tally.gc_reads.update(dict(zip(pairs, counts.tolist(), strict=True)))
 
 
 def gc_length(lengths: np.ndarray) -> np.ndarray:
