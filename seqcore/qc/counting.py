@@ -14,6 +14,7 @@ line-by-line reader in :mod:`seqcore.qc.tolerant`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,12 +124,15 @@ class ChunkDetail:
     :func:`count_chunk` when asked: where each record's sequence and quality lines start
     and the reads' lengths (per-tile quality samples reads by their number in the file),
     and, if ``key_order`` is a list, every read's key in order (the duplication module
-    needs the number of the read that filled the tracked-sequence dictionary)."""
+    needs the number of the read that filled the tracked-sequence dictionary). Once that
+    dictionary is full, ``tracked`` (its keys' hashes) limits the keys returned to those
+    that may be tracked."""
 
     seq_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     qual_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     key_order: list[bytes] | None = None
+    tracked: TrackedKeys | None = None
 
 
 def _grow(array: np.ndarray, rows: int) -> np.ndarray:
@@ -168,8 +172,9 @@ def count_chunk(data: np.ndarray, tally: Tally,
     header_starts = starts[0::4]
     if not (np.all(data[header_starts] == _AT) and np.all(data[starts[2::4]] == _PLUS)):
         raise IrregularChunk("records are not aligned on 4-line boundaries")
-    ends_nonempty = newlines[newlines > starts]
-    if np.any(data[ends_nonempty - 1] == _CR):
+    # The byte before each line end (for an empty line, the previous line end; for an
+    # empty first line, the chunk's last byte, a line end too).
+    if np.any(data[newlines - 1] == _CR):
         raise IrregularChunk("CRLF line ends")
 
     seq_starts = starts[1::4]
@@ -193,8 +198,10 @@ def count_chunk(data: np.ndarray, tally: Tally,
         if detail is not None and detail.key_order is not None:
             detail.key_order.extend([b""] * int(seq_starts.size))
         return Counter({b"": int(seq_starts.size)})
+    if detail is None:
+        return _count_records(data, seq_starts, qual_starts, seq_lengths, tally)
     return _count_records(data, seq_starts, qual_starts, seq_lengths, tally,
-                          None if detail is None else detail.key_order)
+                          detail.key_order, detail.tracked)
 
 
 # A base's 2-bit code is (byte >> 1) & 3: A 0, C 1, T 2, G 3, in either case, without a
@@ -268,6 +275,9 @@ def _gather(data: np.ndarray, items: np.ndarray, starts: np.ndarray) -> np.ndarr
     """The 32 bytes from each of ``starts`` (those past the end of ``data`` as 0): a
     (starts x 32) matrix."""
     last = items.size - 1
+    if starts.size == 0 or int(starts.max()) <= last:  # all but a chunk's last bytes
+        whole: np.ndarray = items[starts].view(np.uint8).reshape(starts.size, _BLOCK)
+        return whole
     block: np.ndarray = items[np.minimum(starts, last)].view(np.uint8).reshape(starts.size, _BLOCK)
     for row in np.flatnonzero(starts > last).tolist():  # the chunk's last bytes
         tail = data[int(starts[row]) :]
@@ -276,22 +286,101 @@ def _gather(data: np.ndarray, items: np.ndarray, starts: np.ndarray) -> np.ndarr
     return block
 
 
-def _transposed(data: np.ndarray, items: np.ndarray, starts: np.ndarray,
-                full: int, limits: np.ndarray) -> np.ndarray:
-    """A block of 32 positions as a (32 x reads) matrix, one row per position; the bytes
-    of rows ``full:`` at or past their read's ``limits`` (a position in the block) are
-    set to 0 (a NUL was refused before, so 0 means "no byte")."""
-    block = np.ascontiguousarray(_gather(data, items, starts).T)
-    _blank_past(block, full, limits)
-    return block
+def gather_rows(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes from each of ``starts`` (those past the end of ``data`` as 0): a
+    (starts x width) matrix, copied 32 bytes at a time. For the widths of read names and
+    short reads this is much cheaper than ``take`` with a matrix of every byte's offset;
+    the bytes past each row's own end are whatever follows it in ``data``."""
+    items = _items(data)
+    blocks = [_gather(data, items, starts + column) for column in range(0, width, _BLOCK)]
+    rows = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
+    return rows[:, :width]
 
 
-def _blank_past(block: np.ndarray, first: int, limits: np.ndarray) -> None:
-    """Set the bytes of the (position x read) ``block`` at or past each read's limit to 0,
-    for the reads ``first:``."""
-    if first < block.shape[1]:
-        reads = block[:, first:]
-        reads[np.arange(block.shape[0])[:, None] >= limits[None, first:]] = 0
+def _blank_rows(block: np.ndarray, first: int, limits: np.ndarray) -> None:
+    """Set the bytes of the (read x position) ``block`` at or past each read's limit (a
+    position in the block) to 0, for the reads ``first:`` (``limits`` holds theirs, in
+    decreasing order); a NUL was refused before, so 0 means "no byte". Reads with the same
+    limit are neighbours, so each run of them is one slice."""
+    for begin, end, limit in _runs(limits):
+        block[first + begin : first + end, limit:] = 0
+
+
+def _blank_columns(block: np.ndarray, first: int, limits: np.ndarray) -> None:
+    """:func:`_blank_rows` for a (position x read) ``block``."""
+    for begin, end, limit in _runs(limits):
+        block[limit:, first + begin : first + end] = 0
+
+
+def _runs(limits: np.ndarray) -> list[tuple[int, int, int]]:
+    """(begin, end, value) of each run of equal values of ``limits``, clipped at 0."""
+    if limits.size == 0:
+        return []
+    edges = [0, *(np.flatnonzero(limits[1:] != limits[:-1]) + 1).tolist(), limits.size]
+    values = limits[edges[:-1]].tolist()
+    return [(begin, end, max(value, 0))
+            for begin, end, value in zip(edges[:-1], edges[1:], values, strict=True)]
+
+
+# The overrepresented-sequence keys are at most 75 bytes: each read's key is kept as a
+# column of 10 8-byte words (zero-padded), filled from the first three blocks of bases.
+_KEY_WORDS = 10
+_KEY_BYTES = 8 * _KEY_WORDS
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_HASH_SHIFT = np.uint64(29)
+# Tracked keys' hashes are first looked up in a bitmap of 2**23 bits (1 MiB, 1 % of it
+# set by 100,000 keys) indexed by a hash's top bits; only hits are searched for.
+_FILTER_BITS = 23
+_FILTER_SHIFT = np.uint64(64 - _FILTER_BITS)
+
+
+def _key_hashes(words: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each column of a (10 x keys) uint64 matrix of zero-padded keys.
+
+    It only has to spread keys: a hash match is checked against the key itself."""
+    hashes = np.zeros(words.shape[1], dtype=np.uint64)
+    spread = np.empty_like(hashes)
+    for row in words:
+        np.bitwise_xor(hashes, row, out=hashes)
+        np.multiply(hashes, _HASH_MULTIPLIER, out=hashes)
+        np.right_shift(hashes, _HASH_SHIFT, out=spread)
+        np.bitwise_xor(hashes, spread, out=hashes)
+    return hashes
+
+
+class TrackedKeys:
+    """The hashes of the overrepresented-sequence keys FastQC tracks, once its dictionary
+    is full: from then on only reads with a tracked key change any count, so a chunk turns
+    into ``bytes`` only the reads whose key hash is one of these (a hash shared by an
+    untracked key costs time, not exactness: the caller looks the keys up)."""
+
+    def __init__(self, keys: Iterable[bytes]) -> None:
+        matrix = np.array(list(keys), dtype=f"S{_KEY_BYTES}")
+        words = np.zeros((matrix.size, _KEY_WORDS), dtype=np.uint64)
+        if matrix.size:
+            words[:] = matrix.view(np.uint64).reshape(-1, _KEY_WORDS)
+        self.hashes = np.sort(_key_hashes(np.ascontiguousarray(words.T)))
+        bits = np.zeros(1 << _FILTER_BITS, dtype=bool)
+        bits[(self.hashes >> _FILTER_SHIFT).astype(np.intp)] = True
+        self.filter = np.packbits(bits, bitorder="little")
+
+    def candidates(self, hashes: np.ndarray) -> np.ndarray:
+        """The indices of the ``hashes`` that are hashes of tracked keys."""
+        if self.hashes.size == 0:
+            return np.zeros(0, dtype=np.intp)
+        slots = (hashes >> _FILTER_SHIFT).astype(np.intp)
+        maybe = np.flatnonzero((self.filter[slots >> 3] >> (slots & 7)) & 1)
+        wanted = hashes[maybe]
+        found = np.minimum(np.searchsorted(self.hashes, wanted), self.hashes.size - 1)
+        held: np.ndarray = maybe[self.hashes[found] == wanted]
+        return held
+
+
+# Letters are counted per position by comparing a block with each letter: the matches,
+# read as 8-byte words, are summed over groups of 255 words so that none of a word's 8
+# byte counters can overflow. A block's reads are padded to a whole number of groups.
+_LANE_WORDS = 255
+_LANE_READS = 8 * _LANE_WORDS
 
 
 def _count_records(
@@ -301,6 +390,7 @@ def _count_records(
     lengths: np.ndarray,
     tally: Tally,
     key_order: list[bytes] | None = None,
+    tracked: TrackedKeys | None = None,
 ) -> Counter[bytes]:
     """Count bases, qualities and keys of records whose lines start at the given offsets.
 
@@ -310,7 +400,9 @@ def _count_records(
     per read. With the reads ordered by decreasing length the reads covering a block are a
     prefix of the order, and only the few that end inside it need their bytes past the end
     blanked. Gathering one position at a time instead touches every cache line of the chunk
-    32 times as often and makes 32 times as many gathers.
+    32 times as often and makes 32 times as many gathers. The keys are taken from the
+    first three blocks of bases as they go by (no gather of their own); with ``tracked``
+    only the reads whose key hash is tracked become ``bytes``.
     """
     reads = lengths.size
     longest = int(lengths.max())
@@ -341,6 +433,12 @@ def _count_records(
     sums: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = np.zeros(
         reads, dtype=np.int32 if longest < 10_000_000 else np.int64)
     gc_sums = np.zeros(reads, dtype=np.int64)
+    # Each read's key bytes (in the length order), zero-padded: one column per read.
+    key_words = np.zeros((_KEY_WORDS, reads), dtype=np.uint64)
+    # A block of bases, transposed, with its reads padded to whole groups of 8 x 255.
+    padded = -(-reads // _LANE_READS) * _LANE_READS
+    bases = np.empty((_BLOCK, padded), dtype=np.uint8)
+    matches = np.empty((_BLOCK, padded), dtype=bool)
     # Adapter search: every 4-base group's 2-bit codes packed in a byte; two neighbouring
     # groups are the 8-mer at a multiple of 4, looked up in a 64 KiB table of the 8-mers
     # an adapter holds at its offsets 0 to _STRIDE - 1 (every occurrence holds one).
@@ -351,9 +449,11 @@ def _count_records(
         width = min(_BLOCK, longest - start)
         cover = int(covering[start])
         full = int(covering[start + _BLOCK - 1])
-        limits = ordered_lengths[:cover] - start
+        limits = ordered_lengths[full:cover] - start
 
-        block = _transposed(data, items, qual_index[:cover] + start, full, limits)
+        gathered = _gather(data, items, qual_index[:cover] + start)
+        _blank_rows(gathered, full, limits)
+        block = np.ascontiguousarray(gathered.T)
         for row in range(width):
             histogram = np.bincount(block[row], minlength=QUAL_HIGH + 1)
             if histogram.size > QUAL_HIGH + 1:
@@ -362,26 +462,49 @@ def _count_records(
             counts[start + row] = histogram
         sums[:cover] += block.sum(axis=0, dtype=np.uint16)  # 32 x 255 fits
 
-        block = _transposed(data, items, seq_index[:cover] + start, full, limits)
-        histograms = np.empty((width, 256), dtype=np.int64)
-        for row in range(width):
-            histograms[row] = np.bincount(block[row], minlength=256)
-        letters[start : start + width] = histograms[:, _COUNTED]
-        every_byte += histograms.sum(axis=0)
+        gathered = _gather(data, items, seq_index[:cover] + start)
+        _blank_rows(gathered, full, limits)
+        if start < _KEY_BYTES:
+            word = start // 8
+            key_words[word : word + _BLOCK // 8, :cover] = gathered.view(np.uint64).T[
+                : _KEY_WORDS - word]
+        span = -(-cover // _LANE_READS) * _LANE_READS
+        lanes = bases[:, :span]
+        np.copyto(lanes[:, :cover], gathered.T)
+        lanes[:, cover:] = 0
+        block = lanes[:, :cover]
+        if int(lanes.max()) < _LOWER_A:
+            # Upper case only (the usual case): count the five letters by comparison,
+            # several times faster than a histogram of every byte value.
+            found = matches[:, :span]
+            for column, letter in enumerate(POSITION_LETTERS):
+                np.equal(lanes, letter, out=found)
+                per_group = np.add.reduce(
+                    found.view(np.uint64).reshape(_BLOCK, -1, _LANE_WORDS), axis=2)
+                letters[start : start + width, column] = per_group.view(np.uint8).reshape(
+                    _BLOCK, -1).sum(axis=1)[:width]
+            letters[start : start + width, len(POSITION_LETTERS):] = 0
+        else:
+            histograms = np.empty((width, 256), dtype=np.int64)
+            for row in range(width):
+                histograms[row] = np.bincount(block[row], minlength=256)
+            letters[start : start + width] = histograms[:, _COUNTED]
+            every_byte += histograms.sum(axis=0)
 
         gc_cover = int(gc_covering[start])
         if gc_cover:
             gc_full = min(int(gc_covering[start + _BLOCK - 1]), gc_cover)
             flags = (block[:, :gc_cover] & _GC_MASK) == _GC_BITS
-            _blank_past(flags, gc_full, gc_lengths[:gc_cover] - start)
+            _blank_columns(flags, gc_full, gc_lengths[gc_full:gc_cover] - start)
             gc_sums[:gc_cover] += flags.sum(axis=0, dtype=np.uint8)  # at most 32
 
         # Each base's 2-bit code is (byte >> 1) & 3; four of them packed in a byte.
         groups = ((block[0::4] & 6) << 5) | ((block[1::4] & 6) << 3) \
             | ((block[2::4] & 6) << 1) | ((block[3::4] & 6) >> 1)
         kmers = (groups[:-1].astype(np.uint16) << 8) | groups[1:]
-        columns, rows = np.nonzero(_ADAPTER_PREFIXES.take(kmers))
-        if rows.size:
+        hits = np.flatnonzero(_ADAPTER_PREFIXES.take(kmers))
+        if hits.size:
+            columns, rows = np.divmod(hits, cover)
             found_reads.append(rows)
             found_at.append(columns * _STRIDE + start)
         if previous_group.size:  # the 8-mer across the block boundary
@@ -405,24 +528,77 @@ def _count_records(
     # Case folded: FastQC upper-cases reads.
     tally.add_position_bases(letters[:, :len(POSITION_LETTERS)]
                              + letters[:, len(POSITION_LETTERS):])
+    return _keys(key_words, covering, order, tally, key_order, tracked)
 
-    # The keys: the first 50 bases of reads over 75 bp, shorter reads whole, in file order.
-    key_lengths = np.where(lengths > OVERREPRESENTED_LONG_READ, OVERREPRESENTED_PREFIX,
-                           lengths)
-    width = int(key_lengths.max())
-    if width <= _BLOCK:
-        keys = _gather(data, items, seq_starts)
-    else:
-        keys = np.concatenate([_gather(data, items, seq_starts + column)
-                               for column in range(0, width, _BLOCK)], axis=1)
-    keys = keys[:, :width]
-    shorter = np.flatnonzero(key_lengths < width)
-    if shorter.size == reads:
-        keys[np.arange(width) >= key_lengths[:, None]] = 0
-    elif shorter.size:
-        keys[shorter] = np.where(np.arange(width) < key_lengths[shorter, None],
-                                 keys[shorter], 0)
-    return _key_counter(np.ascontiguousarray(keys), tally, key_order)
+
+def _keys(key_words: np.ndarray, covering: np.ndarray, order: np.ndarray | None,
+          tally: Tally, key_order: list[bytes] | None,
+          tracked: TrackedKeys | None) -> Counter[bytes]:
+    """The reads' keys (``key_words``: one column per read, in length order, its first 80
+    bases), counted in file order: the first 50 bases of reads over 75 bp, shorter reads
+    whole, upper-cased.
+
+    With ``tracked`` only the keys whose hash is tracked are counted (in no particular
+    order); else every key, in first-seen order, also appended read by read to
+    ``key_order`` when it is a list.
+    """
+    # Reads longer than 75 bases (a prefix of the length order) keep 50.
+    long_keys = int(covering[OVERREPRESENTED_LONG_READ]) \
+        if covering.size > OVERREPRESENTED_LONG_READ else 0
+    _cut_and_fold(key_words, slice(0, long_keys), bool(tally.bases[_LOWERCASE_FLAG]))
+    if tracked is not None:
+        candidates = tracked.candidates(_key_hashes(key_words))
+        rows = np.ascontiguousarray(key_words[:, candidates].T)
+        return Counter(rows.view(f"S{_KEY_BYTES}").reshape(-1).tolist())
+    if order is not None:
+        in_file_order = np.empty_like(key_words)
+        in_file_order[:, order] = key_words
+        key_words = in_file_order
+    rows = np.ascontiguousarray(key_words.T)
+    ordered = rows.view(f"S{_KEY_BYTES}").reshape(-1).tolist()
+    if key_order is not None:
+        key_order.extend(ordered)
+    return Counter(ordered)
+
+
+def _cut_and_fold(key_words: np.ndarray, long_reads: slice | np.ndarray,
+                  lowercase: bool) -> None:
+    """Cut the keys of ``long_reads`` (columns of ``key_words``) to 50 bases and, if the
+    reads may hold ``lowercase`` letters, upper-case them, as FastQC does."""
+    key_bytes = key_words.view(np.uint8).reshape(_KEY_WORDS, -1, 8)
+    cut_word, cut_byte = divmod(OVERREPRESENTED_PREFIX, 8)
+    key_bytes[cut_word, long_reads, cut_byte:] = 0
+    key_words[cut_word + 1 :, long_reads] = 0
+    if lowercase:
+        lower = (key_bytes >= _LOWER_A) & (key_bytes <= _LOWER_Z)
+        if lower.any():
+            key_bytes[lower] -= 32
+
+
+def chunk_keys(data: np.ndarray) -> list[bytes]:
+    """Every read's overrepresented-sequence key, in file order, of a chunk that
+    :func:`count_chunk` counted without error: what its ``key_order`` gets, without
+    counting anything (the engine needs it for the chunk that fills FastQC's dictionary).
+    """
+    if data.size == 0:
+        return []
+    if data[-1] != _NEWLINE:
+        data = np.concatenate([data, np.array([_NEWLINE], dtype=np.uint8)])
+    newlines = np.flatnonzero(data == _NEWLINE)
+    seq_starts = newlines[0::4] + 1
+    lengths = newlines[1::4] - seq_starts
+    items = _items(data)
+    key_words = np.zeros((_KEY_WORDS, lengths.size), dtype=np.uint64)
+    positions = np.arange(_BLOCK)
+    for start in range(0, min(int(lengths.max()), _KEY_BYTES), _BLOCK):
+        gathered = _gather(data, items, seq_starts + start)
+        gathered[positions >= (lengths - start)[:, None]] = 0
+        word = start // 8
+        key_words[word : word + _BLOCK // 8] = gathered.view(np.uint64).T[: _KEY_WORDS - word]
+    _cut_and_fold(key_words, lengths > OVERREPRESENTED_LONG_READ, True)
+    keys: list[bytes] = np.ascontiguousarray(key_words.T).view(
+        f"S{_KEY_BYTES}").reshape(-1).tolist()
+    return keys
 
 
 def _check_quality(data: np.ndarray, counts: np.ndarray, high: np.ndarray,
@@ -472,8 +648,9 @@ def _add_gc(gc_lengths: np.ndarray, sums: np.ndarray, tally: Tally) -> None:
         values, counts = found + low, histogram[found]
     else:
         values, counts = np.unique(keys, return_counts=True)
-    tally.gc_reads.update({(int(key) // width, int(key) % width): int(count)
-                           for key, count in zip(values, counts, strict=True)})
+    # Python ints by tolist() (one C loop each), not int() per value.
+    pairs = zip((values // width).tolist(), (values % width).tolist(), strict=True)
+    tally.gc_reads.update(dict(zip(pairs, counts.tolist(), strict=True)))
 
 
 def gc_length(lengths: np.ndarray) -> np.ndarray:
@@ -503,23 +680,3 @@ _LOWER_A = ord("a")
 _LOWER_Z = ord("z")
 # Slot of Tally.bases (byte value 0 cannot be a base) set when lowercase was seen.
 _LOWERCASE_FLAG = 0
-
-
-def _key_counter(keys: np.ndarray, tally: Tally,
-                 key_order: list[bytes] | None = None) -> Counter[bytes]:
-    """Count the rows of a (reads x width) key matrix as bytes, in first-seen order.
-
-    FastQC upper-cases reads, so lowercase letters are folded first (only when the
-    chunk has any, which the base counts tell). Zero bytes pad shorter keys; numpy's
-    fixed-width bytes type drops them when converting to Python bytes.
-    """
-    if tally.bases[_LOWERCASE_FLAG]:
-        lower = (keys >= _LOWER_A) & (keys <= _LOWER_Z)
-        if lower.any():
-            keys = keys.copy()
-            keys[lower] -= 32
-    width = keys.shape[1]
-    ordered = keys.view(f"S{width}").reshape(-1).tolist()
-    if key_order is not None:
-        key_order.extend(ordered)
-    return Counter(ordered)

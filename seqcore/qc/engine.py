@@ -4,9 +4,10 @@ Every upload is QC'd, so the default engine is built for throughput: one streami
 gzip decoded by ISA-L (``isal``), the stream cut into chunks of whole records by
 ``dnaio.read_chunks`` and every chunk counted with a few numpy passes
 (:mod:`seqcore.qc.counting`). Large files are counted by worker processes fed through
-shared memory while the main process decompresses; memory stays flat because only a fixed
-number of chunk slots is ever in flight. Files the fast path cannot read (blank lines,
-CRLF, colorspace, ...) are re-read by the tolerant reader in :mod:`seqcore.qc.tolerant`.
+shared memory while a thread of the main process decompresses; memory stays flat because
+only a fixed number of chunk slots is ever in flight. Files the fast path cannot read
+(blank lines, CRLF, colorspace, ...) are re-read by the tolerant reader in
+:mod:`seqcore.qc.tolerant`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any, BinaryIO, Protocol, cast, runtime_checkable
 
 import dnaio
 import numpy as np
-from isal import igzip, igzip_threaded
+from isal import igzip
 from isal.igzip_lib import IsalError
 
 from .counting import (
@@ -39,6 +40,8 @@ from .counting import (
     ChunkError,
     IrregularChunk,
     Tally,
+    TrackedKeys,
+    chunk_keys,
     count_chunk,
 )
 from .fastqc_modules import TileTally, adapter_content, duplication_levels
@@ -66,6 +69,10 @@ _OTHER_COMPRESSION = {
 # A chunk may be grown up to this size to fit one (very long) record.
 _MAX_CHUNK = 1024 * MiB
 _SLOTS_PER_WORKER = 2
+# What reading a file may raise; the engine reports it as a QCError. (isal's stub declares
+# IsalError an instance of Exception, not the class it is.)
+_READ_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, EOFError, zlib.error, cast("type[BaseException]", IsalError), BufferError)
 _POLL_SECONDS = 0.5
 
 
@@ -97,6 +104,8 @@ class _KeyTracker:
         self.frozen = False
         self.reads = 0
         self.count_at_limit = 0
+        # Once frozen: the tracked keys' hashes, for count_chunk to skip untracked reads.
+        self.tracked: TrackedKeys | None = None
 
     def add(self, chunk: Mapping[bytes, int], reads: int,
             key_order: Callable[[], list[bytes]]) -> bool:
@@ -111,6 +120,15 @@ class _KeyTracker:
             for key in chunk.keys() & counts.keys():
                 counts[key] += chunk[key]
             return False
+        if len(counts) + len(chunk) < OVERREPRESENTED_TRACKING_LIMIT:
+            # The chunk cannot fill the dictionary: merge it with C loops (update keeps
+            # the known keys in place and appends the new ones in first-seen order).
+            merged = dict(chunk)
+            for key in chunk.keys() & counts.keys():
+                merged[key] += counts[key]
+            counts.update(merged)
+            self.count_at_limit = self.reads
+            return False
         for key, count in chunk.items():
             if key in counts:
                 counts[key] += count
@@ -121,7 +139,9 @@ class _KeyTracker:
                     self.count_at_limit = reads_before + key_order().index(key) + 1
         if not self.frozen:
             self.count_at_limit = self.reads
-        return self.frozen
+            return False
+        self.tracked = TrackedKeys(counts)
+        return True
 
 
 class _Restart(Exception):
@@ -206,7 +226,7 @@ class FastQCCompatibleEngine:
         tally = Tally()
         tracker = _KeyTracker()
         tiles = TileTally()
-        with _open(path, gzipped, threaded=False) as stream:
+        with _open(path, gzipped) as stream:
             for chunk in _chunks(stream, chunk_size):
                 first_record = tally.reads + 1
                 try:
@@ -222,7 +242,7 @@ class FastQCCompatibleEngine:
         tracker = _KeyTracker()
         tiles = TileTally()
         colorspace = False
-        with _open(path, gzipped, threaded=False) as stream:
+        with _open(path, gzipped) as stream:
             for chunk, first_record, chunk_colorspace in normalised_chunks(stream, self.chunk_size):
                 colorspace = chunk_colorspace
                 try:
@@ -244,18 +264,11 @@ def _count_in_order(data: np.ndarray, tally: Tally, tracker: _KeyTracker,
                     tiles: TileTally) -> None:
     """Count one chunk in-process, feeding the order-dependent modules too."""
     reads_before = tally.reads
-    detail = ChunkDetail(key_order=None if tracker.frozen else [])
+    detail = ChunkDetail(key_order=None if tracker.frozen else [], tracked=tracker.tracked)
     keys = count_chunk(data, tally, detail)
     tiles.add(data, detail.seq_starts, detail.qual_starts, detail.lengths, reads_before)
     order = detail.key_order
     tracker.add(keys, tally.reads - reads_before, lambda: order or [])
-
-
-def _key_order(data: np.ndarray) -> list[bytes]:
-    """Every read's key of a chunk, in order (counted again: needed once per file)."""
-    detail = ChunkDetail(key_order=[])
-    count_chunk(data, Tally(), detail)
-    return detail.key_order or []
 
 
 def _start_method(configured: str | None) -> str:
@@ -280,10 +293,10 @@ def _start_method(configured: str | None) -> str:
 class _WorkerPool:
     """Worker processes that count chunks placed in shared-memory slots.
 
-    Chunk ``n`` goes to worker ``n % workers`` and to that worker's slot
-    ``(n // workers) % slots``; results are collected in chunk order from the per-worker
-    result queues, so the overrepresented-sequence keys are merged in file order and a
-    slot is reused only after its previous chunk's result came back. Leaving the
+    A :class:`_SlotFiller` thread reads the file into whichever slot is free; chunk ``n``
+    goes to worker ``n % workers``. Results are collected in chunk order from the
+    per-worker result queues, so the overrepresented-sequence keys are merged in file
+    order and a slot is refilled only after its chunk's result came back. Leaving the
     ``with`` block always stops the workers and frees the shared memory, also on errors.
     """
 
@@ -333,8 +346,11 @@ class _WorkerPool:
         dispatched = 0
         collected = 0
 
+        # Set once per-tile quality gave up: workers then stop sending the layout.
+        tiles_off = False
+
         def collect() -> None:
-            nonlocal collected, reads_before
+            nonlocal collected, reads_before, tiles_off
             message = self._receive(collected % self.workers)
             kind = message[0]
             if kind == "irregular":
@@ -344,67 +360,58 @@ class _WorkerPool:
             if kind == "error":
                 raise QCError(f"QC worker failed: {message[1]}")
             _, reads, keys, layout = message
-            slot, size = pending.popleft()
+            slot, size = pending[0]  # popped by the caller, which then frees the slot
             # The slot still holds the chunk: it is refilled only after this collection.
             assert memory is not None
             data = np.frombuffer(memory, dtype=np.uint8, count=size,
                                  offset=slot * self.chunk_size)
             try:
-                seq_starts, qual_starts, lengths = layout
-                tiles.add(data, seq_starts, qual_starts, lengths, reads_before)
-                filled = tracker.add(keys, reads, functools.partial(_key_order, data))
+                if layout is not None:
+                    seq_starts, qual_starts, lengths = layout
+                    tiles.add(data, seq_starts, qual_starts, lengths, reads_before)
+                filled = tracker.add(keys, reads, functools.partial(chunk_keys, data))
             finally:
                 del data
             reads_before += reads
             if filled:
-                frozen = frozenset(tracker.counts)
                 for tasks in self.tasks:
-                    tasks.put(("freeze", frozen))
+                    tasks.put(("freeze", tracker.tracked))
+            if tiles.ignored and not tiles_off:
+                tiles_off = True
+                for tasks in self.tasks:
+                    tasks.put(("no-layout",))
             collected += 1
 
         memory = self.memory.buf
         if memory is None:  # only once the shared memory is closed
             raise RuntimeError("the worker pool is not open")
-        carry = b""
-        failure = None
-        stream: Any = None
+        filler = _SlotFiller(path, gzipped, memory, self.chunk_size, self.slots)
         try:
-            with _open(path, gzipped, threaded=True) as stream:
-                while True:
-                    while collected <= dispatched - self.slots:
-                        collect()
-                    worker = dispatched % self.workers
-                    slot = (
-                        worker * _SLOTS_PER_WORKER
-                        + (dispatched // self.workers) % _SLOTS_PER_WORKER
-                    )
-                    offset = slot * self.chunk_size
-                    with memory[offset : offset + self.chunk_size] as view:
-                        view[: len(carry)] = carry
-                        filled = len(carry) + _read_into(stream, view[len(carry) :])
-                        # A short read means end of file: the rest is the last chunk.
-                        end = filled
-                        if filled == self.chunk_size:
-                            end = _last_record_end(view, filled)
-                        carry = bytes(view[end:filled])
-                    if end == 0:
-                        break
-                    self.tasks[worker].put(("chunk", slot, end))
-                    pending.append((slot, end))
-                    dispatched += 1
-        # isal's stub declares IsalError an instance of Exception, not the class it is.
-        except (OSError, EOFError, zlib.error, IsalError,  # type: ignore[misc]
-                BufferError) as error:
-            # Turned into a QCError outside the handler, so that the traceback (and the
-            # views of the shared memory held by its frames) is dropped before clean-up.
-            failure = f"{type(error).__name__}: {error}"
-        if failure is not None:
-            # The reader keeps the exception, whose traceback holds a view of a slot:
-            # drop the reader so that clean-up can collect it and free the memory.
-            stream = None
-            raise QCError(f"could not read {path.name}: {failure}")
-        while collected < dispatched:
-            collect()
+            while True:
+                # Merge the results that are in, so that their slots are refilled early;
+                # with every slot in flight, wait for the oldest.
+                while collected < dispatched and (
+                        dispatched - collected >= self.slots
+                        or not self.results[collected % self.workers].empty()):
+                    collect()
+                    filler.free.put(pending.popleft()[0])
+                item = filler.filled.get()
+                if item is None:
+                    break
+                if isinstance(item, BaseException):
+                    if isinstance(item, _READ_ERRORS):
+                        raise QCError(f"could not read {path.name}: "
+                                      f"{type(item).__name__}: {item}") from None
+                    raise item
+                slot, size = item
+                self.tasks[dispatched % self.workers].put(("chunk", slot, size))
+                pending.append((slot, size))
+                dispatched += 1
+            while collected < dispatched:
+                collect()
+                pending.popleft()
+        finally:
+            filler.stop()
         for tasks in self.tasks:
             tasks.put(None)
         for worker in range(self.workers):
@@ -455,11 +462,67 @@ class _WorkerPool:
             self.memory = None
 
 
+class _SlotFiller:
+    """Reads the file straight into free shared-memory slots, in a thread of its own.
+
+    ISA-L inflates (and the file is read) without holding the GIL, so decompression goes
+    on while the main thread merges results; it writes into the slot itself, with no
+    intermediate buffer. Each slot taken from ``free`` comes back through ``filled`` as
+    ``(slot, size)``: whole records, the partial last one carried over to the next slot.
+    ``filled`` ends with ``None`` (end of file) or the exception that stopped the reading
+    (its traceback dropped: its frames held views of a slot).
+    """
+
+    def __init__(self, path: pathlib.Path, gzipped: bool, memory: memoryview,
+                 chunk_size: int, slots: int) -> None:
+        self.free: queue.Queue[int | None] = queue.Queue()
+        for slot in range(slots):
+            self.free.put(slot)
+        self.filled: queue.Queue[tuple[int, int] | BaseException | None] = queue.Queue()
+        self._thread = threading.Thread(
+            target=self._fill, args=(path, gzipped, memory, chunk_size), daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop reading (after the slot being filled, if any) and wait for the thread."""
+        self.free.put(None)
+        self._thread.join()
+
+    def _fill(self, path: pathlib.Path, gzipped: bool, memory: memoryview,
+              chunk_size: int) -> None:
+        carry = b""
+        try:
+            with _open(path, gzipped) as stream:
+                while (slot := self.free.get()) is not None:
+                    offset = slot * chunk_size
+                    with memory[offset : offset + chunk_size] as view:
+                        view[: len(carry)] = carry
+                        size = len(carry) + _read_into(cast(io.BufferedIOBase, stream),
+                                                       view[len(carry) :])
+                        # A short read means end of file: the rest is the last chunk.
+                        end = size
+                        if size == chunk_size:
+                            end = _last_record_end(view, size)
+                        carry = bytes(view[end:size])
+                    if end == 0:
+                        break
+                    self.filled.put((slot, end))
+        except BaseException as error:  # handed to the main thread, which raises it
+            cause: BaseException | None = error
+            while cause is not None:
+                cause.__traceback__ = None
+                cause = cause.__cause__ or cause.__context__
+            self.filled.put(error)
+            return
+        self.filled.put(None)
+
+
 def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) -> None:
     """Worker loop: count the chunks it is given, send keys back, the tally at the end."""
     memory = SharedMemory(name=memory_name)
     tally = Tally()
-    frozen: frozenset[bytes] | None = None
+    tracked: TrackedKeys | None = None
+    layout_wanted = True
     try:
         shared = memory.buf
         if shared is None:  # only once closed
@@ -469,11 +532,14 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
             if task is None:
                 break
             if task[0] == "freeze":
-                frozen = task[1]
+                tracked = task[1]
+                continue
+            if task[0] == "no-layout":
+                layout_wanted = False
                 continue
             _, slot, size = task
             reads_before = tally.reads
-            detail = ChunkDetail()
+            detail = ChunkDetail(tracked=tracked)
             try:
                 data = np.frombuffer(
                     shared, dtype=np.uint8, count=size, offset=slot * chunk_size
@@ -491,13 +557,13 @@ def _worker_main(memory_name: str, chunk_size: int, tasks: Any, results: Any) ->
             except Exception as error:  # reported to the main process, which raises QCError
                 results.put(("error", repr(error)))
                 continue
-            kept = (dict(keys) if frozen is None
-                    else {key: keys[key] for key in keys.keys() & frozen})
             # Where the records lie, for the main process's per-tile sampling (int32: a
-            # chunk is far smaller than 2 GiB).
+            # chunk is far smaller than 2 GiB), until that module gave up.
             layout = tuple(array.astype(np.int32) for array in
-                           (detail.seq_starts, detail.qual_starts, detail.lengths))
-            results.put(("chunk", tally.reads - reads_before, kept, layout))
+                           (detail.seq_starts, detail.qual_starts, detail.lengths)) \
+                if layout_wanted else None
+            # Once tracked is set the keys are only the few that may be tracked.
+            results.put(("chunk", tally.reads - reads_before, dict(keys), layout))
         results.put(("done", tally))
     finally:
         memory.close()
@@ -518,15 +584,8 @@ def _is_gzip(path: pathlib.Path) -> bool:
 
 
 @contextlib.contextmanager
-def _open(path: pathlib.Path, gzipped: bool, threaded: bool) -> Iterator[BinaryIO]:
-    if not gzipped:
-        stream: Any = path.open("rb", buffering=MiB)
-    elif threaded:
-        # Decompresses in a background thread (ISA-L releases the GIL), so the main
-        # process can hand out chunks while the next block is being inflated.
-        stream = igzip_threaded.open(path, "rb", threads=1)
-    else:
-        stream = igzip.open(path, "rb")
+def _open(path: pathlib.Path, gzipped: bool) -> Iterator[BinaryIO]:
+    stream: Any = igzip.open(path, "rb") if gzipped else path.open("rb", buffering=MiB)
     try:
         yield stream
     finally:
@@ -534,7 +593,7 @@ def _open(path: pathlib.Path, gzipped: bool, threaded: bool) -> Iterator[BinaryI
 
 
 def _read_head(path: pathlib.Path, gzipped: bool, size: int = 64 * 1024) -> bytes:
-    with _open(path, gzipped, threaded=False) as stream:
+    with _open(path, gzipped) as stream:
         return stream.read(size)
 
 

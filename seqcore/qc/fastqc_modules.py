@@ -17,6 +17,7 @@ from typing import cast
 
 import numpy as np
 
+from .counting import gather_rows
 from .fastqc_rules import ADAPTER_LENGTH, ADAPTERS, TILE_LIMIT, TILE_SAMPLING, encoding_for
 from .report import AdapterContent, DuplicationLevels, PerTileQuality, fastqc_base_groups
 
@@ -126,6 +127,8 @@ _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _COLON = ord(":")
 _MATRIX_CELLS = 4_000_000
 _POWERS_OF_TEN = 10 ** np.arange(10, dtype=np.int64)
+# Names and quality lines up to this long are read 32 bytes at a time (gather_rows).
+_GATHERED_WIDTH = 1024
 
 
 @dataclass
@@ -184,7 +187,10 @@ class TileTally:
         width = int(widths.max()) if widths.size else 0
         columns = np.arange(max(width, 1))
         inside = columns < widths[:, None]
-        names = data.take(np.where(inside, starts[:, None] + columns, 0))
+        if width <= _GATHERED_WIDTH:
+            names = gather_rows(data, starts, columns.size)
+        else:
+            names = data.take(np.where(inside, starts[:, None] + columns, 0))
         colons = (names == _COLON) & inside
         last = data.take(np.maximum(ends - 1, 0))
         fields = colons.sum(axis=1) + 1
@@ -255,14 +261,17 @@ class TileTally:
         if longest == 0:
             return
         columns = np.arange(longest)
-        index = qual_starts[:, None] + columns
+        if longest <= _GATHERED_WIDTH:
+            values = gather_rows(data, qual_starts, longest)
         if int(lengths.min()) == longest:  # the usual case: no ragged rows to mask
-            values = data.take(index)
+            if longest > _GATHERED_WIDTH:
+                values = data.take(qual_starts[:, None] + columns)
             lowest_per_read = values.min(axis=1)
             inside = None
         else:
             inside = columns < lengths[:, None]
-            values = data.take(np.where(inside, index, 0))
+            if longest > _GATHERED_WIDTH:
+                values = data.take(np.where(inside, qual_starts[:, None] + columns, 0))
             values[~inside] = 0
             lowest_per_read = np.where(inside, values, 255).min(axis=1)
         numbers, inverse = np.unique(np.array(tiles, dtype=np.int64), return_inverse=True)
@@ -274,12 +283,13 @@ class TileTally:
             bounds = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
         else:
             bounds = np.zeros(1, dtype=np.intp)
-        sums = np.add.reduceat(values, bounds, axis=0, dtype=np.int64)
+        # int32 is enough: a call has at most _MATRIX_CELLS / longest rows of bytes.
+        sums = np.add.reduceat(values, bounds, axis=0, dtype=np.int32)
         if inside is None:
             reads = np.diff(np.r_[bounds, lengths.size])
             counts = np.repeat(reads[:, None], longest, axis=1)
         else:
-            counts = np.add.reduceat(inside, bounds, axis=0, dtype=np.int64)
+            counts = np.add.reduceat(inside, bounds, axis=0, dtype=np.int32)
         lowest = np.minimum.reduceat(lowest_per_read, bounds)
         for row, number in enumerate(numbers.tolist()):
             counters = self.tiles[number]

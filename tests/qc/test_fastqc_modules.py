@@ -179,6 +179,43 @@ def test_every_path_through_the_engine_gives_the_same_tables(tmp_path: pathlib.P
     assert len(serial["perTileQuality"]["tiles"]) == 7
 
 
+def test_tracked_sequences_keep_counting_once_the_dictionary_is_full(
+        tmp_path: pathlib.Path) -> None:
+    """After the first 100,000 distinct keys, only tracked keys count: a tracked key cut
+    from long reads (50 bases, whatever follows), one of a 75-base read (kept whole) and
+    lower-case copies (upper-cased) keep counting; a key first seen later never counts.
+    Reads of 50, 75, 76 and 151 bases straddle the key rules; every path agrees."""
+    rng = random.Random(11)
+    long_key, short_read, late = (random_sequence(rng, n) for n in (50, 75, 151))
+    records: list[tuple[str, str, str]] = []
+
+    def add(sequence: str) -> None:
+        records.append((f"r{len(records)}", sequence, "I" * len(sequence)))
+
+    add(long_key + random_sequence(rng, 101))
+    add(short_read)
+    lengths = (50, 75, 76, 151)
+    for index in range(100_500):
+        add(random_sequence(rng, lengths[index % 4]))
+    for index in range(300):
+        tail = random_sequence(rng, 101)
+        add((long_key + tail).lower() if index % 3 == 0 else long_key + tail)
+        if index % 3:
+            add(short_read.lower() if index % 2 else short_read)
+        add(late)
+    path = write_fastq(tmp_path / "reads.fastq", records)
+    reports = [
+        SERIAL.run(path),
+        FastQCCompatibleEngine(processes=2, parallel_threshold=0,
+                               chunk_size=512 * 1024).run(path),
+        SERIAL.run(write_fastq(tmp_path / "crlf.fastq", records, newline="\r\n")),
+    ]
+    for report in reports:
+        counts = {o.sequence: o.count for o in report.overrepresented_sequences}
+        assert counts == {long_key: 301, short_read: 201}
+        assert report.duplication == reports[0].duplication
+
+
 @pytest.mark.parametrize(("deviation", "verdict"), [
     (5.0, "pass"), (-5.0, "pass"), (5.01, "warn"), (-5.01, "warn"), (-10.0, "warn"),
     (10.01, "fail"), (-10.01, "fail")])
