@@ -91,6 +91,19 @@ def build_plugin_manager(
     return pm
 
 
+def installed_plugin(name: str) -> object:
+    """The plugin an installed distribution declares as ``name`` in the ``seqcore``
+    entry-point group, loaded as :func:`build_plugin_manager` loads it. A plugin's tests
+    that need another plugin (the FASTQ file kinds of ``sequencefiles``, say) take it by
+    the name it is installed under, without importing that plugin's package."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=ENTRY_POINT_GROUP, name=name):
+        return point.load()
+    raise LookupError(f"No installed seqcore plugin is named {name!r}: install the "
+                      "distribution that provides it.")
+
+
 def _entry_point_names() -> Iterable[str]:
     from importlib.metadata import entry_points
 

@@ -34,6 +34,7 @@ hypothesis, in the ``test`` extra).
 
 import pytest
 
+from seqcore.framework.plugins import installed_plugin
 from seqcore.testing.databaseindependent import refuse_misplaced
 from seqcore.testing.fixtures import (
     app,
@@ -92,6 +93,7 @@ __all__ = [
     "engine",
     "factories",
     "graphql",
+    "installed_plugin",
     "replace_service",
     "run_analysis",
     "s3_server",
