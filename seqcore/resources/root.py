@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pyramid.request import Request
@@ -31,18 +32,17 @@ class ApiRoot(Context):
     read_permission = Permission.API_READ
 
     def child(self, key: str) -> Any:
-        children = _API_CHILDREN or _api_children()
+        children = _api_children()
         if key in children:
             return children[key](self.request, key, self)
         raise KeyError(key)
 
 
-# The node classes under /api by name, filled on first use (the collections' modules import
-# this one): importing eight modules and building the table cost every /api request.
-_API_CHILDREN: dict[str, type[Context]] = {}
-
-
+@cache
 def _api_children() -> dict[str, type[Context]]:
+    """The node classes under /api by name, built on first use (the collections' modules
+    import this one): importing eight modules and building the table cost every /api
+    request."""
     from seqcore.resources.analyses import SubmissionsCollection, TypesCollection
     from seqcore.resources.exports import ExportsCollection
     from seqcore.resources.groups import GroupsCollection
@@ -52,7 +52,7 @@ def _api_children() -> dict[str, type[Context]]:
     from seqcore.resources.samples import SamplesCollection
     from seqcore.resources.users import UsersCollection
 
-    _API_CHILDREN.update({
+    return {
         "analysisSubmissions": SubmissionsCollection,
         "analysisTypes": TypesCollection,
         "users": UsersCollection,
@@ -64,8 +64,7 @@ def _api_children() -> dict[str, type[Context]]:
         "version": VersionResource,
         "plugins": PluginsResource,
         "remoteapis": RemoteApisCollection,
-    })
-    return _API_CHILDREN
+    }
 
 
 class VersionResource(Context):
